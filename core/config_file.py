@@ -1,0 +1,73 @@
+"""Writing ``orchestrator.toml``: the commented default and saved settings."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+from pydantic import BaseModel
+
+from core.atomic import write_text_atomic
+from core.config import Config, ConfigError, parse_config
+
+_HEADER = """\
+# orch-tui configuration. Every key is optional: the values below are the defaults.
+# Paths are relative to the folder holding this file. Docs: README.md, "Configuration".
+"""
+
+
+def _toml_value(value: Any) -> str:
+    return tomli_w.dumps({"v": value}).split("=", 1)[1].strip()
+
+
+def _comment(text: str | None) -> list[str]:
+    return [f"# {line}".rstrip() for line in (text or "").splitlines()]
+
+
+def _section_lines(name: str, model: BaseModel, doc: str | None) -> list[str]:
+    lines = ["", *_comment(doc), f"[{name}]"]
+    for key, field in type(model).model_fields.items():
+        value = getattr(model, key)
+        lines += _comment(field.description)
+        if value is None:
+            lines.append(f"# {key} =")
+        else:
+            dumped = value.model_dump() if isinstance(value, BaseModel) else value
+            if isinstance(dumped, list) and dumped and isinstance(dumped[0], BaseModel):
+                dumped = [item.model_dump() for item in dumped]
+            lines.append(f"{key} = {_toml_value(dumped)}")
+    return lines
+
+
+def default_config_text() -> str:
+    """The commented default configuration, generated from the models' docstrings."""
+    config = Config()
+    lines = [_HEADER.rstrip()]
+    for name, field in Config.model_fields.items():
+        value = getattr(config, name)
+        if isinstance(value, BaseModel):
+            lines += _section_lines(name, value, field.description)
+    lines += ["", *_comment(Config.model_fields["prices"].description)]
+    for model_id, price in config.prices.items():
+        lines.append(f'[prices."{model_id}"]')
+        lines += [f"{key} = {_toml_value(val)}" for key, val in price.model_dump().items()]
+    return "\n".join(lines) + "\n"
+
+
+def write_default_config(path: Path) -> None:
+    """``orch-tui init``: refuses to overwrite an existing file."""
+    if path.exists():
+        raise ConfigError(f"{path} already exists; remove it first to write the default")
+    write_text_atomic(path, default_config_text())
+
+
+def save_setting(path: Path, section: str, key: str, value: Any) -> None:
+    """Set one key and rewrite the file with tomli-w (validated before it is written)."""
+    data: dict[str, Any] = {}
+    if path.exists():
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    data.setdefault(section, {})[key] = value
+    parse_config(data, path)
+    write_text_atomic(path, tomli_w.dumps(data))

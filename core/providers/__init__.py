@@ -1,0 +1,1 @@
+"""Model providers: one request in, one streamed assistant turn out."""

@@ -1,0 +1,91 @@
+"""Replays recorded model turns: the bundled demo, past runs, and tests.
+
+A script is JSON: ``{"attempts": [[turn, turn, ...], ...]}`` where each turn is
+an assistant message (``content`` blocks, ``stop_reason``, ``usage``). The turn
+to answer is picked from the request itself (its attempt number and how many
+assistant turns it already holds), so a resumed run replays from exactly where
+it stopped. A past run's log folder is a script too.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from core.providers.base import AssistantTurn, ModelError, TextSink, TurnRequest
+from core.runlog import CONVERSATION
+
+_WORD = re.compile(r"\S+\s*|\s+")
+
+
+class ScriptError(Exception):
+    """A script file that cannot be replayed."""
+
+
+class ScriptedProvider:
+    name = "scripted"
+
+    def __init__(self, attempts: list[list[AssistantTurn]], source: str) -> None:
+        self.attempts = attempts
+        self.source = source
+
+    @classmethod
+    def from_path(cls, path: Path) -> ScriptedProvider:
+        """Load a script file, or a run's log folder (``logs/<run_id>``)."""
+        if path.is_dir():
+            return cls(_attempts_from_run_log(path), str(path))
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise ScriptError(f"script not found: {path}") from None
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ScriptError(f"{path}: not a readable JSON script ({exc})") from None
+        return cls(_parse_attempts(data, path), str(path))
+
+    def complete(self, request: TurnRequest, on_text: TextSink) -> AssistantTurn:
+        turn_index = sum(1 for message in request.messages if message["role"] == "assistant")
+        try:
+            turn = self.attempts[request.attempt][turn_index]
+        except IndexError:
+            raise ModelError(
+                f"the script {self.source} has no turn {turn_index + 1} for attempt "
+                f"{request.attempt} (it records {len(self.attempts)} attempts)",
+                hint="the replay diverged from the recording, or the recording ended",
+            ) from None
+        for block in turn.content:
+            if block.get("type") == "text":
+                for piece in _WORD.findall(block["text"]):
+                    on_text(piece)
+        return turn
+
+
+def _parse_attempts(data: Any, source: Path) -> list[list[AssistantTurn]]:
+    if not isinstance(data, dict) or not isinstance(data.get("attempts"), list):
+        raise ScriptError(f'{source}: a script is an object with an "attempts" list')
+    attempts = []
+    for number, turns in enumerate(data["attempts"]):
+        if not isinstance(turns, list) or not turns:
+            raise ScriptError(f"{source}: attempt {number} must be a non-empty list of turns")
+        try:
+            attempts.append([AssistantTurn.from_json(turn) for turn in turns])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ScriptError(f"{source}: attempt {number} has a malformed turn ({exc})") from None
+    return attempts
+
+
+def _attempts_from_run_log(folder: Path) -> list[list[AssistantTurn]]:
+    attempts = []
+    for attempt_dir in sorted(folder.glob("attempt-*")):
+        path = attempt_dir / CONVERSATION
+        if not path.exists():
+            break
+        try:
+            conversation = json.loads(path.read_text(encoding="utf-8"))
+            attempts.append([AssistantTurn.from_json(turn) for turn in conversation["turns"]])
+        except (OSError, json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+            raise ScriptError(f"{path}: cannot be replayed ({exc})") from None
+    if not attempts:
+        raise ScriptError(f"{folder}: no recorded attempts to replay")
+    return attempts

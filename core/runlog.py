@@ -1,0 +1,74 @@
+"""``logs/<run_id>/``: everything about one run, the only truth history reads.
+
+Layout::
+
+    logs/<run_id>/run.json            run id, spec path and hash, provider, model, created_at
+    logs/<run_id>/spec.md             the spec as it was
+    logs/<run_id>/events.jsonl        append-only, one event per line (UTC ISO-8601 ``at``)
+    logs/<run_id>/attempt-NN/         conversation.json, proposal.json, decisions.json,
+                                      applied.json, applied.patch, test-output.txt, report.json
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from core.atomic import write_json_atomic, write_text_atomic
+from core.events import STREAM_EVENTS, Event
+
+CONVERSATION = "conversation.json"
+PROPOSAL = "proposal.json"
+DECISIONS = "decisions.json"
+APPLIED = "applied.json"
+APPLIED_PATCH = "applied.patch"
+TEST_OUTPUT = "test-output.txt"
+REPORT = "report.json"
+EVENTS = "events.jsonl"
+RUN_META = "run.json"
+SPEC_COPY = "spec.md"
+
+
+def attempt_dir_name(attempt: int) -> str:
+    return f"attempt-{attempt:02d}"
+
+
+class RunLog:
+    """Writes one run's folder; also an event subscriber for ``events.jsonl``."""
+
+    def __init__(self, logs_root: Path, run_id: str) -> None:
+        self.dir = logs_root / run_id
+        self.dir.mkdir(parents=True, exist_ok=True)
+
+    def attempt_dir(self, attempt: int) -> Path:
+        folder = self.dir / attempt_dir_name(attempt)
+        folder.mkdir(exist_ok=True)
+        return folder
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, STREAM_EVENTS):
+            return
+        line = json.dumps(event.to_json(), ensure_ascii=False) + "\n"
+        # One write on an O_APPEND descriptor: a kill can cut the last line, never interleave.
+        fd = os.open(self.dir / EVENTS, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, line.encode("utf-8"))
+        finally:
+            os.close(fd)
+
+    def write_json(self, attempt: int | None, name: str, data: Any) -> None:
+        folder = self.dir if attempt is None else self.attempt_dir(attempt)
+        write_json_atomic(folder / name, data)
+
+    def write_text(self, attempt: int | None, name: str, text: str) -> None:
+        folder = self.dir if attempt is None else self.attempt_dir(attempt)
+        write_text_atomic(folder / name, text)
+
+    def read_json(self, attempt: int | None, name: str) -> Any | None:
+        folder = self.dir if attempt is None else self.dir / attempt_dir_name(attempt)
+        path = folder / name
+        if not path.exists():
+            return None
+        return json.loads(path.read_text(encoding="utf-8"))

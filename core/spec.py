@@ -1,0 +1,45 @@
+"""Reading the spec a run is built from."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+MAX_SPEC_BYTES = 200_000
+
+
+class SpecError(Exception):
+    """A spec that cannot be used, with the reason for a person."""
+
+
+@dataclass(frozen=True)
+class Spec:
+    path: Path
+    text: str
+
+    @property
+    def digest(self) -> str:
+        return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
+
+
+def read_spec(path: Path) -> Spec:
+    """Read and check a spec: it must exist, be UTF-8 text, non-empty and not huge."""
+    if not path.exists():
+        raise SpecError(f"spec not found: {path}")
+    if not path.is_file():
+        raise SpecError(f"spec is not a file: {path}")
+    data = path.read_bytes()
+    if len(data) > MAX_SPEC_BYTES:
+        raise SpecError(
+            f"spec is {len(data):,} bytes; the limit is {MAX_SPEC_BYTES:,} (split it or trim it)"
+        )
+    if b"\0" in data:
+        raise SpecError(f"spec looks binary (it has NUL bytes): {path}")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SpecError(f"spec is not UTF-8 text ({exc.reason} at byte {exc.start}): {path}") from None
+    if not text.strip():
+        raise SpecError(f"spec is empty: {path}")
+    return Spec(path=path, text=text)

@@ -1,0 +1,100 @@
+"""``--auto`` output: one line per step, or one JSON event per line with ``--json``."""
+
+from __future__ import annotations
+
+import json
+from typing import TextIO
+
+from core.events import (
+    STREAM_EVENTS,
+    ChangeApplied,
+    Event,
+    ModelTurn,
+    Notice,
+    ProposalReady,
+    ReviewFinished,
+    RunFinished,
+    RunStarted,
+    StateChanged,
+    TestsFinished,
+    ToolEdit,
+)
+
+
+class JsonPrinter:
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, STREAM_EVENTS):
+            return
+        self.out.write(json.dumps(event.to_json(), ensure_ascii=False) + "\n")
+        self.out.flush()
+
+
+class LinePrinter:
+    """Human lines: ``[attempt/N] what happened``, tokens and cost where they moved."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self.max_retries = 0
+        self.attempt = 0
+        self.tokens = 0
+        self.cost = 0.0
+
+    def _line(self, text: str) -> None:
+        self.out.write(f"[{self.attempt}/{self.max_retries}] {text}\n")
+        self.out.flush()
+
+    def _money(self) -> str:
+        return f"tokens {self.tokens:,} · ${self.cost:.4f}"
+
+    def __call__(self, event: Event) -> None:  # noqa: C901 - a flat dispatch reads best here
+        if isinstance(event, RunStarted):
+            self.max_retries, self.attempt = event.max_retries, event.attempt
+            how = f"resuming at {event.state}" if event.resumed else "new run"
+            self.out.write(
+                f"orch-tui · run {event.run_id} · {event.spec_path} · {event.provider} "
+                f"{event.model} · {how}\n"
+            )
+        elif isinstance(event, Notice):
+            self.out.write(f"note: {event.message}\n")
+        elif isinstance(event, StateChanged):
+            self.attempt, self.max_retries = event.attempt, event.max_retries
+            if event.state not in ("SUCCESS", "FAILED"):
+                self._line(event.state)
+        elif isinstance(event, ToolEdit):
+            mark = "" if event.ok else f" (refused: {event.detail.splitlines()[0] if event.detail else ''})"
+            if event.command != "view" or not event.ok:
+                self._line(f"  {event.command} {event.path or ''}{mark}")
+        elif isinstance(event, ModelTurn):
+            self.tokens, self.cost = event.run_tokens, event.run_cost_usd
+        elif isinstance(event, ProposalReady):
+            files = len(event.files)
+            self._line(
+                f"proposal: {files} file{'s' if files != 1 else ''}, +{event.added} -{event.removed}, "
+                f"{event.hunks} hunks · {self._money()}"
+            )
+        elif isinstance(event, ReviewFinished):
+            if event.reject_reason:
+                self._line(f"review: rejected ({event.reject_reason})")
+            else:
+                self._line(
+                    f"review: {event.accepted} hunks accepted, {event.rejected} rejected → "
+                    f"{len(event.files_landing)} files land"
+                )
+        elif isinstance(event, ChangeApplied):
+            self._line(f"applied {len(event.files)} files to workspace/")
+        elif isinstance(event, TestsFinished):
+            failing = f" · failing: {', '.join(event.failing[:5])}" if event.failing else ""
+            more = f" (+{len(event.failing) - 5} more)" if len(event.failing) > 5 else ""
+            errors = "".join(f"\n      {error}" for error in event.errors)
+            self._line(f"tests: {event.summary}{failing}{more}{errors}")
+        elif isinstance(event, RunFinished):
+            self.tokens, self.cost = event.tokens, event.cost_usd
+            reason = f": {event.stop_reason}" if event.stop_reason else ""
+            self.out.write(
+                f"{event.state}{reason} · {event.attempt + 1} attempts · {self._money()} "
+                f"· exit {event.exit_code}\n"
+            )
+            self.out.flush()
