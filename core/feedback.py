@@ -60,10 +60,9 @@ def describe_review(proposal: Proposal | None, decisions: Decisions | None) -> s
                 f"- {change.path}: edited by the reviewer before it landed; the file below is "
                 "what landed. Keep their edit."
             )
-        states = decisions.hunks.get(change.path, [])
+        states = decisions.for_file(change)
         for hunk in change.hunks:
-            decision = states[hunk.index] if hunk.index < len(states) else HunkDecision.UNDECIDED
-            if decision is not HunkDecision.REJECTED:
+            if states[hunk.index] is not HunkDecision.REJECTED:
                 continue
             proposed = "".join(change.new_lines[hunk.new_start : hunk.new_end]).rstrip("\n")
             lines.append(

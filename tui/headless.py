@@ -21,6 +21,10 @@ from core.events import (
 )
 
 
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
 class JsonPrinter:
     def __init__(self, out: TextIO) -> None:
         self.out = out
@@ -70,21 +74,20 @@ class LinePrinter:
         elif isinstance(event, ModelTurn):
             self.tokens, self.cost = event.run_tokens, event.run_cost_usd
         elif isinstance(event, ProposalReady):
-            files = len(event.files)
             self._line(
-                f"proposal: {files} file{'s' if files != 1 else ''}, +{event.added} -{event.removed}, "
-                f"{event.hunks} hunks · {self._money()}"
+                f"proposal: {_count(len(event.files), 'file')}, +{event.added} -{event.removed}, "
+                f"{_count(event.hunks, 'hunk')} · {self._money()}"
             )
         elif isinstance(event, ReviewFinished):
             if event.reject_reason:
                 self._line(f"review: rejected ({event.reject_reason})")
             else:
                 self._line(
-                    f"review: {event.accepted} hunks accepted, {event.rejected} rejected → "
-                    f"{len(event.files_landing)} files land"
+                    f"review: {_count(event.accepted, 'hunk')} accepted, {event.rejected} rejected → "
+                    f"{_count(len(event.files_landing), 'file')} to land"
                 )
         elif isinstance(event, ChangeApplied):
-            self._line(f"applied {len(event.files)} files to workspace/")
+            self._line(f"applied {_count(len(event.files), 'file')} to workspace/")
         elif isinstance(event, TestsFinished):
             failing = f" · failing: {', '.join(event.failing[:5])}" if event.failing else ""
             more = f" (+{len(event.failing) - 5} more)" if len(event.failing) > 5 else ""

@@ -1,0 +1,33 @@
+"""Messages the engine thread posts to the app. Workers post; widgets react."""
+
+from __future__ import annotations
+
+from textual.message import Message
+
+from core.events import Event
+from core.review import ReviewSession
+
+
+class EngineEvent(Message):
+    """One event from the engine's bus, delivered on the UI thread."""
+
+    def __init__(self, event: Event) -> None:
+        super().__init__()
+        self.event = event
+
+
+class ReviewRequested(Message):
+    """The engine waits for the person to decide on ``session``."""
+
+    def __init__(self, session: ReviewSession) -> None:
+        super().__init__()
+        self.session = session
+
+
+class EngineStopped(Message):
+    """The engine thread ended: ``exit_code`` is the run's, or 130 when left unfinished."""
+
+    def __init__(self, exit_code: int, error: str | None = None) -> None:
+        super().__init__()
+        self.exit_code = exit_code
+        self.error = error
