@@ -54,7 +54,12 @@ class AttemptSetup:
 def _tool_result(block: dict[str, Any], editor: EditorTool, on_edit) -> dict[str, Any]:
     if block.get("name") != TOOL_NAME:
         content = f"Error: unknown tool {block.get('name')!r}; the only tool is {TOOL_NAME}"
-        return {"type": "tool_result", "tool_use_id": block["id"], "content": content, "is_error": True}
+        return {
+            "type": "tool_result",
+            "tool_use_id": block["id"],
+            "content": content,
+            "is_error": True,
+        }
     tool_input = block.get("input")
     outcome = editor.run(tool_input if isinstance(tool_input, dict) else {})
     on_edit(outcome)

@@ -22,7 +22,9 @@ class ConfigError(Exception):
 
 
 class Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, validate_assignment=True)
+    model_config = ConfigDict(
+        extra="forbid", use_attribute_docstrings=True, validate_assignment=True
+    )
 
 
 class ModelConfig(Section):

@@ -17,7 +17,7 @@ from typing import Any
 
 from core import runlog
 from core.attempt import AttemptCallbacks, AttemptSetup, run_attempt
-from core.checks import CheckSpec, TestReport, run_checks
+from core.checks import TestReport
 from core.config import Config
 from core.cost import usage_cost
 from core.events import (
@@ -40,10 +40,11 @@ from core.feedback import generation_prompt, patch_prompt, system_prompt
 from core.paths import ProjectPaths
 from core.proposal import Decisions, Proposal, effective_proposal, render_patch, resolve
 from core.providers.base import AssistantTurn, ModelError, Provider
-from core.review import ReviewSession, Reviewer
+from core.review import Reviewer, ReviewSession
 from core.runlog import RunLog
 from core.spec import Spec
 from core.state import RunState, State, StateStore, new_run_id
+from core.verify import run_configured
 from core.workspace import SafetyViolation, Staging, apply_change
 
 EXIT_SUCCESS = 0
@@ -128,9 +129,15 @@ class Engine:
         )
         if saved and not resumed:
             why = "--fresh was given" if self.options.fresh else "the spec changed"
-            self.emit(Notice(message=f"{why}: started run {self.state.run_id} (run {saved.run_id} stays in logs/)"))
+            self.emit(
+                Notice(
+                    message=f"{why}: started run {self.state.run_id} (run {saved.run_id} stays in logs/)"
+                )
+            )
         if self._price is None:
-            self.emit(Notice(message=f"no price for model {self.config.model.name}: cost shows as $0"))
+            self.emit(
+                Notice(message=f"no price for model {self.config.model.name}: cost shows as $0")
+            )
         return self.state
 
     def _run_meta(self) -> dict[str, Any]:
@@ -171,7 +178,9 @@ class Engine:
             self._finish(RunState.FAILED, EXIT_FAILED, f"model error: {exc}")
         else:
             if self.state.exit_code is None:  # terminal when opened, finished earlier
-                self.state.exit_code = EXIT_SUCCESS if self.state.state is RunState.SUCCESS else EXIT_FAILED
+                self.state.exit_code = (
+                    EXIT_SUCCESS if self.state.state is RunState.SUCCESS else EXIT_FAILED
+                )
             self._announce_finish()
         return int(self.state.exit_code if self.state.exit_code is not None else EXIT_FAILED)
 
@@ -184,7 +193,11 @@ class Engine:
             self.state.attempt = attempt
         self.store.save(self.state)
         self.emit(
-            StateChanged(state=new_state.value, attempt=self.state.attempt, max_retries=self.state.max_retries)
+            StateChanged(
+                state=new_state.value,
+                attempt=self.state.attempt,
+                max_retries=self.state.max_retries,
+            )
         )
 
     def _finish(self, final: RunState, exit_code: int, reason: str) -> None:
@@ -218,7 +231,11 @@ class Engine:
         if self._budget_spent():
             self._stop_on_budget()
             return
-        prompt = generation_prompt(self.paths.workspace) if attempt == 0 else self._patch_prompt(attempt - 1)
+        prompt = (
+            generation_prompt(self.paths.workspace)
+            if attempt == 0
+            else self._patch_prompt(attempt - 1)
+        )
         setup = AttemptSetup(
             model=self.config.model.name,
             system=self._system_blocks(),
@@ -247,14 +264,24 @@ class Engine:
         callbacks = AttemptCallbacks(
             on_text=lambda text: self.emit(ModelText(attempt=attempt, text=text)),
             on_edit=lambda o: self.emit(
-                ToolEdit(attempt=attempt, command=o.command, path=o.path, ok=not o.is_error, detail=o.content[:200])
+                ToolEdit(
+                    attempt=attempt,
+                    command=o.command,
+                    path=o.path,
+                    ok=not o.is_error,
+                    detail=o.content[:200],
+                )
             ),
             on_turn=on_turn,
             on_messages=save_conversation,
         )
         result = run_attempt(self.provider, setup, staging, callbacks)
         if result.turn_limit_hit:
-            self.emit(Notice(message=f"attempt {attempt} reached the limit of {setup.max_turns} model turns"))
+            self.emit(
+                Notice(
+                    message=f"attempt {attempt} reached the limit of {setup.max_turns} model turns"
+                )
+            )
         proposal = result.proposal
         self.log.write_json(attempt, runlog.PROPOSAL, proposal.to_json())
         self.emit(
@@ -268,7 +295,9 @@ class Engine:
         )
         if proposal.is_empty:
             if attempt > 0:
-                self._finish(RunState.FAILED, EXIT_FAILED, "no progress: the model proposed no change")
+                self._finish(
+                    RunState.FAILED, EXIT_FAILED, "no progress: the model proposed no change"
+                )
                 return
             self.log.write_json(attempt, runlog.APPLIED, {"files": {}})
             self._transition(RunState.TESTING)
@@ -289,7 +318,7 @@ class Engine:
             {"type": "text", "text": system_prompt(self.config)},
             {
                 "type": "text",
-                "text": f"<spec path=\"{self.spec.path.name}\">\n{self.spec.text}\n</spec>",
+                "text": f'<spec path="{self.spec.path.name}">\n{self.spec.text}\n</spec>',
                 "cache_control": {"type": "ephemeral"},
             },
         ]
@@ -377,21 +406,24 @@ class Engine:
         applied = self.log.read_json(attempt, runlog.APPLIED) or {"files": {}}
         apply_change(self.paths.workspace, applied["files"])
         self.emit(ChangeApplied(attempt=attempt, files=sorted(applied["files"])))
-        report = run_checks(
-            self._check_specs(),
+        report = run_configured(
+            self.config,
             self.paths.workspace,
             self.log.attempt_dir(attempt),
-            timeout_s=self.config.checks.timeout_seconds,
-            max_output_bytes=self.config.checks.max_output_bytes,
-            extra_env_allow=self.config.checks.env_allow,
-            on_output=lambda name, text: self.emit(CheckOutput(attempt=attempt, check=name, text=text)),
+            on_output=lambda name, text: self.emit(
+                CheckOutput(attempt=attempt, check=name, text=text)
+            ),
         )
         self.log.write_json(attempt, runlog.REPORT, report.to_json())
         self.log.write_text(
             attempt, runlog.TEST_OUTPUT, "\n".join(f"$ {c.name}\n{c.output}" for c in report.checks)
         )
         failing = list(report.failing)
-        self.state.last_test = {"passed": report.passed, "summary": report.summary(), "failing": failing}
+        self.state.last_test = {
+            "passed": report.passed,
+            "summary": report.summary(),
+            "failing": failing,
+        }
         self.emit(
             TestsFinished(
                 attempt=attempt,
@@ -403,15 +435,11 @@ class Engine:
             )
         )
         if report.passed:
-            self._finish(RunState.SUCCESS, EXIT_SUCCESS, f"all checks passed after {attempt + 1} attempts")
+            self._finish(
+                RunState.SUCCESS, EXIT_SUCCESS, f"all checks passed after {attempt + 1} attempts"
+            )
             return
         self._next_patch_or_stop(f"checks failed: {report.summary()}", failing=failing)
-
-    def _check_specs(self) -> list[CheckSpec]:
-        checks = self.config.checks
-        return [CheckSpec("tests", list(checks.test_command))] + [
-            CheckSpec(extra.name, list(extra.command)) for extra in checks.extra
-        ]
 
     def _next_patch_or_stop(self, why: str, failing: list[str] | None) -> None:
         attempt = self.state.attempt

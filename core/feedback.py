@@ -11,8 +11,8 @@ from pathlib import Path
 
 from core.checks import TestReport, trim_traceback
 from core.config import Config
-from core.proposal import Decisions, HunkDecision, Proposal, effective_proposal
 from core.prompts import render
+from core.proposal import Decisions, HunkDecision, Proposal, effective_proposal
 from core.workspace import read_tree
 
 
@@ -39,7 +39,9 @@ def system_prompt(config: Config) -> str:
 
 def generation_prompt(workspace: Path) -> str:
     files = sorted(read_tree(workspace))
-    listing = "\n".join(f"- {path}" for path in files) if files else "(none: the workspace is empty)"
+    listing = (
+        "\n".join(f"- {path}" for path in files) if files else "(none: the workspace is empty)"
+    )
     return render("generate", listing=listing)
 
 

@@ -39,7 +39,9 @@ def read_spec(path: Path) -> Spec:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise SpecError(f"spec is not UTF-8 text ({exc.reason} at byte {exc.start}): {path}") from None
+        raise SpecError(
+            f"spec is not UTF-8 text ({exc.reason} at byte {exc.start}): {path}"
+        ) from None
     if not text.strip():
         raise SpecError(f"spec is empty: {path}")
     return Spec(path=path, text=text)

@@ -128,7 +128,14 @@ class StateStore:
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
             return State.from_json(data)
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, ValueError, TypeError) as exc:
+        except (
+            OSError,
+            UnicodeDecodeError,
+            json.JSONDecodeError,
+            KeyError,
+            ValueError,
+            TypeError,
+        ) as exc:
             reason = f"missing key {exc}" if isinstance(exc, KeyError) else str(exc)
             raise StateError(
                 f"{self.path} is corrupt or unknown ({reason}). It was left untouched: "

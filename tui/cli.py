@@ -62,10 +62,16 @@ def run_parser() -> argparse.ArgumentParser:
     parser.add_argument("--max-retries", type=int, metavar="N", help="patch attempts (1..50)")
     parser.add_argument("--max-cost-usd", type=float, metavar="X", help="stop when the run costs X")
     parser.add_argument("--model", metavar="M", help="Claude model id")
-    parser.add_argument("--provider", choices=("anthropic", "scripted"), help="where turns come from")
-    parser.add_argument("--script", type=Path, metavar="FILE", help="recorded turns or logs/<run_id>")
+    parser.add_argument(
+        "--provider", choices=("anthropic", "scripted"), help="where turns come from"
+    )
+    parser.add_argument(
+        "--script", type=Path, metavar="FILE", help="recorded turns or logs/<run_id>"
+    )
     parser.add_argument("--config", type=Path, metavar="FILE", help="orchestrator.toml to use")
-    parser.add_argument("--fresh", action="store_true", help="start a new run even if one can resume")
+    parser.add_argument(
+        "--fresh", action="store_true", help="start a new run even if one can resume"
+    )
     return parser
 
 
@@ -163,7 +169,9 @@ def _run_headless(paths, config, spec, choice, options, warning, *, as_json: boo
     except KeyboardInterrupt:
         state = getattr(engine, "state", None)
         where = f" at {state.state} (attempt {state.attempt})" if state else ""
-        return _fail(f"interrupted{where}: state saved; run the same command to resume", EXIT_INTERRUPTED)
+        return _fail(
+            f"interrupted{where}: state saved; run the same command to resume", EXIT_INTERRUPTED
+        )
 
 
 def run_subcommand(command: str, args: argparse.Namespace) -> int:

@@ -68,7 +68,11 @@ class LinePrinter:
             if event.state not in ("SUCCESS", "FAILED"):
                 self._line(event.state)
         elif isinstance(event, ToolEdit):
-            mark = "" if event.ok else f" (refused: {event.detail.splitlines()[0] if event.detail else ''})"
+            mark = (
+                ""
+                if event.ok
+                else f" (refused: {event.detail.splitlines()[0] if event.detail else ''})"
+            )
             if event.command != "view" or not event.ok:
                 self._line(f"  {event.command} {event.path or ''}{mark}")
         elif isinstance(event, ModelTurn):

@@ -43,7 +43,9 @@ def choose_provider(config: Config, spec: Spec, script: Path | None) -> Provider
         if script is None:
             if is_demo_spec(spec):
                 return ProviderChoice(ScriptedProvider.from_path(demo_dir() / "script.json"))
-            raise ScriptError("--provider scripted needs --script FILE (a script or a logs/<run_id> folder)")
+            raise ScriptError(
+                "--provider scripted needs --script FILE (a script or a logs/<run_id> folder)"
+            )
         return ProviderChoice(
             ScriptedProvider.from_path(script), f"replaying recorded model turns from {script}"
         )
@@ -51,7 +53,9 @@ def choose_provider(config: Config, spec: Spec, script: Path | None) -> Provider
         raise ModelError(f"unknown provider {name!r}", hint='use "anthropic" or "scripted"')
     if not os.environ.get("ANTHROPIC_API_KEY"):
         if is_demo_spec(spec):
-            return ProviderChoice(ScriptedProvider.from_path(demo_dir() / "script.json"), DEMO_NOTICE)
+            return ProviderChoice(
+                ScriptedProvider.from_path(demo_dir() / "script.json"), DEMO_NOTICE
+            )
         raise ModelError(
             "ANTHROPIC_API_KEY is not set",
             hint="export ANTHROPIC_API_KEY=..., or replay a recording with --provider scripted "

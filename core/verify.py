@@ -1,0 +1,84 @@
+"""Running the configured checks: for real in the workspace, or on trial in a scratch copy.
+
+The trial run gives the review screen its test evidence ("3 failing → 0;
+fixes test_a; breaks none") while the person is still deciding; the real run
+after they apply still decides.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from core.checks import CheckSpec, TestReport, run_checks
+from core.config import Config
+from core.proposal import Decisions, Proposal, resolve
+from core.workspace import apply_change, copy_tree
+
+
+def configured_checks(config: Config) -> list[CheckSpec]:
+    checks = config.checks
+    return [CheckSpec("tests", list(checks.test_command))] + [
+        CheckSpec(extra.name, list(extra.command)) for extra in checks.extra
+    ]
+
+
+def run_configured(
+    config: Config,
+    workspace: Path,
+    report_dir: Path,
+    on_output: Callable[[str, str], None] | None = None,
+) -> TestReport:
+    return run_checks(
+        configured_checks(config),
+        workspace,
+        report_dir,
+        timeout_s=config.checks.timeout_seconds,
+        max_output_bytes=config.checks.max_output_bytes,
+        extra_env_allow=config.checks.env_allow,
+        on_output=on_output,
+    )
+
+
+@dataclass(frozen=True)
+class TrialOutcome:
+    report: TestReport
+    before: list[str] | None
+    """Tests failing in the last real run, or None when the checks have not run yet."""
+
+    @property
+    def fixes(self) -> list[str]:
+        return sorted(set(self.before or ()) - set(self.report.failing))
+
+    @property
+    def breaks(self) -> list[str]:
+        return sorted(set(self.report.failing) - set(self.before or ()))
+
+    def summary(self) -> str:
+        after = len(self.report.failing)
+        if self.before is None:
+            head = f"with this proposal: {self.report.summary()}"
+        else:
+            head = f"{len(self.before)} failing → {after}"
+        fixes = ", ".join(_short(t) for t in self.fixes) or "none"
+        breaks = ", ".join(_short(t) for t in self.breaks) or "none"
+        return f"{head}; fixes {fixes}; breaks {breaks}"
+
+
+def _short(test_id: str) -> str:
+    return test_id.rsplit("::", 1)[-1]
+
+
+def run_trial(
+    config: Config, workspace: Path, proposal: Proposal, before: list[str] | None
+) -> TrialOutcome:
+    """The checks on a scratch copy of the workspace with the whole proposal applied."""
+    with tempfile.TemporaryDirectory(prefix="orch-trial-") as tmp:
+        scratch = Path(tmp) / "workspace"
+        copy_tree(workspace, scratch)
+        apply_change(scratch, resolve(proposal, Decisions()))
+        reports = Path(tmp) / "reports"
+        reports.mkdir()
+        return TrialOutcome(run_configured(config, scratch, reports), before)
