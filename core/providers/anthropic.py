@@ -1,0 +1,245 @@
+"""The Anthropic provider: one streamed Messages API request per assistant turn.
+
+The ``anthropic`` SDK is imported only when a request is made: importing it costs about a
+second, which ``orch-tui --help`` must not pay. The SDK retries rate limits, overloads,
+server errors and connection failures before a stream starts (``max_retries``); a stream
+that breaks off part-way is retried here as a whole turn (``stream_retries``). Every
+failure left over becomes a :class:`ModelError` a person can act on.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from core.providers.base import AssistantTurn, ModelError, TextSink, TurnRequest, Usage
+
+if TYPE_CHECKING:
+    import anthropic
+    from anthropic.types import Message
+
+STREAM_RETRY_MARKER = "\n[stream interrupted, retrying]\n"
+RESUME_HINT = "run the same command again later; the run resumes where it stopped"
+
+
+class _StreamInterrupted(Exception):
+    """The response stream failed after it had started; the turn may be asked again."""
+
+    def __init__(self, detail: str, *, text_sent: bool) -> None:
+        super().__init__(detail)
+        self.text_sent = text_sent
+
+
+class AnthropicProvider:
+    """Answers a :class:`TurnRequest` through the Messages API, always streaming."""
+
+    name = "anthropic"
+
+    def __init__(
+        self,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        max_retries: int = 4,
+        timeout_s: float = 600.0,
+        stream_retries: int = 2,
+    ) -> None:
+        self._api_key = api_key
+        self._base_url = base_url
+        self._max_retries = max_retries
+        self._timeout_s = timeout_s
+        self._stream_retries = stream_retries
+        self._client: anthropic.Anthropic | None = None
+
+    def complete(self, request: TurnRequest, on_text: TextSink) -> AssistantTurn:
+        interruption: _StreamInterrupted | None = None
+        for attempt in range(self._stream_retries + 1):
+            try:
+                message = self._stream_once(request, on_text)
+            except _StreamInterrupted as exc:
+                interruption = exc
+                if exc.text_sent and attempt < self._stream_retries:
+                    on_text(STREAM_RETRY_MARKER)
+                continue
+            except Exception as exc:
+                error = self._model_error(exc, request.model)
+                if error is None:
+                    raise
+                raise error from None
+            return _assistant_turn(message)
+        tries = self._stream_retries + 1
+        raise ModelError(
+            f"the response stream broke off {tries} time(s) in a row: {interruption}",
+            "check the network; " + RESUME_HINT,
+        )
+
+    def _client_for_requests(self) -> anthropic.Anthropic:
+        if self._client is None:
+            import anthropic
+
+            self._client = anthropic.Anthropic(
+                api_key=self._api_key,
+                base_url=self._base_url,
+                max_retries=self._max_retries,
+                timeout=self._timeout_s,
+            )
+        return self._client
+
+    def _stream_once(self, request: TurnRequest, on_text: TextSink) -> Message:
+        """Send one streamed request; SDK errors before the stream starts pass through."""
+        import anthropic
+
+        params: dict[str, Any] = {
+            "model": request.model,
+            "messages": request.messages,
+            "max_tokens": request.max_tokens,
+        }
+        if request.system:
+            params["system"] = request.system
+        if request.tools:
+            params["tools"] = request.tools
+        mid_stream_errors = (anthropic.APIError, *_transport_errors())
+        text_sent = False
+        with self._client_for_requests().messages.stream(**params) as stream:
+            try:
+                for chunk in stream.text_stream:
+                    text_sent = True
+                    on_text(chunk)
+                message = stream.get_final_message()
+            except mid_stream_errors as exc:
+                raise _StreamInterrupted(_describe(exc), text_sent=text_sent) from exc
+        if message.stop_reason is None:
+            raise _StreamInterrupted(
+                "the stream ended before the message was complete", text_sent=text_sent
+            )
+        return message
+
+    def _model_error(self, exc: Exception, model: str) -> ModelError | None:
+        """The ModelError a person should see for ``exc``; None for errors that are bugs."""
+        import anthropic
+
+        credentials_error = getattr(anthropic, "CredentialsError", ())
+        no_auth = isinstance(exc, TypeError) and "authentication" in str(exc)
+        if no_auth or isinstance(exc, credentials_error):
+            return ModelError(
+                "no Anthropic API key is set",
+                "set ANTHROPIC_API_KEY, or use --provider scripted to run the bundled demo",
+            )
+        if isinstance(exc, anthropic.APITimeoutError):
+            return ModelError(
+                f"the request to {self._url()} timed out after {self._timeout_s:g} s",
+                "check the network; " + RESUME_HINT,
+            )
+        if isinstance(exc, anthropic.APIConnectionError):
+            return ModelError(
+                f"cannot reach {self._url()}: {_describe(exc)}",
+                "check the network connection and ANTHROPIC_BASE_URL",
+            )
+        if isinstance(exc, anthropic.APIStatusError):
+            return self._status_error(exc, model)
+        return None
+
+    def _status_error(self, exc: anthropic.APIStatusError, model: str) -> ModelError:
+        status, detail = exc.status_code, _api_message(exc)
+        after = _after_retries(exc, self._max_retries)
+        if status == 401:
+            return ModelError(
+                f"the API key was rejected (401): {detail}", "check the value of ANTHROPIC_API_KEY"
+            )
+        if status == 403:
+            return ModelError(
+                f"the API key is not allowed to do this (403): {detail}",
+                "check the key's workspace and permissions in the Anthropic Console",
+            )
+        if status == 404:
+            return ModelError(
+                f"model {model!r} was not found (404): {detail}",
+                "check --model or `model` in orchestrator.toml",
+            )
+        if status == 400:
+            return ModelError(f"the API refused the request (400): {detail}")
+        if status == 429:
+            return ModelError(f"rate limited by the API (429) {after}: {detail}", RESUME_HINT)
+        if status == 529:
+            return ModelError(f"the API is overloaded (529) {after}: {detail}", RESUME_HINT)
+        if status >= 500:
+            return ModelError(f"the API failed ({status}) {after}: {detail}", RESUME_HINT)
+        return ModelError(f"the API answered {status}: {detail}")
+
+    def _url(self) -> str:
+        return str(self._client_for_requests().base_url).rstrip("/")
+
+
+def _transport_errors() -> tuple[type[Exception], ...]:
+    """Errors of the HTTP library the SDK streams through (``httpx2`` since SDK 2)."""
+    found: list[type[Exception]] = []
+    for name in ("httpx2", "httpx"):
+        try:
+            found.append(importlib.import_module(name).HTTPError)
+        except ImportError:
+            continue
+    return tuple(found)
+
+
+def _after_retries(exc: anthropic.APIStatusError, max_retries: int) -> str:
+    """How many times the SDK retried the failed request, as the SDK's own header says."""
+    taken = exc.response.request.headers.get("x-stainless-retry-count", str(max_retries))
+    return f"after {taken} retries" if taken != "0" else "(not retried)"
+
+
+def _api_message(exc: anthropic.APIStatusError) -> str:
+    """The API's own error message from its JSON error body, else the SDK's text."""
+    body = exc.body
+    if isinstance(body, dict):
+        error = body.get("error")
+        if isinstance(error, dict) and error.get("message"):
+            return f"{error.get('type', 'error')}: {error['message']}"
+    return str(exc.message)
+
+
+def _describe(exc: BaseException) -> str:
+    """A one-line description of an SDK or transport error, with its root cause."""
+    import anthropic
+
+    if isinstance(exc, anthropic.APIStatusError):
+        return _api_message(exc)
+    cause = exc.__cause__ or exc.__context__
+    text = str(exc) or type(exc).__name__
+    if cause is not None and str(cause) and str(cause) not in text:
+        text = f"{text} ({cause})"
+    return text
+
+
+def _block(block: Any) -> dict[str, Any]:
+    """A content block as a dict holding only the fields the API accepts back."""
+    if block.type == "text":
+        return {"type": "text", "text": block.text}
+    if block.type == "tool_use":
+        return {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
+    return block.model_dump(exclude_none=True)
+
+
+def _assistant_turn(message: Message) -> AssistantTurn:
+    content = [_block(b) for b in message.content if not (b.type == "text" and not b.text)]
+    stop_reason = str(message.stop_reason)
+    if stop_reason == "refusal":
+        raise ModelError(
+            "the model declined to answer (stop_reason: refusal)",
+            "reword the spec or the feedback and run again",
+        )
+    if not content:
+        raise ModelError(
+            f"the model sent an empty response (stop_reason: {stop_reason})", RESUME_HINT
+        )
+    usage = message.usage
+    return AssistantTurn(
+        content=content,
+        stop_reason=stop_reason,
+        usage=Usage(
+            input_tokens=usage.input_tokens or 0,
+            output_tokens=usage.output_tokens or 0,
+            cache_creation_input_tokens=usage.cache_creation_input_tokens or 0,
+            cache_read_input_tokens=usage.cache_read_input_tokens or 0,
+        ),
+        model=message.model,
+    )
