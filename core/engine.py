@@ -63,6 +63,8 @@ class RunOptions:
     fresh: bool = False
     max_retries_given: bool = False
     """A resumed run keeps its own bound unless the person gave one on the command line."""
+    notices: tuple[str, ...] = ()
+    """Said once the run is open: a replay announcement, a clamped setting."""
 
 
 class Engine:
@@ -96,6 +98,7 @@ class Engine:
     def open_run(self) -> State:
         """Resume the saved run for this spec, or start a fresh one. StateError: exit 3."""
         saved = self.store.load()
+        self.paths.workspace.mkdir(parents=True, exist_ok=True)
         if saved and not self.options.fresh and saved.spec_hash == self.spec.digest:
             self.state = saved
             if self.options.max_retries_given:
@@ -127,6 +130,14 @@ class Engine:
                 attempt=self.state.attempt,
             )
         )
+        for message in self.options.notices:
+            self.emit(Notice(message=message))
+        if resumed and self.reopen_after_error():
+            self.emit(
+                Notice(
+                    message=f"asking the model again: attempt {self.state.attempt} had stopped on an error"
+                )
+            )
         if saved and not resumed:
             why = "--fresh was given" if self.options.fresh else "the spec changed"
             self.emit(
@@ -139,6 +150,20 @@ class Engine:
                 Notice(message=f"no price for model {self.config.model.name}: cost shows as $0")
             )
         return self.state
+
+    def reopen_after_error(self) -> bool:
+        """A run stopped by a model error (network, overload, bad key) goes back to that attempt.
+
+        Nothing was written by the failed attempt, so asking again is safe; other
+        failures (retries spent, no progress, safety) stay final.
+        """
+        if self.state.state is not RunState.FAILED or not self.state.last_error:
+            return False
+        self.state.stop_reason = None
+        self.state.exit_code = None
+        self.state.last_error = None
+        self._transition(RunState.GENERATING if self.state.attempt == 0 else RunState.PATCHING)
+        return True
 
     def _run_meta(self) -> dict[str, Any]:
         return {

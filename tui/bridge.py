@@ -48,11 +48,12 @@ class EngineThread:
     to resume from.
     """
 
-    def __init__(self, engine: Engine, target: MessagePump) -> None:
+    def __init__(self, engine: Engine, target: MessagePump, *, subscribe: bool = True) -> None:
         self.engine = engine
         self.target = target
         self.thread = threading.Thread(target=self._run, name="orch-engine", daemon=True)
-        engine.bus.subscribe(self._forward)
+        if subscribe:  # a retry reuses the engine, whose bus already forwards to target
+            engine.bus.subscribe(self._forward)
 
     def _forward(self, event: Event) -> None:
         self.target.post_message(EngineEvent(event))

@@ -17,12 +17,12 @@ from typing import NoReturn
 
 from core.config import Config, ConfigError, clamp_retries, load_config
 from core.engine import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_STATE, EXIT_SUCCESS, Engine, RunOptions
-from core.events import EventBus, Notice
+from core.events import EventBus
 from core.paths import ProjectPaths
-from core.providers.base import ModelError
+from core.providers.base import ModelError, Provider
 from core.providers.factory import choose_provider
 from core.providers.scripted import ScriptError
-from core.spec import SpecError, read_spec
+from core.spec import Spec, SpecError, read_spec
 from core.state import StateError, StateStore
 
 SUBCOMMANDS = ("status", "reset", "history", "init")
@@ -134,15 +134,24 @@ def run_spec(args: argparse.Namespace) -> int:
         max_cost_usd=budget,
         fresh=args.fresh,
         max_retries_given=args.max_retries is not None,
+        notices=tuple(message for message in (choice.notice, warning) if message),
     )
     if not args.auto:
         from tui.app import run_app  # Textual is imported only here
 
-        return run_app(paths, config, spec, choice, options, warning)
-    return _run_headless(paths, config, spec, choice, options, warning, as_json=args.json)
+        return run_app(paths, config, spec, choice.provider, options)
+    return _run_headless(paths, config, spec, choice.provider, options, as_json=args.json)
 
 
-def _run_headless(paths, config, spec, choice, options, warning, *, as_json: bool) -> int:
+def _run_headless(
+    paths: ProjectPaths,
+    config: Config,
+    spec: Spec,
+    provider: Provider,
+    options: RunOptions,
+    *,
+    as_json: bool,
+) -> int:
     from core.review import AcceptAllReviewer
     from tui.headless import JsonPrinter, LinePrinter
 
@@ -152,7 +161,7 @@ def _run_headless(paths, config, spec, choice, options, warning, *, as_json: boo
         paths=paths,
         config=config,
         spec=spec,
-        provider=choice.provider,
+        provider=provider,
         reviewer=AcceptAllReviewer(),
         bus=bus,
         options=options,
@@ -160,9 +169,6 @@ def _run_headless(paths, config, spec, choice, options, warning, *, as_json: boo
     signal.signal(signal.SIGTERM, _sigterm_as_interrupt)
     try:
         engine.open_run()
-        for message in (choice.notice, warning):
-            if message:
-                bus.emit(Notice(message=message))
         return engine.run()
     except StateError as exc:
         return _fail(str(exc), EXIT_STATE)

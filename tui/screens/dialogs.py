@@ -1,0 +1,151 @@
+"""Modal dialogs of the review screen: edit a file, reject with a reason, help, a stopped run."""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, Label, Markdown, TextArea
+
+_LANGUAGES = {
+    ".py": "python",
+    ".md": "markdown",
+    ".toml": "toml",
+    ".json": "json",
+    ".yaml": "yaml",
+    ".yml": "yaml",
+    ".js": "javascript",
+    ".html": "html",
+    ".css": "css",
+    ".sh": "bash",
+    ".rs": "rust",
+    ".go": "go",
+    ".sql": "sql",
+    ".xml": "xml",
+    ".java": "java",
+}
+
+
+def language_for(path: str) -> str | None:
+    return _LANGUAGES.get(PurePosixPath(path).suffix.lower())
+
+
+class EditScreen(ModalScreen[str | None]):
+    """Edit the proposed text of one file; what is saved is what lands."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+s", "save", "Save", id="edit.save", priority=True),
+        Binding("escape", "cancel", "Cancel", id="edit.cancel", priority=True),
+    ]
+
+    def __init__(self, path: str, text: str) -> None:
+        super().__init__()
+        self.path = path
+        self.text = text
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="edit-dialog", classes="dialog"):
+            yield Label(f"Editing {self.path} — ctrl+s saves, escape cancels", id="edit-title")
+            yield TextArea.code_editor(self.text, language=language_for(self.path), id="editor")
+
+    def on_mount(self) -> None:
+        self.query_one(TextArea).focus()
+
+    def action_save(self) -> None:
+        self.dismiss(self.query_one(TextArea).text)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class FeedbackScreen(ModalScreen[str | None]):
+    """Reject the whole proposal with a reason the model reads."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", id="feedback.cancel"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="feedback-dialog", classes="dialog"):
+            yield Label("Reject the whole proposal. Tell the model why (enter sends, escape cancels):")
+            yield Input(placeholder="e.g. keep the public API unchanged", id="reason")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        reason = event.value.strip()
+        if not reason:
+            self.notify("A reason helps the model: type one, or escape to cancel.", severity="warning")
+            return
+        self.dismiss(reason)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+HELP = """\
+# Keys
+
+| key | action |
+|---|---|
+| `y` / `n` | accept / reject the hunk under the cursor, then go to the next undecided one |
+| `Y` / `N` | accept / reject every hunk of the current file |
+| `]` / `[` | next / previous hunk (across files) |
+| `}` / `{` | next / previous file |
+| `e` | edit the current file's proposed text (ctrl+s saves, escape cancels) |
+| `f` | reject the whole proposal with a reason for the model |
+| `enter` | apply the decisions (undecided hunks count as accepted) and run the tests |
+| `v` | side-by-side / unified diff |
+| `z` / `o` | unfold all unchanged lines / show more context |
+| `h` | run history |
+| `ctrl+p` | command palette (themes) |
+| `?` | this help |
+| `q` | quit; the run is saved and resumes next time |
+
+Decisions are saved as you make them. The status line shows what the whole proposal would
+do to the tests, from a trial run in a scratch copy of the workspace; the real run after
+`enter` still decides.
+"""
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,question_mark,q", "close", "Close", id="help.close"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="help-dialog", classes="dialog"):
+            yield Markdown(HELP)
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class StoppedScreen(ModalScreen[str]):
+    """The run stopped on an error: what happened and what the person can do."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("r", "choose('retry')", "Retry", id="stopped.retry"),
+        Binding("q", "choose('quit')", "Quit", id="stopped.quit"),
+        Binding("escape", "choose('stay')", "Close", id="stopped.stay"),
+    ]
+
+    def __init__(self, title: str, message: str, can_retry: bool) -> None:
+        super().__init__()
+        self.title_text = title
+        self.message = message
+        self.can_retry = can_retry
+
+    def compose(self) -> ComposeResult:
+        options = "r retries the attempt · " if self.can_retry else ""
+        with Vertical(id="stopped-dialog", classes="dialog"):
+            yield Label(self.title_text, id="stopped-title")
+            yield Label(self.message, id="stopped-message")
+            yield Label(f"{options}q quits (the run is saved) · escape closes this", id="stopped-keys")
+
+    def action_choose(self, choice: str) -> None:
+        if choice == "retry" and not self.can_retry:
+            return
+        self.dismiss(choice)
