@@ -1,0 +1,180 @@
+"""Read a JUnit XML report into per-test results with stable, workspace-relative ids.
+
+pytest writes the report (``--junitxml``); other runners that speak JUnit XML work too. The
+file is local and written by a check we just ran, so the standard library parser is used
+(``defusedxml`` is not available; expat itself refuses entity-expansion bombs). A missing or
+corrupt report is not an error here: :func:`parse_junit` returns ``None`` and the caller falls
+back to the exit code and the output.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+OUTCOMES = ("passed", "failed", "error", "skipped")
+
+# How bad an outcome is, for merging two reports of one test (pytest reports a test that failed
+# and then errored in teardown as two <testcase> elements with the same name).
+_SEVERITY = {"passed": 0, "skipped": 1, "failed": 2, "error": 3}
+
+
+@dataclass
+class TestCase:
+    """One test's result. ``id`` is pytest's node id, e.g. ``tests/test_x.py::TestA::test_b``."""
+
+    __test__ = False  # not a pytest test class, despite the name
+
+    id: str
+    outcome: str  # "passed" | "failed" | "error" | "skipped"
+    message: str = ""
+    traceback: str = ""
+
+    def to_json(self) -> dict[str, str]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> TestCase:
+        return cls(
+            id=str(data["id"]),
+            outcome=str(data["outcome"]),
+            message=str(data.get("message") or ""),
+            traceback=str(data.get("traceback") or ""),
+        )
+
+
+# An absolute POSIX path not glued to a word, a URL scheme or another path: "/a/b/c.py" -> "c.py".
+_ABSOLUTE_PATH = re.compile(r"(?<![\w.~/:-])/(?:[^\s/:\"'(),<>]+/)+([^\s/:\"'(),<>]+)")
+
+
+def strip_paths(text: str, workspace: Path) -> str:
+    """Make paths in ``text`` say nothing about this machine.
+
+    Paths inside the workspace become relative to it; any other absolute path (site-packages,
+    the interpreter, temporary folders) is cut down to its file name.
+    """
+    prefixes = {str(workspace), str(workspace.resolve())}
+    for prefix in sorted(prefixes, key=len, reverse=True):
+        text = text.replace(prefix.rstrip("/") + "/", "")
+    return _ABSOLUTE_PATH.sub(r"\1", text)
+
+
+def trim_traceback(text: str, workspace: Path, max_lines: int = 30) -> str:
+    """A traceback fit for a prompt: no absolute paths, only its last ``max_lines`` lines.
+
+    The end of a traceback is where the failure is, so the top is what gets dropped; a first
+    line says how many lines were left out.
+    """
+    lines = strip_paths(text, workspace).strip("\n").splitlines()
+    if len(lines) <= max_lines:
+        return "\n".join(lines)
+    dropped = len(lines) - max_lines
+    return "\n".join([f"[... {dropped} earlier lines ...]", *lines[-max_lines:]])
+
+
+def parse_junit(path: Path, workspace: Path) -> list[TestCase] | None:
+    """The tests in the JUnit XML file at ``path``, in report order; ``None`` if unreadable."""
+    try:
+        root = ET.parse(path).getroot()
+    except (OSError, ET.ParseError):
+        return None
+    merged: dict[str, TestCase] = {}
+    for element in root.iter("testcase"):
+        case = _test_case(element, workspace)
+        earlier = merged.get(case.id)
+        merged[case.id] = case if earlier is None else _merge(earlier, case)
+    return list(merged.values())
+
+
+def _test_case(element: ET.Element, workspace: Path) -> TestCase:
+    test_id = node_id_of(
+        classname=element.get("classname", ""),
+        name=element.get("name", ""),
+        file=element.get("file"),
+        workspace=workspace,
+    )
+    for tag, outcome in (("error", "error"), ("failure", "failed"), ("skipped", "skipped")):
+        detail = element.find(tag)
+        if detail is not None:
+            return TestCase(
+                id=test_id,
+                outcome=outcome,
+                message=strip_paths(detail.get("message", ""), workspace).strip(),
+                traceback=trim_traceback(detail.text or "", workspace),
+            )
+    return TestCase(id=test_id, outcome="passed")
+
+
+def _merge(first: TestCase, second: TestCase) -> TestCase:
+    worse = second if _SEVERITY[second.outcome] > _SEVERITY[first.outcome] else first
+    return TestCase(
+        id=first.id,
+        outcome=worse.outcome,
+        message="\n".join(m for m in (first.message, second.message) if m),
+        traceback="\n\n".join(t for t in (first.traceback, second.traceback) if t),
+    )
+
+
+def node_id_of(classname: str, name: str, file: str | None, workspace: Path) -> str:
+    """pytest's node id rebuilt from a ``<testcase>``'s attributes.
+
+    pytest's JUnit writer turns ``tests/test_x.py::TestA::test_b`` into classname
+    ``tests.test_x.TestA`` and name ``test_b`` (and a collection error of a module into an empty
+    classname and the dotted module as the name). With ``junit_family=xunit1`` it also writes
+    the ``file``. Which dotted parts are folders is found by looking for the file in the
+    workspace, so ids stay relative to the workspace even when pytest chose a parent folder as
+    its rootdir.
+    """
+    dotted = [part for part in classname.split(".") if part] if classname else []
+    if not dotted:  # a module-level collection error: the module is the name
+        if file:
+            return _workspace_relative(file, workspace)
+        found = _find_module(name.split("."), workspace)
+        return found[0] if found and not found[1] else name
+    if file and file.endswith(".py"):
+        rel = _workspace_relative(file, workspace)
+        module_parts = Path(file).with_suffix("").parts
+        inner = _after_module(dotted, module_parts)
+        return "::".join([rel, *inner, name])
+    found = _find_module(dotted, workspace)
+    if found is None:
+        return "::".join([classname, name])
+    module_path, inner = found
+    return "::".join([module_path, *inner, name])
+
+
+def _after_module(dotted: list[str], module_parts: tuple[str, ...]) -> list[str]:
+    """The class names in ``dotted`` that follow the module's own dotted path."""
+    for start in range(len(dotted)):
+        tail = dotted[start:]
+        for length in range(len(tail), 0, -1):
+            if tuple(tail[:length]) == module_parts[-length:]:
+                return tail[length:]
+    return []
+
+
+def _find_module(dotted: list[str], workspace: Path) -> tuple[str, list[str]] | None:
+    """Split dotted parts into a ``.py`` file that exists in the workspace and what follows it.
+
+    Leading parts that are not in the workspace (pytest's rootdir was a parent folder) are
+    skipped; the longest existing module wins.
+    """
+    for start in range(len(dotted)):
+        for end in range(len(dotted), start, -1):
+            candidate = "/".join(dotted[start:end]) + ".py"
+            if (workspace / candidate).is_file():
+                return candidate, dotted[end:]
+    return None
+
+
+def _workspace_relative(file: str, workspace: Path) -> str:
+    """``file`` (relative to pytest's rootdir) made relative to the workspace, if it can be."""
+    parts = Path(file).parts
+    for start in range(len(parts)):
+        candidate = "/".join(parts[start:])
+        if (workspace / candidate).exists():
+            return candidate
+    return Path(file).as_posix()
