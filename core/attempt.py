@@ -88,7 +88,7 @@ def run_attempt(
             model=setup.model,
             system=setup.system,
             tools=setup.tools,
-            messages=messages,
+            messages=list(messages),  # a snapshot: the conversation grows after this request
             max_tokens=setup.max_tokens,
             attempt=setup.attempt,
         )

@@ -13,6 +13,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from core.checks import DEFAULT_TEST_COMMAND, is_secret_env_name
+
 CONFIG_NAME = "orchestrator.toml"
 MAX_RETRIES_RANGE = (1, 50)
 
@@ -67,16 +69,9 @@ class CheckCommand(Section):
 
 
 class ChecksConfig(Section):
-    test_command: list[str] = [
-        "{python}",
-        "-m",
-        "pytest",
-        "-q",
-        "-p",
-        "no:cacheprovider",
-        "--junitxml={junit}",
-    ]
-    """The test command, run in workspace/. "{python}" is this interpreter, "{junit}" the report path."""
+    test_command: list[str] = list(DEFAULT_TEST_COMMAND)
+    """The test command, run in workspace/: "{python}" is this interpreter, "{junit}" the report path,
+    "{workspace}" the workspace folder."""
 
     extra: list[CheckCommand] = []
     """Further checks that must all pass, e.g. [{name = "ruff", command = ["ruff", "check", "."]}]."""
@@ -89,6 +84,14 @@ class ChecksConfig(Section):
 
     env_allow: list[str] = []
     """Environment variables passed to checks besides PATH, HOME, LANG, LC_ALL and PYTHONPATH."""
+
+    @field_validator("env_allow")
+    @classmethod
+    def _no_secrets(cls, names: list[str]) -> list[str]:
+        secrets = [name for name in names if is_secret_env_name(name)]
+        if secrets:
+            raise ValueError(f"{', '.join(secrets)} would hand an API key to generated code")
+        return names
 
 
 class FeedbackConfig(Section):

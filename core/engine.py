@@ -206,7 +206,7 @@ class Engine:
                 self.state.exit_code = (
                     EXIT_SUCCESS if self.state.state is RunState.SUCCESS else EXIT_FAILED
                 )
-            self._announce_finish()
+        self._announce_finish()  # also after a safety stop or a model error: say why
         return int(self.state.exit_code if self.state.exit_code is not None else EXIT_FAILED)
 
     def emit(self, event: Event) -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from core.checks import TestReport, trim_traceback
 from core.config import Config
+from core.junit import strip_paths
 from core.prompts import render
 from core.proposal import Decisions, HunkDecision, Proposal, effective_proposal
 from core.workspace import read_tree
@@ -26,8 +27,12 @@ def clip_middle(text: str, budget: int) -> str:
 
 
 def system_prompt(config: Config) -> str:
-    command = " ".join(config.checks.test_command).replace("{python}", "python")
-    command = command.replace("--junitxml={junit}", "").strip()
+    shown = [
+        arg
+        for arg in config.checks.test_command
+        if "{junit}" not in arg and "{workspace}" not in arg
+    ]
+    command = " ".join(shown).replace("{python}", "python")
     extra = "; ".join(" ".join(check.command) for check in config.checks.extra)
     protected = ", ".join([".git/", *config.safety.protected_paths])
     return render(
@@ -123,7 +128,7 @@ def patch_prompt(
         summary = report.summary()
         failures = describe_failures(report, workspace, config)
         raw = "\n".join(f"$ {c.name}\n{c.output}" for c in report.checks)
-        output = clip_middle(raw, config.feedback.output_chars)
+        output = clip_middle(strip_paths(raw, workspace), config.feedback.output_chars)
     return render(
         "patch",
         previous=previous,

@@ -1,0 +1,59 @@
+"""Building recorded model turns for in-process engine tests."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+from core.providers.base import AssistantTurn, Usage
+from core.providers.scripted import ScriptedProvider
+
+_ids = itertools.count(1)
+
+
+def create(path: str, text: str) -> dict[str, Any]:
+    return {"command": "create", "path": path, "file_text": text}
+
+
+def replace(path: str, old: str, new: str) -> dict[str, Any]:
+    return {"command": "str_replace", "path": path, "old_str": old, "new_str": new}
+
+
+def turn(text: str, *edits: dict[str, Any], usage: Usage | None = None) -> AssistantTurn:
+    """One assistant turn: some text and editor-tool calls (tool_use when there are any)."""
+    content: list[dict[str, Any]] = [{"type": "text", "text": text}]
+    for edit in edits:
+        content.append(
+            {
+                "type": "tool_use",
+                "id": f"toolu_{next(_ids):04d}",
+                "name": "str_replace_based_edit_tool",
+                "input": edit,
+            }
+        )
+    return AssistantTurn(
+        content=content,
+        stop_reason="tool_use" if edits else "end_turn",
+        usage=usage or Usage(input_tokens=100, output_tokens=50),
+    )
+
+
+def attempt(*edits: dict[str, Any], text: str = "Editing.") -> list[AssistantTurn]:
+    """A whole attempt: one turn of edits, then a closing turn."""
+    return [turn(text, *edits), turn("Done.")]
+
+
+class CountingProvider(ScriptedProvider):
+    """A scripted provider that remembers every request it answered."""
+
+    def __init__(self, attempts: list[list[AssistantTurn]]) -> None:
+        super().__init__(attempts, "test script")
+        self.requests: list[Any] = []
+
+    def complete(self, request, on_text):  # type: ignore[override]
+        self.requests.append(request)
+        return super().complete(request, on_text)
+
+    @property
+    def attempts_asked(self) -> list[int]:
+        return sorted({request.attempt for request in self.requests})
