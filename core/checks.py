@@ -41,6 +41,7 @@ __all__ = [
     "TestReport",
     "build_env",
     "is_secret_env_name",
+    "kill_running_checks",
     "run_check",
     "run_checks",
     "trim_traceback",
@@ -321,6 +322,7 @@ def run_check(
     except OSError as exc:
         return not_started(f"could not start {command[0]}: {exc.strerror or exc}")
 
+    _RUNNING.add(process.pid)
     capture = _OutputCapture(max_output_bytes, on_output)
     assert process.stdout is not None
     reader = threading.Thread(
@@ -336,6 +338,7 @@ def run_check(
         # The main process has exited (still a zombie, so its pid names the group) or it is
         # being given up on: either way nothing of the group may live on.
         _kill_group(process.pid)
+        _RUNNING.discard(process.pid)
         process.wait()
         capture.stop(drain_s=_DRAIN_S)
         reader.join()
@@ -385,6 +388,17 @@ def _wait_for_exit(pid: int, deadline: float) -> bool:
             return False
         time.sleep(min(delay, remaining))
         delay = min(delay * 2, _POLL_S)
+
+
+# Process groups of checks running right now, so a process that must leave at once
+# (the TUI quitting mid-test) can take them down with it.
+_RUNNING: set[int] = set()
+
+
+def kill_running_checks() -> None:
+    """Kill the process group of every check still running (from any thread)."""
+    for pgid in list(_RUNNING):
+        _kill_group(pgid)
 
 
 def _kill_group(pgid: int) -> None:

@@ -422,3 +422,32 @@ def test_python_placeholder_is_this_interpreter(workspace, report_dir):
 
     assert check.command[0] == sys.executable
     assert check.output.strip() == sys.executable
+
+
+def test_kill_running_checks_takes_down_a_check_in_flight(workspace, report_dir, tmp_path):
+    """What the TUI calls when the person quits mid-test: the group dies, the check returns."""
+    import threading
+
+    from core.checks import kill_running_checks
+
+    pid_file = tmp_path / "test.pid"
+    write(
+        workspace / "tests/test_slow.py",
+        "import os, time\n\n"
+        "def test_slow():\n"
+        f"    open({str(pid_file)!r}, 'w').write(str(os.getpid()))\n"
+        "    time.sleep(600)\n",
+    )
+    results: list[CheckResult] = []
+    worker = threading.Thread(
+        target=lambda: results.append(run(PYTEST_S, workspace, report_dir, timeout_s=120))
+    )
+    worker.start()
+    deadline = time.monotonic() + 60
+    while not pid_file.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    kill_running_checks()
+    worker.join(timeout=30)
+    assert not worker.is_alive()
+    assert not results[0].passed and not results[0].timed_out
+    assert wait_until_dead(int(pid_file.read_text()))
