@@ -101,7 +101,8 @@ def describe_files(workspace: Path, budget: int) -> str:
     used = 0
     tree = read_tree(workspace)
     for path, text in tree.items():
-        block = f"### {path}\n```\n{text}\n```"
+        newline = "" if text.endswith("\n") else "\n"
+        block = f"### {path}\n```\n{text}{newline}```"
         if used + len(block) > budget:
             rest = len(tree) - len(blocks)
             blocks.append(f"({rest} more files not shown: view them with the editor tool)")

@@ -1,0 +1,107 @@
+"""orchestrator.toml: typed, documented, and loud about mistakes."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from core.config import Config, ConfigError, clamp_retries, find_project_root, load_config
+from core.config_file import default_config_text, save_setting, write_default_config
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "orchestrator.toml"
+    path.write_text(text)
+    return path
+
+
+def test_a_missing_file_means_every_default(tmp_path: Path) -> None:
+    assert load_config(tmp_path / "orchestrator.toml") == Config()
+
+
+def test_values_are_read_into_typed_models(tmp_path: Path) -> None:
+    config = load_config(
+        write(
+            tmp_path,
+            '[model]\nname = "claude-opus-4-1"\n[loop]\nmax_retries = 7\n[ui]\ndiff_layout = "unified"\n',
+        )
+    )
+    assert config.model.name == "claude-opus-4-1"
+    assert config.loop.max_retries == 7
+    assert config.ui.diff_layout == "unified"
+
+
+def test_an_unknown_key_names_the_file_and_the_key(tmp_path: Path) -> None:
+    path = write(tmp_path, "[loop]\nmax_retrys = 3\n")
+    with pytest.raises(ConfigError) as error:
+        load_config(path)
+    assert str(path) in str(error.value) and "unknown key 'loop.max_retrys'" in str(error.value)
+
+
+def test_a_wrong_type_names_the_file_and_the_key(tmp_path: Path) -> None:
+    path = write(tmp_path, '[checks]\ntimeout_seconds = "soon"\n')
+    with pytest.raises(ConfigError, match=r"'checks.timeout_seconds'"):
+        load_config(path)
+
+
+def test_invalid_toml_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        load_config(write(tmp_path, "[loop\n"))
+
+
+def test_a_secret_cannot_be_allowed_into_the_checks(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="ANTHROPIC_API_KEY"):
+        load_config(write(tmp_path, '[checks]\nenv_allow = ["ANTHROPIC_API_KEY"]\n'))
+
+
+def test_every_field_has_a_docstring() -> None:
+    def walk(model: type) -> list[str]:
+        missing = []
+        for name, field in model.model_fields.items():
+            if not field.description:
+                missing.append(f"{model.__name__}.{name}")
+            annotation = field.annotation
+            if isinstance(annotation, type) and hasattr(annotation, "model_fields"):
+                missing += walk(annotation)
+        return missing
+
+    assert walk(Config) == []
+
+
+def test_the_default_file_is_commented_and_parses_back_to_the_defaults(tmp_path: Path) -> None:
+    text = default_config_text()
+    assert "# Patch attempts after the first generation" in text
+    assert Config.model_validate(tomllib.loads(text)) == Config()
+    path = tmp_path / "orchestrator.toml"
+    write_default_config(path)
+    assert load_config(path) == Config()
+    with pytest.raises(ConfigError, match="already exists"):
+        write_default_config(path)
+
+
+def test_saving_a_setting_keeps_the_others_and_validates(tmp_path: Path) -> None:
+    path = write(tmp_path, "[loop]\nmax_retries = 9\n")
+    save_setting(path, "ui", "theme", "vscode-light")
+    config = load_config(path)
+    assert config.ui.theme == "vscode-light" and config.loop.max_retries == 9
+    with pytest.raises(ConfigError):
+        save_setting(path, "ui", "diff_layout", "sideways")
+    assert load_config(path).ui.diff_layout == "split"
+
+
+@pytest.mark.parametrize(
+    ("given", "expected", "warns"), [(0, 1, True), (5, 5, False), (99, 50, True)]
+)
+def test_max_retries_is_clamped_with_a_warning(given: int, expected: int, warns: bool) -> None:
+    value, warning = clamp_retries(given)
+    assert value == expected and (warning is not None) == warns
+
+
+def test_the_project_root_is_the_nearest_folder_with_a_config(tmp_path: Path) -> None:
+    (tmp_path / "orchestrator.toml").write_text("")
+    nested = tmp_path / "a" / "b"
+    nested.mkdir(parents=True)
+    assert find_project_root(nested) == tmp_path.resolve()
+    assert find_project_root(Path("/")) == Path("/")

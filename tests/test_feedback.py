@@ -1,0 +1,82 @@
+"""What goes back to the model after a review and a test run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from core.checks import CheckResult, TestCase, TestReport
+from core.config import Config
+from core.feedback import clip_middle, describe_review, patch_prompt, system_prompt
+from core.proposal import Decisions, FileChange, HunkDecision, Proposal
+
+
+def test_clip_middle_keeps_head_and_tail() -> None:
+    text = "H" * 100 + "M" * 1000 + "T" * 100
+    clipped = clip_middle(text, 200)
+    assert clipped.startswith("H" * 100) and clipped.endswith("T" * 100)
+    assert "1,000 characters cut" in clipped
+    assert clip_middle("short", 200) == "short"
+
+
+def proposal() -> Proposal:
+    old = "a\nb\nc\nd\ne\nf\n"
+    new = "A\nb\nc\nd\ne\nF\n"
+    return Proposal(1, (FileChange("m.py", old, new), FileChange("n.py", None, "n\n")))
+
+
+def test_rejected_hunks_and_edits_are_described() -> None:
+    decisions = Decisions()
+    decisions.set("m.py", 1, HunkDecision.REJECTED)
+    decisions.edit("n.py", "edited\n")
+    text = describe_review(proposal(), decisions)
+    assert "m.py: the reviewer rejected this change (old lines 6-6)" in text and "\nF\n" in text
+    assert "n.py: edited by the reviewer" in text
+    assert "A\n" not in text.split("```")[1]  # the accepted hunk is not listed as rejected
+
+
+def test_a_whole_rejection_carries_the_reason() -> None:
+    decisions = Decisions(reject_reason="no globals please")
+    assert "> no globals please" in describe_review(proposal(), decisions)
+
+
+def test_patch_prompt_carries_failures_output_and_files(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text("print('hi')\n")
+    config = Config()
+    config.feedback.output_chars = 600
+    failing = TestCase(
+        id="tests/test_m.py::test_x",
+        outcome="failed",
+        message="assert 1 == 2",
+        traceback=f"{tmp_path}/tests/test_m.py:3: in test_x\n    assert 1 == 2\nE   assert 1 == 2",
+    )
+    check = CheckResult(
+        name="tests",
+        command=["pytest"],
+        exit_code=1,
+        timed_out=False,
+        duration_s=0.1,
+        output="x" * 5000 + f"\nFAILED {tmp_path}/tests/test_m.py::test_x",
+        dropped_bytes=0,
+        tests=[failing],
+    )
+    prompt = patch_prompt(
+        previous=0,
+        report=TestReport([check]),
+        proposal=proposal(),
+        decisions=Decisions(),
+        workspace=tmp_path,
+        config=config,
+    )
+    assert "### tests/test_m.py::test_x (failed)" in prompt and "assert 1 == 2" in prompt
+    assert str(tmp_path) not in prompt
+    assert "characters cut" in prompt
+    assert "### m.py\n```\nprint('hi')\n```" in prompt
+    assert "accepted your proposal as it was" in prompt
+
+
+def test_the_system_prompt_names_the_test_command_and_protected_paths() -> None:
+    config = Config()
+    config.safety.protected_paths = ["tests/test_spec.py"]
+    text = system_prompt(config)
+    assert "python -m pytest" in text and "{junit}" not in text
+    assert "tests/test_spec.py" in text and "/workspace" in text
