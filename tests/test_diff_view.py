@@ -1,0 +1,371 @@
+"""DiffView and FileList in a small host App, driven with Pilot, plus snapshots per theme."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.color import Color
+from textual.strip import Strip
+
+from core.proposal import Decisions, FileChange, HunkDecision, Proposal
+from themes import DEFAULT_THEME, THEMES, register_themes, theme_variable_defaults
+from tui.widgets.diff_rows import RowKind
+from tui.widgets.diff_view import DiffView
+from tui.widgets.file_list import FileList
+
+OLD = '''"""Greeting helpers."""
+import os
+
+
+def greet(name):
+    """Say hello."""
+    return "Hello, " + name
+
+
+def farewell(name):
+    return "Bye " + name
+
+
+def unused():
+    pass
+'''
+NEW = '''"""Greeting helpers."""
+import os
+import sys
+
+
+def greet(name: str) -> str:
+    """Say hello."""
+    return f"Hello, {name}!"
+
+
+def farewell(name):
+    return "Bye " + name
+'''
+SMALL = FileChange("greet.py", OLD, NEW)
+pytestmark = pytest.mark.anyio
+U, A, R = HunkDecision.UNDECIDED, HunkDecision.ACCEPTED, HunkDecision.REJECTED
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def numbered(count: int) -> str:
+    return "".join(f"value_{i} = {i}\n" for i in range(count))
+
+
+def big_change(lines: int = 20_000) -> FileChange:
+    old = numbered(lines)
+    new = old
+    for at in (100, lines // 2, lines - 100):
+        new = new.replace(f"value_{at} = {at}\n", f"value_{at} = {at} + 1\n")
+    return FileChange("big.py", old, new)
+
+
+class CountingDiffView(DiffView):
+    """Counts render_line calls, to check only visible rows are rendered."""
+
+    calls = 0
+
+    def render_line(self, y: int) -> Strip:
+        CountingDiffView.calls += 1
+        return super().render_line(y)
+
+
+class DiffApp(App[None]):
+    def __init__(
+        self,
+        change: FileChange | None = SMALL,
+        decisions: Sequence[HunkDecision] = (U, U, U, U),
+        *,
+        theme: str = DEFAULT_THEME,
+        layout: str = "split",
+    ) -> None:
+        super().__init__()
+        self.animation_level = "none"  # scroll keys jump, so each renders one screenful
+        self._change = change
+        self._decisions = decisions
+        self._theme_name = theme
+        self._layout = layout
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return theme_variable_defaults(self.current_theme)
+
+    def compose(self) -> ComposeResult:
+        yield CountingDiffView()
+
+    def on_mount(self) -> None:
+        register_themes(self)
+        self.theme = self._theme_name
+        view = self.query_one(DiffView)
+        view.layout = self._layout
+        view.show(self._change, self._decisions)
+        view.focus()
+
+
+def texts(view: DiffView) -> list[str]:
+    return [view.render_line(y).text for y in range(view.scrollable_content_region.height)]
+
+
+def row_text(view: DiffView, index: int) -> str:
+    """The rendered text of a row (scrolls it into view first)."""
+    view.scroll_to(y=index, animate=False)
+    return view.render_line(index - round(view.scroll_y)).text
+
+
+def background_of(strip: Strip, text: str) -> Color:
+    for segment in strip:
+        if text in segment.text and segment.style and segment.style.bgcolor:
+            return Color.from_rich_color(segment.style.bgcolor)
+    raise AssertionError(f"{text!r} not in {strip.text!r}")
+
+
+async def test_split_shows_old_and_new_side_by_side_and_unified_one_above_the_other() -> None:
+    app = DiffApp()
+    async with app.run_test(size=(100, 24)) as pilot:
+        view = app.query_one(DiffView)
+        split = texts(view)
+        line = next(text for text in split if "def greet(name):" in text)
+        assert "def greet(name: str) -> str:" in line and "│" in line
+        view.layout = "unified"
+        await pilot.pause()
+        unified = texts(view)
+        old_row = next(text for text in unified if "def greet(name):" in text)
+        assert "str" not in old_row and "│" not in old_row
+        assert any("+ def greet(name: str) -> str:" in text for text in unified)
+        assert len(view.rows) > sum(1 for text in split if text.strip())
+
+
+async def test_layout_rejects_unknown_names() -> None:
+    app = DiffApp()
+    async with app.run_test(size=(80, 20)):
+        with pytest.raises(ValueError):
+            app.query_one(DiffView).layout = "sideways"
+
+
+async def test_gutter_marks_follow_set_decisions() -> None:
+    app = DiffApp()
+    async with app.run_test(size=(100, 24)) as pilot:
+        view = app.query_one(DiffView)
+        assert view.rows.hunk_count == 4
+        first_rows = [view.rows.hunk_rows(h).start for h in range(4)]
+        assert [row_text(view, i)[0] for i in first_rows] == ["●", "●", "●", "●"]
+        view.set_decisions([A, R, U, A])
+        await pilot.pause()
+        assert [row_text(view, i)[0] for i in first_rows] == ["✓", "✗", "●", "✓"]
+        later = view.rows.hunk_rows(3)[1]
+        assert row_text(view, later)[0] == "▎"
+
+
+async def test_changed_words_get_their_own_background() -> None:
+    app = DiffApp(layout="unified")
+    async with app.run_test(size=(100, 24)):
+        view = app.query_one(DiffView)
+        row = next(i for i, r in enumerate(view.rows) if r.kind is RowKind.ADDED and r.new == 5)
+        strip = view.render_line(row)
+        assert "def greet(name: str) -> str:" in strip.text
+        line_bg = background_of(strip, "def")
+        word_bg = background_of(strip, "str")
+        assert line_bg != word_bg
+
+
+async def test_cursor_hunk_scrolls_the_hunk_into_view() -> None:
+    app = DiffApp(big_change(2_000), (U, U, U))
+    async with app.run_test(size=(100, 20)) as pilot:
+        view = app.query_one(DiffView)
+        view.toggle_folds()
+        await pilot.pause()
+        assert view.scroll_y == 0
+        view.cursor_hunk = 2
+        await pilot.pause()
+        hunk = view.rows.hunk_rows(2)
+        top, height = round(view.scroll_y), view.scrollable_content_region.height
+        assert top > 0
+        assert top <= hunk.start and hunk.stop <= top + height
+        view.cursor_hunk = 0
+        await pilot.pause()
+        assert round(view.scroll_y) <= view.rows.hunk_rows(0).start
+
+
+async def test_cursor_hunk_is_clamped_to_the_hunks() -> None:
+    app = DiffApp()
+    async with app.run_test(size=(100, 24)):
+        view = app.query_one(DiffView)
+        view.cursor_hunk = 99
+        assert view.cursor_hunk == 3
+        view.cursor_hunk = -5
+        assert view.cursor_hunk == 0
+
+
+async def test_a_20000_line_file_renders_only_the_visible_rows() -> None:
+    app = DiffApp(big_change(), (U, U, U))
+    async with app.run_test(size=(120, 30)) as pilot:
+        view = app.query_one(DiffView)
+        view.toggle_folds()
+        await pilot.pause()
+        assert len(view.rows) == 20_000
+        height = view.scrollable_content_region.height
+        CountingDiffView.calls = 0
+        await pilot.press("end")
+        await pilot.pause()
+        assert view.scroll_y == view.max_scroll_y > 19_000
+        assert 0 < CountingDiffView.calls <= 3 * height
+        CountingDiffView.calls = 0
+        await pilot.press("pageup")
+        await pilot.pause()
+        assert 0 < CountingDiffView.calls <= 3 * height
+
+
+async def test_clicking_a_fold_row_expands_it() -> None:
+    old = numbered(60)
+    change = FileChange("f.py", old, old.replace("value_30 = 30\n", "value_30 = 31\n"))
+    app = DiffApp(change, (U,))
+    async with app.run_test(size=(100, 24)) as pilot:
+        view = app.query_one(DiffView)
+        assert view.rows[0].kind is RowKind.FOLD
+        assert "⋯ 27 unchanged lines" in view.render_line(0).text
+        await pilot.click(DiffView, offset=(10, 0))
+        await pilot.pause()
+        assert view.rows[0].kind is RowKind.CONTEXT
+        assert view.rows.folds == (1,)
+
+
+async def test_keys_expand_the_folds_around_the_cursor_and_unfold_all() -> None:
+    old = numbered(200)
+    new = old.replace("value_50 = 50\n", "x\n").replace("value_150 = 150\n", "y\n")
+    app = DiffApp(FileChange("f.py", old, new), (U, U))
+    async with app.run_test(size=(100, 24)) as pilot:
+        view = app.query_one(DiffView)
+        assert view.rows.folds == (0, 1, 2)
+        view.cursor_hunk = 1
+        await pilot.press("o")
+        assert view.rows.folds == (0,)
+        await pilot.press("z")
+        assert view.unfolded and len(view.rows) == 200 and view.rows.folds == ()
+        await pilot.press("z")
+        assert not view.unfolded and view.rows.folds == (0, 1, 2)
+
+
+async def test_show_replaces_the_content_and_resets_folds() -> None:
+    app = DiffApp()
+    async with app.run_test(size=(100, 24)) as pilot:
+        view = app.query_one(DiffView)
+        view.toggle_folds()
+        view.show(FileChange("new.md", None, "# Title\n"), [A])
+        await pilot.pause()
+        assert not view.unfolded
+        assert "# Title" in view.render_line(0).text
+        assert view.render_line(0).text.startswith("✓")
+        view.show(None, [])
+        await pilot.pause()
+        assert "No file selected" in view.render_line(0).text
+
+
+async def test_colours_follow_the_app_theme() -> None:
+    app = DiffApp(layout="unified")
+    async with app.run_test(size=(100, 24)) as pilot:
+        view = app.query_one(DiffView)
+        row = next(i for i, r in enumerate(view.rows) if r.kind is RowKind.ADDED)
+        dark = background_of(view.render_line(row), "import")
+        app.theme = "vscode-light"
+        await pilot.pause()
+        light = background_of(view.render_line(row), "import")
+        assert light != dark
+        assert light == Color.parse(THEMES["vscode-light"].variables["diff-added-background"])
+
+
+async def test_builtin_textual_themes_get_derived_diff_colours() -> None:
+    app = DiffApp(theme="textual-dark", layout="unified")
+    async with app.run_test(size=(100, 24)):
+        view = app.query_one(DiffView)
+        row = next(i for i, r in enumerate(view.rows) if r.kind is RowKind.ADDED)
+        added = background_of(view.render_line(row), "import")
+        surface = Color.parse(view.styles.background.hex)
+        assert added != surface
+
+
+class FileListApp(App[None]):
+    def __init__(self, proposal: Proposal, decisions: Decisions) -> None:
+        super().__init__()
+        self.proposal = proposal
+        self.decisions = decisions
+        self.picked: list[int] = []
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return theme_variable_defaults(self.current_theme)
+
+    def compose(self) -> ComposeResult:
+        yield FileList()
+
+    def on_mount(self) -> None:
+        file_list = self.query_one(FileList)
+        file_list.show(self.proposal, self.decisions)
+        file_list.focus()
+
+    def on_file_list_selected(self, message: FileList.Selected) -> None:
+        self.picked.append(message.index)
+
+
+def proposal_with_three_files() -> tuple[Proposal, Decisions]:
+    proposal = Proposal(
+        1,
+        (
+            FileChange("src/b.py", "a\nb\nc\nd\ne\n", "a\nB\nc\nd\nE\n"),
+            FileChange("src/a.py", None, "x\ny\n"),
+            FileChange("old.txt", "z\n", None),
+        ),
+    )
+    decisions = Decisions.undecided(proposal)
+    decisions.set("src/a.py", 0, A)
+    decisions.set("old.txt", 0, R)
+    decisions.set("src/b.py", 0, A)
+    return proposal, decisions
+
+
+def option_texts(file_list: FileList) -> list[str]:
+    return [str(option.prompt) for option in file_list.options]
+
+
+async def test_file_list_shows_kind_counts_and_progress() -> None:
+    proposal, decisions = proposal_with_three_files()
+    app = FileListApp(proposal, decisions)
+    async with app.run_test(size=(60, 10)):
+        file_list = app.query_one(FileList)
+        lines = option_texts(file_list)
+        assert [line.split()[:2] for line in lines] == [
+            ["D", "old.txt"],
+            ["A", "src/a.py"],
+            ["M", "src/b.py"],
+        ]
+        assert lines[0].split()[-1] == "✗"
+        assert lines[1].split()[-3:] == ["+2", "-0", "✓"]
+        assert lines[2].split()[-4:] == ["+2", "-2", "●", "1"]
+        assert file_list.current == 0
+
+
+async def test_file_list_posts_selected_and_keeps_the_current_file_on_refresh() -> None:
+    proposal, decisions = proposal_with_three_files()
+    app = FileListApp(proposal, decisions)
+    async with app.run_test(size=(60, 10)) as pilot:
+        file_list = app.query_one(FileList)
+        await pilot.press("down", "down", "enter")
+        await pilot.pause()
+        assert app.picked == [2]
+        decisions.set("src/b.py", 1, A)
+        file_list.show(proposal, decisions)
+        assert file_list.current == 2
+        assert option_texts(file_list)[2].split()[-1] == "✓"
+
+
+SNAPSHOT_SIZE = (100, 18)
+
+
+@pytest.mark.parametrize("theme", sorted(THEMES))
+@pytest.mark.parametrize("layout", ["split", "unified"])
+def test_snapshot(snap_compare, theme: str, layout: str) -> None:  # type: ignore[no-untyped-def]
+    app = DiffApp(SMALL, (A, R, U, U), theme=theme, layout=layout)
+    assert snap_compare(app, terminal_size=SNAPSHOT_SIZE)

@@ -1,0 +1,563 @@
+"""DiffView: a read-only, VS Code-style diff of one file change.
+
+Rendered with Textual's Line API: ``render_line`` builds only the rows on screen, from the row
+model in :mod:`tui.widgets.diff_rows`, and keeps the Strips in an LRU cache. Syntax spans
+(Pygments, coloured through Textual's highlight theme, i.e. the app theme's variables) and
+word-level change ranges are computed the first time a line is shown, so a 20,000-line file
+opens and scrolls like a short one.
+
+Every colour comes from a component class whose CSS reads a ``$diff-*`` theme variable
+(see :mod:`themes`); nothing is hard-coded here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from rich.segment import Segment
+from rich.style import Style as RichStyle
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.cache import LRUCache
+from textual.geometry import Size
+from textual.highlight import HighlightTheme
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.style import Style
+
+from core.proposal import HunkDecision
+from tui.widgets.diff_rows import (
+    CONTEXT_LINES,
+    DiffRows,
+    Layout,
+    LineHighlighter,
+    Ranges,
+    Row,
+    RowKind,
+    build_rows,
+    line_text,
+    word_ranges,
+)
+
+if TYPE_CHECKING:
+    from core.proposal import FileChange
+
+__all__ = ["DiffView"]
+
+MARKS: dict[HunkDecision, str] = {
+    HunkDecision.ACCEPTED: "✓",
+    HunkDecision.REJECTED: "✗",
+    HunkDecision.UNDECIDED: "●",
+}
+"""Gutter symbol on the first row of a hunk; its other rows show ``HUNK_BAR``."""
+HUNK_BAR = "▎"
+_MARK_CLASSES = {
+    HunkDecision.ACCEPTED: "diff-view--gutter-accepted",
+    HunkDecision.REJECTED: "diff-view--gutter-rejected",
+    HunkDecision.UNDECIDED: "diff-view--gutter-undecided",
+}
+_MARK_WIDTH = 2
+_DIVIDER = "│"
+_FILLER = "╱"
+_TAB = "    "
+_NO_NEWLINE = "  ⊘ no newline at end of file"
+# Control characters would drive the terminal; show them as replacement characters instead.
+_CONTROL = {code: "\ufffd" for code in (*range(0x20), 0x7F) if code != 0x09}
+
+_EMPTY_ROWS = DiffRows(Layout.SPLIT, [], [])
+
+_ADDED = "diff-view--added"
+_REMOVED = "diff-view--removed"
+
+
+class DiffView(ScrollView, can_focus=True):
+    """A side-by-side (``split``) or ``unified`` diff of one FileChange."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "diff-view--added",
+        "diff-view--removed",
+        "diff-view--added-word",
+        "diff-view--removed-word",
+        "diff-view--added-sign",
+        "diff-view--removed-sign",
+        "diff-view--line-number",
+        "diff-view--filler",
+        "diff-view--fold",
+        "diff-view--gutter-accepted",
+        "diff-view--gutter-rejected",
+        "diff-view--gutter-undecided",
+        "diff-view--cursor",
+    }
+
+    DEFAULT_CSS = """
+    DiffView {
+        background: $surface;
+        color: $foreground;
+    }
+    DiffView > .diff-view--added { background: $diff-added-background; }
+    DiffView > .diff-view--removed { background: $diff-removed-background; }
+    DiffView > .diff-view--added-word { background: $diff-added-word; }
+    DiffView > .diff-view--removed-word { background: $diff-removed-word; }
+    DiffView > .diff-view--added-sign { color: $diff-added-sign; text-style: bold; }
+    DiffView > .diff-view--removed-sign { color: $diff-removed-sign; text-style: bold; }
+    DiffView > .diff-view--line-number { color: $diff-line-number; }
+    DiffView > .diff-view--filler { color: $diff-filler; }
+    DiffView > .diff-view--fold {
+        color: $diff-fold;
+        background: $diff-fold-background;
+        text-style: italic;
+    }
+    DiffView > .diff-view--gutter-accepted { color: $diff-gutter-accepted; text-style: bold; }
+    DiffView > .diff-view--gutter-rejected { color: $diff-gutter-rejected; text-style: bold; }
+    DiffView > .diff-view--gutter-undecided { color: $diff-gutter-undecided; text-style: bold; }
+    DiffView > .diff-view--cursor { background: $diff-cursor; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("z", "toggle_folds", "Unfold all", id="diff.toggle_folds"),
+        Binding("o", "expand_folds", "More context", id="diff.expand_folds"),
+        Binding("j", "scroll_down", "Down", show=False, id="diff.scroll_down"),
+        Binding("k", "scroll_up", "Up", show=False, id="diff.scroll_up"),
+        Binding("space", "page_down", "Page down", show=False, id="diff.page_down"),
+        Binding("b", "page_up", "Page up", show=False, id="diff.page_up"),
+    ]
+
+    layout: reactive[str] = reactive(Layout.SPLIT.value, init=False)
+    """``"split"`` (side by side) or ``"unified"``."""
+    cursor_hunk: reactive[int] = reactive(0, always_update=True, init=False)
+    """The hunk under the cursor; setting it scrolls that hunk into view."""
+
+    def __init__(
+        self,
+        *,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+        disabled: bool = False,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes, disabled=disabled)
+        self._change: FileChange | None = None
+        self._decisions: list[HunkDecision] = []
+        self._rows: DiffRows = _EMPTY_ROWS
+        self._expanded: set[int] = set()
+        self._unfold_all = False
+        self._highlighters: tuple[LineHighlighter, LineHighlighter] | None = None
+        self._number_width = 1
+        self._longest_line = 0
+        self._line_cache: LRUCache[tuple[Any, ...], Strip] = LRUCache(1024)
+        self._word_cache: LRUCache[tuple[int, int], tuple[Ranges, Ranges]] = LRUCache(4096)
+        self._style_cache: dict[tuple[Any, ...], RichStyle] = {}
+        self._syntax_styles: dict[str, Style] = {}
+
+    # ----------------------------------------------------------------- public API
+
+    @property
+    def change(self) -> FileChange | None:
+        return self._change
+
+    @property
+    def rows(self) -> DiffRows:
+        """The rows currently laid out (for the review screen and tests)."""
+        return self._rows
+
+    @property
+    def unfolded(self) -> bool:
+        """True while every unchanged region is shown in full."""
+        return self._unfold_all
+
+    def show(self, change: FileChange | None, decisions: Sequence[HunkDecision]) -> None:
+        """Replace the content: folds reset, cursor on the first hunk, scrolled to the top."""
+        self._change = change
+        self._decisions = [HunkDecision(d) for d in decisions]
+        self._expanded.clear()
+        self._unfold_all = False
+        self._word_cache.clear()
+        if change is None:
+            self._highlighters = None
+            self._number_width = 1
+            self._longest_line = 0
+        else:
+            style_of = _token_style
+            self._highlighters = (
+                LineHighlighter(change.path, change.old_lines, style_of),
+                LineHighlighter(change.path, change.new_lines, style_of),
+            )
+            lines = (*change.old_lines, *change.new_lines)
+            self._number_width = len(str(max(len(change.old_lines), len(change.new_lines), 1)))
+            self._longest_line = max(
+                (len(line) + 3 * line.count("\t") for line in lines), default=0
+            )
+        self._relayout(keep_top=False)
+        self.set_reactive(DiffView.cursor_hunk, 0)
+        self.scroll_to(0, 0, animate=False)
+
+    def set_decisions(self, decisions: Sequence[HunkDecision]) -> None:
+        """Update the gutter marks only."""
+        self._decisions = [HunkDecision(d) for d in decisions]
+        self._line_cache.clear()
+        self.refresh()
+
+    def toggle_folds(self) -> None:
+        """Unfold every unchanged region, or fold them all again."""
+        self._unfold_all = not self._unfold_all
+        self._expanded.clear()
+        self._relayout(keep_top=True)
+
+    def expand_fold(self, fold: int) -> None:
+        """Show the unchanged lines of one fold (ids as in ``rows.folds``)."""
+        if fold in self._rows.folds:
+            self._expanded.add(fold)
+            self._relayout(keep_top=True)
+
+    def decision(self, hunk: int) -> HunkDecision:
+        if 0 <= hunk < len(self._decisions):
+            return self._decisions[hunk]
+        return HunkDecision.UNDECIDED
+
+    # -------------------------------------------------------------- reactives
+
+    def validate_layout(self, layout: str) -> str:
+        return Layout(layout).value
+
+    def watch_layout(self) -> None:
+        self._relayout(keep_top=True)
+
+    def validate_cursor_hunk(self, hunk: int) -> int:
+        return max(0, min(hunk, self._rows.hunk_count - 1))
+
+    def watch_cursor_hunk(self, hunk: int) -> None:
+        self._line_cache.clear()
+        self.refresh()
+        self.scroll_to_hunk(hunk)
+
+    def scroll_to_hunk(self, hunk: int, *, retry: bool = True) -> None:
+        """Scroll so the hunk is on screen (nothing moves when it already is)."""
+        if not 0 <= hunk < self._rows.hunk_count:
+            return
+        height = self.scrollable_content_region.height
+        if height <= 0:
+            if retry:  # not laid out yet: try once more after the next refresh
+                self.call_after_refresh(self.scroll_to_hunk, hunk, retry=False)
+            return
+        rows = self._rows.hunk_rows(hunk)
+        top = round(self.scroll_y)
+        if rows.start >= top and rows.stop <= top + height:
+            return
+        lead = min(CONTEXT_LINES, height // 4)
+        self.scroll_to(y=max(0, rows.start - lead), animate=False)
+
+    # ---------------------------------------------------------------- actions
+
+    def action_toggle_folds(self) -> None:
+        self.toggle_folds()
+
+    def action_expand_folds(self) -> None:
+        """Expand the folds just above and below the cursor hunk."""
+        around = {self.cursor_hunk, self.cursor_hunk + 1}
+        folds = around.intersection(self._rows.folds)
+        if folds:
+            self._expanded.update(folds)
+            self._relayout(keep_top=True)
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return
+        index = round(self.scroll_y) + offset.y
+        if not 0 <= index < len(self._rows):
+            return
+        row = self._rows[index]
+        if row.kind is RowKind.FOLD and row.fold is not None:
+            self.expand_fold(row.fold)
+        elif row.hunk is not None and row.hunk != self.cursor_hunk:
+            self.cursor_hunk = row.hunk
+
+    # ---------------------------------------------------------------- layout
+
+    def _relayout(self, *, keep_top: bool) -> None:
+        """Rebuild the rows; with ``keep_top`` the line at the top of the view stays there."""
+        anchor = self._top_anchor() if keep_top else None
+        if self._change is None:
+            self._rows = _EMPTY_ROWS
+        else:
+            self._rows = build_rows(
+                self._change,
+                self.layout,
+                expanded=frozenset(self._expanded),
+                unfold_all=self._unfold_all,
+            )
+        self._line_cache.clear()
+        self._update_virtual_size()
+        if anchor is not None:
+            row = self._rows.find(**anchor)
+            if row is not None:
+                self.scroll_to(y=row, animate=False)
+        self.refresh()
+
+    def _top_anchor(self) -> dict[str, int] | None:
+        index = round(self.scroll_y)
+        if not 0 <= index < len(self._rows):
+            return None
+        row = self._rows[index]
+        if row.old is not None:
+            return {"old": row.old}
+        if row.new is not None:
+            return {"new": row.new}
+        return None
+
+    def _text_width(self, width: int) -> int:
+        """Columns available for line text on one side."""
+        gutter = self._number_width + 3
+        if self.layout == Layout.SPLIT:
+            return (width - _MARK_WIDTH - 1) // 2 - gutter
+        return width - _MARK_WIDTH - (self._number_width + 1) - gutter
+
+    def _update_virtual_size(self) -> None:
+        width = self.scrollable_content_region.width
+        overflow = max(0, self._longest_line + 1 - self._text_width(width)) if width else 0
+        self.virtual_size = Size(width + overflow, max(len(self._rows), 1))
+
+    def on_resize(self) -> None:
+        self._update_virtual_size()
+
+    def notify_style_update(self) -> None:
+        """The theme or CSS changed: every cached style and Strip is stale."""
+        super().notify_style_update()
+        self._style_cache.clear()
+        self._syntax_styles.clear()
+        self._line_cache.clear()
+
+    # ---------------------------------------------------------------- styles
+
+    def _rich(self, classes: tuple[str, ...], syntax: str | None = None) -> RichStyle:
+        """The Rich style of text on a line with ``classes`` (the first gives the full style
+        with the background beneath it, the others are laid over it) and a syntax style."""
+        key = (classes, syntax)
+        style = self._style_cache.get(key)
+        if style is None:
+            visual = self.get_visual_style(*classes[:1])
+            for name in classes[1:]:
+                visual += self._overlay(name)
+            if syntax:
+                visual += self._syntax_style(syntax)
+            style = self._style_cache[key] = visual.rich_style
+        return style
+
+    def _overlay(self, name: str) -> Style:
+        """Only what a component class sets itself (its colours may be translucent)."""
+        styles = self.get_component_styles(name)
+        text = styles.text_style
+        return Style(
+            styles.background if styles.has_rule("background") else None,
+            styles.color if styles.has_rule("color") else None,
+            bold=text.bold,
+            italic=text.italic,
+            underline=text.underline,
+        )
+
+    def _syntax_style(self, syntax: str) -> Style:
+        style = self._syntax_styles.get(syntax)
+        if style is None:
+            try:
+                style = self.app.stylesheet.parse_style(syntax)
+            except Exception:  # a highlight style the current theme cannot express
+                style = Style()
+            self._syntax_styles[syntax] = style
+        return style
+
+    # -------------------------------------------------------------- rendering
+
+    def render_line(self, y: int) -> Strip:
+        scroll_x, scroll_y = self.scroll_offset
+        index = scroll_y + y
+        width = self.scrollable_content_region.width
+        key = (index, width, self.layout, scroll_x)
+        strip = self._line_cache.get(key)
+        if strip is None:
+            strip = self._render_row(index, width, scroll_x)
+            self._line_cache[key] = strip
+        return strip
+
+    def _render_row(self, index: int, width: int, scroll_x: int) -> Strip:
+        base = self._rich(())
+        if not 0 <= index < len(self._rows):
+            if index == 0:
+                message = "No file selected" if self._change is None else "No changes"
+                segments = [Segment(" " * _MARK_WIDTH + message, self._rich(("diff-view--fold",)))]
+                return Strip(segments).crop_extend(0, width, base)
+            return Strip.blank(width, base)
+        row = self._rows[index]
+        segments = self._mark(row, index)
+        if row.kind is RowKind.FOLD or row.kind is RowKind.EMPTY:
+            segments.append(self._note(row))
+            fill = self._rich(("diff-view--fold",)) if row.kind is RowKind.FOLD else base
+            return Strip(segments).crop_extend(0, width, fill)
+        if self.layout == Layout.SPLIT:
+            segments.extend(self._split(row, width, scroll_x))
+        else:
+            segments.extend(self._unified(row, width, scroll_x))
+        return Strip(segments).crop_extend(0, width, base)
+
+    def _mark(self, row: Row, index: int) -> list[Segment]:
+        if row.hunk is None:
+            return [Segment(" " * _MARK_WIDTH, self._rich(()))]
+        decision = self.decision(row.hunk)
+        first = self._rows.hunk_rows(row.hunk).start
+        symbol = MARKS[decision] if index == first else HUNK_BAR
+        classes: tuple[str, ...] = (_MARK_CLASSES[decision],)
+        if row.hunk == self.cursor_hunk:
+            classes += ("diff-view--cursor",)
+        return [Segment(symbol + " ", self._rich(classes))]
+
+    def _note(self, row: Row) -> Segment:
+        indent = " " * (self._number_width + 1)
+        if row.kind is RowKind.FOLD:
+            noun = "line" if row.hidden == 1 else "lines"
+            text = f"{indent}⋯ {row.hidden} unchanged {noun}"
+            return Segment(text, self._rich(("diff-view--fold",)))
+        return Segment(f"{indent}(empty file)", self._rich(("diff-view--line-number",)))
+
+    def _number(self, value: int | None, line_class: str | None, cursor: bool) -> Segment:
+        classes = (*_classes(line_class), "diff-view--line-number")
+        if cursor:
+            classes += ("diff-view--cursor",)
+        text = " " * self._number_width if value is None else f"{value + 1:>{self._number_width}}"
+        return Segment(text, self._rich(classes))
+
+    def _sign(self, line_class: str | None) -> Segment:
+        if line_class == _ADDED:
+            return Segment("+", self._rich((_ADDED, "diff-view--added-sign")))
+        if line_class == _REMOVED:
+            return Segment("-", self._rich((_REMOVED, "diff-view--removed-sign")))
+        return Segment(" ", self._rich(()))
+
+    def _split(self, row: Row, width: int, scroll_x: int) -> list[Segment]:
+        left_width = (width - _MARK_WIDTH - 1) // 2
+        right_width = width - _MARK_WIDTH - 1 - left_width
+        cursor = row.hunk is not None and row.hunk == self.cursor_hunk
+        changed = row.kind is RowKind.CHANGED
+        words = self._words(row.old, row.new) if changed else ((), ())
+        old_class = None if row.kind is RowKind.CONTEXT else _REMOVED
+        new_class = None if row.kind is RowKind.CONTEXT else _ADDED
+        segments = self._side(0, row.old, old_class, words[0], left_width, scroll_x, cursor)
+        segments.append(Segment(_DIVIDER, self._rich(("diff-view--line-number",))))
+        segments.extend(self._side(1, row.new, new_class, words[1], right_width, scroll_x, cursor))
+        return segments
+
+    def _side(
+        self,
+        side: int,
+        line: int | None,
+        line_class: str | None,
+        words: Ranges,
+        width: int,
+        scroll_x: int,
+        cursor: bool,
+    ) -> list[Segment]:
+        """One half of a split row: number, sign and text, or the filler hatch."""
+        if line is None:
+            return [Segment(_FILLER * max(0, width), self._rich(("diff-view--filler",)))]
+        gutter = [
+            self._number(line, line_class, cursor),
+            Segment(" ", self._rich(_classes(line_class))),
+            self._sign(line_class),
+            Segment(" ", self._rich(_classes(line_class))),
+        ]
+        text_width = max(0, width - self._number_width - 3)
+        return [*gutter, *self._text(side, line, line_class, words, text_width, scroll_x)]
+
+    def _unified(self, row: Row, width: int, scroll_x: int) -> list[Segment]:
+        cursor = row.hunk is not None and row.hunk == self.cursor_hunk
+        line_class = {RowKind.REMOVED: _REMOVED, RowKind.ADDED: _ADDED}.get(row.kind)
+        words: Ranges = ()
+        if row.kind is RowKind.REMOVED and row.pair is not None and row.old is not None:
+            words = self._words(row.old, row.pair)[0]
+        elif row.kind is RowKind.ADDED and row.pair is not None and row.new is not None:
+            words = self._words(row.pair, row.new)[1]
+        side, line = (0, row.old) if row.kind is RowKind.REMOVED else (1, row.new)
+        assert line is not None
+        space = Segment(" ", self._rich(_classes(line_class)))
+        segments = [
+            self._number(row.old, line_class, cursor),
+            space,
+            self._number(row.new, line_class, cursor),
+            space,
+            self._sign(line_class),
+            space,
+        ]
+        text_width = max(0, width - _MARK_WIDTH - 2 * self._number_width - 4)
+        segments.extend(self._text(side, line, line_class, words, text_width, scroll_x))
+        return segments
+
+    def _words(self, old: int | None, new: int | None) -> tuple[Ranges, Ranges]:
+        if old is None or new is None or self._change is None:
+            return (), ()
+        key = (old, new)
+        ranges = self._word_cache.get(key)
+        if ranges is None:
+            ranges = word_ranges(
+                line_text(self._change.old_lines[old]), line_text(self._change.new_lines[new])
+            )
+            self._word_cache[key] = ranges
+        return ranges
+
+    def _text(
+        self,
+        side: int,
+        index: int,
+        line_class: str | None,
+        words: Ranges,
+        width: int,
+        scroll_x: int,
+    ) -> list[Segment]:
+        """A line's text with syntax and changed-word styles, scrolled and cut to ``width``."""
+        assert self._change is not None and self._highlighters is not None
+        lines = self._change.old_lines if side == 0 else self._change.new_lines
+        raw = lines[index]
+        text = line_text(raw)
+        spans = self._highlighters[side].spans(index)
+        line_classes = _classes(line_class)
+        word_classes = (*line_classes, f"{line_class}-word") if line_class else line_classes
+        breaks = sorted({0, len(text), *(p for s in spans for p in s[:2]), *_flat(words)})
+        segments: list[Segment] = []
+        span_at = word_at = 0
+        for start, end in zip(breaks, breaks[1:], strict=False):
+            while span_at < len(spans) and spans[span_at][1] <= start:
+                span_at += 1
+            while word_at < len(words) and words[word_at][1] <= start:
+                word_at += 1
+            syntax = None
+            if span_at < len(spans) and spans[span_at][0] <= start:
+                syntax = spans[span_at][2]
+            in_word = word_at < len(words) and words[word_at][0] <= start
+            piece = text[start:end].translate(_CONTROL).replace("\t", _TAB)
+            segments.append(
+                Segment(piece, self._rich(word_classes if in_word else line_classes, syntax))
+            )
+        if line_class and index == len(lines) - 1 and raw == text:
+            segments.append(
+                Segment(_NO_NEWLINE, self._rich((*line_classes, "diff-view--line-number")))
+            )
+        fill = self._rich(line_classes)
+        return list(Strip(segments).crop_extend(scroll_x, scroll_x + width, fill))
+
+
+def _classes(line_class: str | None) -> tuple[str, ...]:
+    return (line_class,) if line_class else ()
+
+
+def _flat(ranges: Ranges) -> list[int]:
+    return [point for pair in ranges for point in pair]
+
+
+def _token_style(token_type: Any) -> str | None:
+    """The style Textual's highlight theme gives a Pygments token (walking up its parents)."""
+    styles = HighlightTheme.STYLES
+    while token_type is not None:
+        style = styles.get(token_type)
+        if style is not None:
+            return style or None
+        token_type = token_type.parent
+    return None

@@ -1,0 +1,90 @@
+"""FileList: the files of a proposal, one line each, with their review progress.
+
+``A src/app.py  +12 -3  ● 2``: the change kind, the path, lines added and removed, and how many
+hunks are still undecided (``✓`` once every hunk is decided, ``✗`` when all were rejected).
+Colours come from the ``$diff-*`` theme variables.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from core.proposal import ChangeKind, Decisions, FileChange, HunkDecision, Proposal
+from core.proposal import effective_proposal as with_edits
+
+__all__ = ["FileList", "file_prompt"]
+
+_KIND_STYLES = {
+    ChangeKind.ADDED: "bold $diff-added-sign",
+    ChangeKind.MODIFIED: "bold $diff-modified-sign",
+    ChangeKind.DELETED: "bold $diff-removed-sign",
+}
+
+
+def file_prompt(
+    change: FileChange, decisions: Sequence[HunkDecision], path_width: int = 0
+) -> Content:
+    """One file's line in the list; the path is padded to ``path_width`` to align counts."""
+    undecided = sum(1 for d in decisions if d is HunkDecision.UNDECIDED)
+    if undecided:
+        status = (f"● {undecided}", "$diff-gutter-undecided")
+    elif decisions and all(d is HunkDecision.REJECTED for d in decisions):
+        status = ("✗", "bold $diff-gutter-rejected")
+    else:
+        status = ("✓", "bold $diff-gutter-accepted")
+    return Content.assemble(
+        (change.kind.value, _KIND_STYLES[change.kind]),
+        " ",
+        change.path.ljust(path_width),
+        "  ",
+        (f"+{change.added}", "$diff-added-sign"),
+        " ",
+        (f"-{change.removed}", "$diff-removed-sign"),
+        "  ",
+        status,
+    )
+
+
+class FileList(OptionList):
+    """The proposal's files; enter or a click on one posts :class:`FileList.Selected`."""
+
+    class Selected(Message):
+        """The person picked the file at ``index`` (in the proposal's path order)."""
+
+        def __init__(self, file_list: FileList, index: int) -> None:
+            super().__init__()
+            self.file_list = file_list
+            self.index = index
+
+        @property
+        def control(self) -> FileList:
+            return self.file_list
+
+    def show(self, proposal: Proposal, decisions: Decisions) -> None:
+        """List the proposal's files (with the person's edits), keeping the current one."""
+        current = self.highlighted
+        changes = with_edits(proposal, decisions).changes
+        width = max((len(change.path) for change in changes), default=0)
+        self.set_options(
+            Option(file_prompt(change, decisions.for_file(change), width)) for change in changes
+        )
+        if changes:
+            self.highlighted = min(current or 0, len(changes) - 1)
+
+    @property
+    def current(self) -> int | None:
+        """Index of the highlighted file, or None when the list is empty."""
+        return self.highlighted
+
+    @current.setter
+    def current(self, index: int | None) -> None:
+        self.highlighted = index
+
+    def _on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.post_message(self.Selected(self, event.option_index))
