@@ -1,0 +1,151 @@
+"""Engine overhead per attempt, and `orch-tui --help` start-up (run by hand, not a test).
+
+    python bench/bench_engine.py [--runs 15] [--attempts 6]
+
+Each run drives the real engine through the real Anthropic SDK against the
+local fake Messages API server (no latency) for N attempts. The engine's own
+time per attempt is the attempt's wall time minus the time spent inside the
+model provider (SDK + HTTP + the fake server) and inside the checks
+(subprocesses). Medians over runs; the machine is noisy, so compare ratios.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from core import engine as engine_module  # noqa: E402
+from core.config import Config  # noqa: E402
+from core.engine import Engine, RunOptions  # noqa: E402
+from core.events import EventBus, StateChanged  # noqa: E402
+from core.paths import ProjectPaths  # noqa: E402
+from core.providers.anthropic import AnthropicProvider  # noqa: E402
+from core.review import AcceptAllReviewer  # noqa: E402
+from core.spec import read_spec  # noqa: E402
+from tests.fake_anthropic import FakeAnthropic, Turn  # noqa: E402
+
+
+def script(attempts: int) -> list[Turn]:
+    items: list[Turn] = []
+    for number in range(attempts):
+        body = "".join(f"line {i} of attempt {number}\n" for i in range(200))
+        # A different test fails after every attempt (so no early "no progress" stop); the last passes.
+        test = f"def test_attempt_{number}():\n    assert {number} == {attempts - 1}\n"
+        edits = [
+            ("create", f"pkg/module_{number}.py", body),
+            ("create", "tests/test_progress.py", test),
+            ("view", "/workspace"),
+        ]
+        items += [Turn.edits(f"attempt {number}", edits), Turn.say("done")]
+    return items
+
+
+class Timed:
+    """Adds up the time spent inside a callable."""
+
+    def __init__(self, function):
+        self.function = function
+        self.seconds = 0.0
+
+    def __call__(self, *args, **kwargs):
+        started = time.perf_counter()
+        try:
+            return self.function(*args, **kwargs)
+        finally:
+            self.seconds += time.perf_counter() - started
+
+
+def one_run(attempts: int) -> list[float]:
+    folder = Path(tempfile.mkdtemp(prefix="orch-bench-"))
+    try:
+        (folder / "spec.md").write_text("# bench\n\nWrite modules.\n")
+        config = Config()
+        config.checks.env_allow = ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"]
+        os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+        with FakeAnthropic(script(attempts)) as server:
+            os.environ["ANTHROPIC_BASE_URL"] = server.url
+            os.environ["ANTHROPIC_API_KEY"] = "test-key"
+            provider = AnthropicProvider(max_retries=0)
+            model_time = Timed(provider.complete)
+            provider.complete = model_time  # type: ignore[method-assign]
+            checks_time = Timed(engine_module.run_configured)
+            engine_module.run_configured = checks_time
+            marks: list[tuple[float, float, float]] = []
+
+            def on_state(event) -> None:
+                if isinstance(event, StateChanged) and event.state in (
+                    "PATCHING",
+                    "SUCCESS",
+                    "FAILED",
+                ):
+                    marks.append((time.perf_counter(), model_time.seconds, checks_time.seconds))
+
+            bus = EventBus()
+            bus.subscribe(on_state)
+            engine = Engine(
+                paths=ProjectPaths(folder),
+                config=config,
+                spec=read_spec(folder / "spec.md"),
+                provider=provider,
+                reviewer=AcceptAllReviewer(),
+                bus=bus,
+                options=RunOptions(max_retries=attempts),
+            )
+            start = (time.perf_counter(), 0.0, 0.0)
+            assert engine.run() == 0
+            engine_module.run_configured = checks_time.function
+        overheads = []
+        previous = start
+        for mark in marks:
+            wall = mark[0] - previous[0]
+            overheads.append(wall - (mark[1] - previous[1]) - (mark[2] - previous[2]))
+            previous = mark
+        return overheads
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def help_time(runs: int) -> list[float]:
+    binary = shutil.which("orch-tui")
+    command = [binary, "--help"] if binary else [sys.executable, "-m", "tui.cli", "--help"]
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        subprocess.run(command, check=True, capture_output=True, cwd=ROOT)
+        times.append(time.perf_counter() - started)
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--attempts", type=int, default=6)
+    args = parser.parse_args()
+    one_run(2)  # warm-up: SDK import, first-time caches
+    per_attempt: list[float] = []
+    for _ in range(args.runs):
+        per_attempt += one_run(args.attempts)
+    ms = sorted(t * 1000 for t in per_attempt)
+    print(
+        f"engine overhead per attempt: median {statistics.median(ms):.1f} ms, "
+        f"p90 {ms[int(len(ms) * 0.9)]:.1f} ms over {len(ms)} attempts (target < 50 ms)"
+    )
+    helps = sorted(t * 1000 for t in help_time(15))
+    print(
+        f"orch-tui --help wall time: median {statistics.median(helps):.0f} ms, "
+        f"min {helps[0]:.0f} ms over {len(helps)} runs"
+    )
+
+
+if __name__ == "__main__":
+    main()
