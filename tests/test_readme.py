@@ -1,0 +1,36 @@
+"""The README stays true: every config key documented, CI runs its test command."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from core.config import Config
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def config_keys() -> list[str]:
+    keys = []
+    for section, field in Config.model_fields.items():
+        default = getattr(Config(), section)
+        if isinstance(default, BaseModel):
+            keys += [f"{section}.{key}" for key in type(default).model_fields]
+    return keys
+
+
+def test_every_config_key_is_in_the_readme_table() -> None:
+    documented = set(re.findall(r"^\| `([a-z_]+\.[a-z_]+)` \|", README, flags=re.MULTILINE))
+    assert set(config_keys()) <= documented
+    assert documented <= set(config_keys()) | {"prices.\"<model>\""}
+
+
+def test_ci_runs_the_readme_test_command() -> None:
+    blocks = re.findall(r"```sh\n(.*?)\n```", README, flags=re.DOTALL)
+    assert len(blocks) == 2, "the quick start is two commands"
+    test_command = blocks[1].strip()
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert test_command in ci.splitlines()
