@@ -257,7 +257,14 @@ def _history(paths: ProjectPaths, config: Config, export: str | None) -> int:
         return EXIT_SUCCESS
     from tui.app import run_history_app
 
-    return run_history_app(paths, config)
+    chosen = run_history_app(paths, config)
+    if chosen is None:
+        return EXIT_SUCCESS
+    spec = Path(chosen.spec_path)
+    argv = [str(spec if spec.is_absolute() else paths.root / spec)]
+    if paths.config.is_file():
+        argv += ["--config", str(paths.config)]
+    return run_spec(run_parser().parse_args(argv))
 
 
 if __name__ == "__main__":

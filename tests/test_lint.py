@@ -1,0 +1,17 @@
+"""ruff is clean over the whole repository (CI runs this with the rest)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.skipif(shutil.which("ruff") is None, reason="ruff comes with the test extra")
+def test_ruff_check_is_clean() -> None:
+    result = subprocess.run(["ruff", "check", "."], cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
