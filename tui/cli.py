@@ -173,11 +173,31 @@ def _run_headless(
     except StateError as exc:
         return _fail(str(exc), EXIT_STATE)
     except KeyboardInterrupt:
-        state = getattr(engine, "state", None)
-        where = f" at {state.state} (attempt {state.attempt})" if state else ""
         return _fail(
-            f"interrupted{where}: state saved; run the same command to resume", EXIT_INTERRUPTED
+            f"interrupted{_where(engine)}: state saved; run the same command to resume",
+            EXIT_INTERRUPTED,
         )
+    except Exception as exc:  # noqa: BLE001 - a person gets a sentence; the traceback goes to the log
+        crash = _save_crash(engine)
+        return _fail(
+            f"stopped on an unexpected error{_where(engine)}: {type(exc).__name__}: {exc}. "
+            f"State saved; details in {crash}; the same command resumes."
+        )
+
+
+def _where(engine: Engine) -> str:
+    state = getattr(engine, "state", None)
+    return f" at {state.state} (attempt {state.attempt})" if state else ""
+
+
+def _save_crash(engine: Engine) -> Path:
+    import traceback
+
+    folder = engine.log.dir if hasattr(engine, "log") else engine.paths.logs
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "crash.txt"
+    path.write_text(traceback.format_exc(), encoding="utf-8")
+    return path
 
 
 def run_subcommand(command: str, args: argparse.Namespace) -> int:
