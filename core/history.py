@@ -556,11 +556,10 @@ def _decision_lines(attempt: AttemptDetail) -> list[str]:
 
 
 def _attempt_section(attempt: AttemptDetail) -> list[str]:
-    out = [
-        f"## Attempt {attempt.number}: {attempt.outcome}",
-        "",
-        f"{attempt.summary}" if attempt.summary else "",
-        "",
+    out = [f"## Attempt {attempt.number}: {attempt.outcome}", ""]
+    if attempt.summary:
+        out += [attempt.summary, ""]
+    out += [
         f"- tokens: {attempt.tokens:,} · cost: ${attempt.cost_usd:.4f} · model turns: "
         f"{attempt.turns} · duration: {format_duration(attempt.duration_s)}",
     ]

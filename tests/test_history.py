@@ -1,0 +1,457 @@
+"""core.history against logs written by the real engine (scripted provider, demo spec), plus
+synthetic and hand-damaged run folders."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from bench.synthetic_runs import write_synthetic_runs
+from core import runlog
+from core.config import Config
+from core.engine import Engine, RunOptions
+from core.events import EventBus
+from core.history import (
+    ABSENT,
+    FAILED,
+    PASSED,
+    HistoryError,
+    compare,
+    export_markdown,
+    filter_runs,
+    list_runs,
+    load_run,
+    mark_resumable,
+    resume_blocker,
+    reviewed_changes,
+    sort_runs,
+    workspace_at,
+)
+from core.history import test_grid as grid_of  # aliased: pytest would collect test_*
+from core.history_index import INDEX_NAME
+from core.paths import ProjectPaths
+from core.providers.scripted import ScriptedProvider
+from core.review import AcceptAllReviewer, ReviewAborted, ReviewSession
+from core.spec import Spec
+
+DEMO = Path(__file__).resolve().parent.parent / "core" / "demo"
+FAILING_TEST = "tests/test_wordstats.py::test_counting_ignores_case"
+
+
+class _LeaveMidReview:
+    def review(self, session: ReviewSession) -> None:
+        raise ReviewAborted
+
+
+def run_engine(root: Path, *, script: dict | None = None, leave_mid_review: bool = False) -> str:
+    """Run the real engine in project folder ``root`` on the demo spec; returns the run id."""
+    root.mkdir(parents=True, exist_ok=True)
+    spec_text = (DEMO / "spec.md").read_text(encoding="utf-8")
+    (root / "spec.md").write_text(spec_text, encoding="utf-8")
+    script_path = root / "script.json"
+    if script is None:
+        shutil.copy(DEMO / "script.json", script_path)
+    else:
+        script_path.write_text(json.dumps(script), encoding="utf-8")
+    engine = Engine(
+        paths=ProjectPaths(root),
+        config=Config(),
+        spec=Spec(Path("spec.md"), spec_text),
+        provider=ScriptedProvider.from_path(script_path),
+        reviewer=_LeaveMidReview() if leave_mid_review else AcceptAllReviewer(),
+        bus=EventBus(),
+        options=RunOptions(max_retries=1 if script is not None else 5),
+    )
+    state = engine.open_run()
+    try:
+        engine.run()
+    except ReviewAborted:
+        pass
+    return state.run_id
+
+
+@dataclass
+class DemoProject:
+    root: Path
+    success: str  # the demo: attempt 0 fails one test, attempt 1 fixes it
+    failed: str  # the script ends after attempt 0: model error on attempt 1
+    unfinished: str  # left mid-review of attempt 0; the run in state.json
+
+    @property
+    def logs(self) -> Path:
+        return self.root / "logs"
+
+    @property
+    def state(self) -> Path:
+        return self.root / "state.json"
+
+
+def make_demo_project(root: Path) -> DemoProject:
+    """Three real runs in one project: a success, a failure and an unfinished one."""
+    success = run_engine(root)
+    first_attempt = json.loads((DEMO / "script.json").read_text(encoding="utf-8"))
+    first_attempt["attempts"] = first_attempt["attempts"][:1]
+    (root / "state.json").unlink()
+    (root / "workspace").rename(root / "success-workspace")
+    failed = run_engine(root, script=first_attempt)
+    (root / "state.json").unlink()
+    shutil.rmtree(root / "workspace")
+    unfinished = run_engine(root, leave_mid_review=True)
+    return DemoProject(root, success, failed, unfinished)
+
+
+@pytest.fixture(scope="session")
+def demo_source(tmp_path_factory: pytest.TempPathFactory) -> DemoProject:
+    return make_demo_project(tmp_path_factory.mktemp("history") / "project")
+
+
+@pytest.fixture
+def demo(demo_source: DemoProject, tmp_path: Path) -> DemoProject:
+    """A private copy of the real runs, free to damage."""
+    root = tmp_path / "project"
+    shutil.copytree(demo_source.root, root)
+    return DemoProject(root, demo_source.success, demo_source.failed, demo_source.unfinished)
+
+
+# -- the list -----------------------------------------------------------------------------------
+
+
+def test_list_runs_summarises_real_runs_newest_first(demo: DemoProject) -> None:
+    runs = list_runs(demo.logs)
+    assert [run.run_id for run in runs] == [demo.unfinished, demo.failed, demo.success]
+    unfinished, failed, success = runs
+    assert (success.state, success.attempts, success.spec_name) == ("SUCCESS", 2, "spec.md")
+    assert success.stop_reason == "all checks passed after 2 attempts"
+    assert success.tokens == 20205 and success.cost_usd == pytest.approx(0.049709)
+    assert success.duration_s is not None and success.duration_s > 0
+    assert failed.state == "FAILED" and failed.attempts == 2
+    assert failed.stop_reason is not None and failed.stop_reason.startswith("model error")
+    assert (unfinished.state, unfinished.stop_reason) == ("REVIEWING", None)
+    assert not unfinished.finished and success.finished
+    assert all(run.damaged is None for run in runs)
+
+
+def test_index_is_written_reused_and_rebuilt(demo: DemoProject) -> None:
+    first = list_runs(demo.logs)
+    index = demo.logs / INDEX_NAME
+    assert set(json.loads(index.read_text())["runs"]) == {run.run_id for run in first}
+    # A stale entry is recomputed: the run grows an event after the index was written.
+    events = demo.logs / demo.unfinished / runlog.EVENTS
+    with events.open("a") as handle:
+        handle.write(
+            json.dumps(
+                {
+                    "event": "state",
+                    "at": "2030-01-01T00:00:00.000Z",
+                    "state": "FAILED",
+                    "attempt": 0,
+                    "max_retries": 5,
+                }
+            )
+            + "\n"
+        )
+    assert next(r for r in list_runs(demo.logs) if r.run_id == demo.unfinished).state == "FAILED"
+    # A corrupt index is rebuilt from the logs, with the same answer.
+    index.write_text("{not json")
+    rebuilt = list_runs(demo.logs)
+    assert [r.run_id for r in rebuilt] == [r.run_id for r in first]
+    assert json.loads(index.read_text())["version"] == 1
+
+
+def test_index_entry_is_trusted_while_its_signature_holds(demo: DemoProject) -> None:
+    list_runs(demo.logs)
+    index = demo.logs / INDEX_NAME
+    data = json.loads(index.read_text())
+    data["runs"][demo.success]["summary"]["spec_name"] = "from-the-index.md"
+    index.write_text(json.dumps(data))
+    names = {run.run_id: run.spec_name for run in list_runs(demo.logs)}
+    assert names[demo.success] == "from-the-index.md"
+
+
+def test_a_removed_run_leaves_the_list_and_the_index(demo: DemoProject) -> None:
+    list_runs(demo.logs)
+    shutil.rmtree(demo.logs / demo.failed)
+    assert demo.failed not in {run.run_id for run in list_runs(demo.logs)}
+    assert demo.failed not in json.loads((demo.logs / INDEX_NAME).read_text())["runs"]
+
+
+def test_listing_works_in_a_read_only_logs_folder(demo: DemoProject) -> None:
+    if os.geteuid() == 0:
+        pytest.skip("root ignores folder permissions")
+    demo.logs.chmod(0o555)
+    try:
+        assert len(list_runs(demo.logs)) == 3
+    finally:
+        demo.logs.chmod(0o755)
+
+
+def test_missing_logs_folder_lists_nothing(tmp_path: Path) -> None:
+    assert list_runs(tmp_path / "logs") == []
+
+
+# -- filter and sort ----------------------------------------------------------------------------
+
+
+def test_filter_by_run_id_spec_name_and_spec_text(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    ids = write_synthetic_runs(logs, 40)
+    runs = list_runs(logs)
+    assert [r.run_id for r in filter_runs(runs, ids[7][-4:], logs)] == [ids[7]]
+    by_name = filter_runs(runs, "CSVTOOL", logs)
+    assert by_name and all(r.spec_name == "csvtool.md" for r in by_name)
+    # Text only inside the spec: every spec carries "Run tag: tagNNNN".
+    assert [r.run_id for r in filter_runs(runs, "tag0012", logs)] == [ids[12]]
+    # Every word must match, in any of the fields.
+    assert [r.run_id for r in filter_runs(runs, "tag0012 median", logs)] == (
+        [ids[12]] if "median" in (logs / ids[12] / "spec.md").read_text() else []
+    )
+    assert filter_runs(runs, "", logs) == runs
+    assert filter_runs(runs, "no-such-thing", logs) == []
+
+
+def test_filter_reads_spec_files_when_there_is_no_index(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    ids = write_synthetic_runs(logs, 5)
+    runs = list_runs(logs)
+    (logs / INDEX_NAME).unlink()
+    assert [r.run_id for r in filter_runs(runs, "tag0003", logs)] == [ids[3]]
+
+
+def test_filter_sees_a_spec_changed_after_the_index_was_read(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    ids = write_synthetic_runs(logs, 3)
+    runs = list_runs(logs)
+    assert filter_runs(runs, "zebra", logs) == []
+    (logs / ids[1] / "spec.md").write_text("# zebra\n")
+    os.utime(logs / ids[1], ns=(1, 1))  # the folder signature changes as an atomic write would
+    runs = list_runs(logs)
+    assert [r.run_id for r in filter_runs(runs, "zebra", logs)] == [ids[1]]
+
+
+def test_sort_by_each_column(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    write_synthetic_runs(logs, 30)
+    runs = list_runs(logs)
+    by_cost = sort_runs(runs, "cost", descending=True)
+    assert [r.cost_usd for r in by_cost] == sorted((r.cost_usd for r in runs), reverse=True)
+    by_attempts = sort_runs(runs, "attempts", descending=False)
+    assert [r.attempts for r in by_attempts] == sorted(r.attempts for r in runs)
+    by_spec = sort_runs(runs, "spec", descending=False)
+    assert [r.spec_name for r in by_spec] == sorted(r.spec_name for r in runs)
+    oldest = sort_runs(runs, "started", descending=False)
+    assert [r.run_id for r in oldest] == sorted(r.run_id for r in runs)
+    # Runs without a stop reason (unfinished) go last in both directions.
+    for descending in (True, False):
+        reasons = [r.stop_reason for r in sort_runs(runs, "stop_reason", descending)]
+        assert None not in reasons[: reasons.index(None)] if None in reasons else True
+        assert all(reason is None for reason in reasons[reasons.index(None) :])
+    with pytest.raises(ValueError, match="unknown column"):
+        sort_runs(runs, "colour", descending=True)
+
+
+# -- one run ------------------------------------------------------------------------------------
+
+
+def test_load_run_reads_attempts(demo: DemoProject) -> None:
+    detail = load_run(demo.logs, demo.success)
+    first, second = detail.attempts
+    assert (first.outcome, second.outcome) == ("failed", "passed")
+    assert first.summary == "4 passed, 1 failed" and second.summary == "5 passed"
+    assert first.report is not None and first.report.failing == [FAILING_TEST]
+    assert first.proposal is not None and first.proposal.files == (
+        "tests/test_wordstats.py",
+        "wordstats.py",
+    )
+    assert second.patch_counts == {"wordstats.py": (1, 1)}
+    assert "lower-case" in second.model_text
+    assert first.turns == 3 and second.turns == 2
+    assert first.tokens + second.tokens == detail.summary.tokens
+    assert first.cost_usd + second.cost_usd == pytest.approx(detail.summary.cost_usd)
+    assert [e["command"] for e in second.edits] == ["str_replace"]
+    assert detail.problems == [] and detail.spec_text.startswith("# wordstats")
+    changes = reviewed_changes(second)
+    assert [(c.path, len(d)) for c, d in changes] == [("wordstats.py", 1)]
+
+
+def test_load_run_of_stopped_and_unfinished_runs(demo: DemoProject) -> None:
+    failed = load_run(demo.logs, demo.failed)
+    assert [a.outcome for a in failed.attempts] == ["failed", "stopped"]
+    assert failed.attempts[1].summary.startswith("model error")
+    unfinished = load_run(demo.logs, demo.unfinished)
+    assert [a.outcome for a in unfinished.attempts] == ["REVIEWING"]
+
+
+def test_load_run_accepts_a_unique_prefix_and_refuses_unknown_ids(demo: DemoProject) -> None:
+    assert load_run(demo.logs, demo.success[:-2]).summary.run_id == demo.success
+    with pytest.raises(HistoryError, match="no run 'nope'"):
+        load_run(demo.logs, "nope")
+    with pytest.raises(HistoryError, match="not a run id"):
+        load_run(demo.logs, "../etc")
+
+
+def test_test_grid_shows_the_flip(demo: DemoProject) -> None:
+    grid = grid_of(load_run(demo.logs, demo.success))
+    assert grid.attempts == [0, 1]
+    assert grid.tests[0] == FAILING_TEST  # the flip comes first
+    assert grid.cells[0] == [FAILED, PASSED]
+    assert all(cells == [PASSED, PASSED] for cells in grid.cells[1:])
+    assert len(grid.tests) == 5
+
+
+def test_test_grid_marks_tests_absent_from_an_attempt(demo: DemoProject) -> None:
+    report_path = demo.logs / demo.success / "attempt-01" / runlog.REPORT
+    report = json.loads(report_path.read_text())
+    report["checks"][0]["tests"] = [
+        t for t in report["checks"][0]["tests"] if not t["id"].endswith("no_room")
+    ]
+    report_path.write_text(json.dumps(report))
+    grid = grid_of(load_run(demo.logs, demo.success))
+    row = grid.tests.index("tests/test_wordstats.py::test_top_words_with_no_room")
+    assert grid.cells[row] == [PASSED, ABSENT]
+
+
+def test_workspace_at_and_compare(demo: DemoProject) -> None:
+    detail = load_run(demo.logs, demo.success)
+    assert workspace_at(detail, -1) == {}
+    after_first = workspace_at(detail, 0)
+    after_second = workspace_at(detail, 1)
+    assert set(after_first) == {"tests/test_wordstats.py", "wordstats.py"}
+    assert after_second == {
+        path: (demo.root / "success-workspace" / path).read_text() for path in after_second
+    }
+    changes = compare(detail, 0, 1)
+    assert [(c.path, c.kind.value, c.added, c.removed) for c in changes] == [
+        ("wordstats.py", "M", 1, 1)
+    ]
+    assert "word.lower()" in changes[0].new_text
+    assert [c.kind.value for c in compare(detail, -1, 1)] == ["A", "A"]
+    assert compare(detail, 1, 1) == []
+
+
+# -- resuming -----------------------------------------------------------------------------------
+
+
+def test_only_the_unfinished_current_run_with_its_spec_is_resumable(demo: DemoProject) -> None:
+    runs = {run.run_id: run for run in mark_resumable(list_runs(demo.logs), demo.state)}
+    assert runs[demo.unfinished].resumable
+    assert not runs[demo.success].resumable and not runs[demo.failed].resumable
+    assert "already finished" in resume_blocker(runs[demo.success], demo.state)
+    (demo.root / "spec.md").write_text("# something else\n")
+    assert "changed since" in resume_blocker(runs[demo.unfinished], demo.state)
+    (demo.root / "spec.md").unlink()
+    assert "spec not found" in resume_blocker(runs[demo.unfinished], demo.state)
+    demo.state.unlink()
+    assert "not the current run" in resume_blocker(runs[demo.unfinished], demo.state)
+
+
+def test_a_corrupt_state_file_blocks_resuming_with_its_message(demo: DemoProject) -> None:
+    demo.state.write_text("{")
+    run = next(r for r in list_runs(demo.logs) if r.run_id == demo.unfinished)
+    assert "corrupt" in resume_blocker(run, demo.state)
+    assert not mark_resumable([run], demo.state)[0].resumable
+
+
+# -- damaged runs -------------------------------------------------------------------------------
+
+
+def _damaged(demo: DemoProject, run_id: str) -> str | None:
+    return next(r for r in list_runs(demo.logs) if r.run_id == run_id).damaged
+
+
+def test_torn_last_event_line_is_tolerated(demo: DemoProject) -> None:
+    events = demo.logs / demo.success / runlog.EVENTS
+    with events.open("a") as handle:
+        handle.write('{"event": "state", "at": "2030-01-01T00:0')
+    assert _damaged(demo, demo.success) is None
+    detail = load_run(demo.logs, demo.success)
+    assert detail.torn_tail and detail.summary.state == "SUCCESS"
+
+
+@pytest.mark.parametrize(
+    ("damage", "expected"),
+    [
+        (lambda run: (run / runlog.RUN_META).unlink(), "run.json is missing"),
+        (lambda run: (run / runlog.RUN_META).write_text("{oops"), "run.json is not valid JSON"),
+        (lambda run: (run / runlog.SPEC_COPY).unlink(), "spec.md is missing"),
+        (lambda run: (run / runlog.EVENTS).unlink(), "events.jsonl is missing"),
+        (lambda run: (run / runlog.EVENTS).write_text(""), "events.jsonl is empty"),
+        (
+            lambda run: (run / runlog.EVENTS).write_text(
+                "garbage\n" + (run / runlog.EVENTS).read_text()
+            ),
+            "events.jsonl line 1 is not a valid event",
+        ),
+        (
+            lambda run: (run / "attempt-01" / runlog.REPORT).unlink(),
+            "attempt-01/report.json is missing",
+        ),
+    ],
+)
+def test_damaged_runs_are_listed_with_what_is_wrong(demo: DemoProject, damage, expected) -> None:
+    folder = demo.logs / demo.success
+    damage(folder)
+    os.utime(folder, ns=(1, 1))  # as removing or replacing a file in the folder would
+    assert expected in (_damaged(demo, demo.success) or "")
+    assert _damaged(demo, demo.failed) is None
+    detail = load_run(demo.logs, demo.success)  # opening never crashes
+    assert any(expected in problem for problem in detail.problems)
+    assert f"# Run {demo.success}" in export_markdown(demo.logs, demo.success)
+
+
+def test_corrupt_attempt_files_are_problems_of_the_attempt(demo: DemoProject) -> None:
+    attempt = demo.logs / demo.success / "attempt-00"
+    (attempt / runlog.PROPOSAL).write_text("[1, 2")
+    (attempt / runlog.DECISIONS).write_text('{"hunks": {"x": ["maybe"]}}')
+    (attempt / runlog.APPLIED_PATCH).write_text("@@ nonsense @@\n+x\n")
+    detail = load_run(demo.logs, demo.success)
+    first = detail.attempts[0]
+    assert first.proposal is None and first.decisions is None
+    assert "attempt-00/proposal.json is not valid JSON" in first.problems
+    assert "attempt-00/decisions.json does not hold what it should" in first.problems
+    assert detail.summary.damaged and "proposal.json" in detail.summary.damaged
+    assert reviewed_changes(first) == []
+    assert compare(detail, 0, 1)  # what survives still compares
+
+
+def test_a_stray_empty_folder_is_a_damaged_run(demo: DemoProject) -> None:
+    (demo.logs / "20200101-000000-dead").mkdir()
+    damaged = _damaged(demo, "20200101-000000-dead")
+    assert damaged and "run.json is missing" in damaged and "events.jsonl is missing" in damaged
+
+
+# -- export -------------------------------------------------------------------------------------
+
+
+def test_export_markdown_has_attempts_decisions_tests_and_cost(demo: DemoProject) -> None:
+    text = export_markdown(demo.logs, demo.success)
+    assert text.startswith(f"# Run {demo.success}\n")
+    assert "| final state | SUCCESS |" in text
+    assert "| cost | $0.0497 |" in text and "| tokens | 20,205 |" in text
+    assert "## Attempt 0: failed" in text and "## Attempt 1: passed" in text
+    assert "- hunks: 2 accepted, 0 rejected" in text
+    assert f"- ✗ `{FAILING_TEST}`" in text
+    assert f"| `{FAILING_TEST}` | ✗ | ✓ |" in text
+    assert "| `wordstats.py` | M | 1 | 1 |" in text
+    assert "lower-case" in text  # the model's text
+
+
+def test_export_of_an_unknown_run_raises_a_clear_error(demo: DemoProject) -> None:
+    with pytest.raises(HistoryError, match=r"no run 'missing-run' in .*logs"):
+        export_markdown(demo.logs, "missing-run")
+
+
+def test_export_records_a_rejected_proposal(demo: DemoProject) -> None:
+    attempt = demo.logs / demo.unfinished / "attempt-00"
+    decisions = (
+        json.loads((attempt / runlog.DECISIONS).read_text())
+        if (attempt / runlog.DECISIONS).exists()
+        else {"hunks": {}, "edits": {}, "file_decisions": {}}
+    )
+    decisions["reject_reason"] = "use a Counter"
+    (attempt / runlog.DECISIONS).write_text(json.dumps(decisions))
+    assert "- proposal rejected: use a Counter" in export_markdown(demo.logs, demo.unfinished)

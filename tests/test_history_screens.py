@@ -1,0 +1,384 @@
+"""The history screens, driven with Pilot over logs the real engine wrote, plus snapshots.
+
+Snapshots use a copy of the real runs with fixed run ids and timestamps (the engine's own
+are the wall clock), shown in UTC.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from textual.app import App
+from textual.widgets import DataTable, Input, OptionList, TabbedContent
+
+from bench.synthetic_runs import write_synthetic_runs
+from core import runlog
+from tests.test_history import DemoProject, make_demo_project
+from themes import DEFAULT_THEME, register_themes, theme_variable_defaults
+from tui.screens.history import (
+    AttemptScreen,
+    CompareScreen,
+    ResumeRun,
+    RunScreen,
+    RunsScreen,
+)
+from tui.widgets.diff_view import DiffView
+
+SIZE = (120, 34)
+pytestmark = pytest.mark.anyio
+
+STABLE_IDS = ("20260301-090000-a001", "20260301-100000-b002", "20260301-110000-c003")
+
+
+class HistoryHost(App[None]):
+    """A bare app that opens the runs list, as ``orch-tui history`` does."""
+
+    def __init__(self, logs: Path, state_path: Path) -> None:
+        super().__init__()
+        self.logs = logs
+        self.state_path = state_path
+        self.resumed: list[tuple[str, str]] = []
+        self.runs_closed = False
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return theme_variable_defaults(self.current_theme)
+
+    def on_mount(self) -> None:
+        register_themes(self)
+        self.theme = DEFAULT_THEME
+        self.push_screen(RunsScreen(self.logs, self.state_path), callback=self._runs_dismissed)
+
+    def _runs_dismissed(self, _result: object) -> None:
+        self.runs_closed = True
+
+    def on_resume_run(self, message: ResumeRun) -> None:
+        self.resumed.append((message.run_id, message.spec_path))
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture(scope="module")
+def project_source(tmp_path_factory: pytest.TempPathFactory) -> DemoProject:
+    return make_demo_project(tmp_path_factory.mktemp("screens") / "project")
+
+
+@pytest.fixture
+def project(project_source: DemoProject, tmp_path: Path) -> DemoProject:
+    root = tmp_path / "project"
+    shutil.copytree(project_source.root, root)
+    return DemoProject(
+        root, project_source.success, project_source.failed, project_source.unfinished
+    )
+
+
+@pytest.fixture
+def utc() -> Iterator[None]:
+    """Show times in UTC, whatever the machine's zone."""
+    old = os.environ.get("TZ")
+    os.environ["TZ"] = "UTC"
+    time.tzset()
+    yield
+    if old is None:
+        os.environ.pop("TZ")
+    else:
+        os.environ["TZ"] = old
+    time.tzset()
+
+
+@pytest.fixture
+def stable(project: DemoProject, utc: None) -> DemoProject:
+    """The real runs renamed to fixed ids, their event times replaced by fixed ones."""
+    old_ids = (project.success, project.failed, project.unfinished)
+    for number, (old, new) in enumerate(zip(old_ids, STABLE_IDS, strict=True)):
+        folder = project.logs / new
+        (project.logs / old).rename(folder)
+        start = f"2026-03-01T{9 + number:02d}:00"
+        meta = json.loads((folder / runlog.RUN_META).read_text())
+        meta.update(run_id=new, created_at=f"{start}:00.000Z")
+        (folder / runlog.RUN_META).write_text(json.dumps(meta))
+        lines = (folder / runlog.EVENTS).read_text().splitlines()
+        events = []
+        for second, line in enumerate(lines):
+            event = json.loads(line)
+            event["at"] = f"{start}:{second:02d}.000Z"
+            if event.get("stop_reason"):  # a model error names the script's temporary path
+                event["stop_reason"] = re.sub(r"/\S*/", "", event["stop_reason"])
+            if "run_id" in event:
+                event["run_id"] = new
+            events.append(json.dumps(event))
+        (folder / runlog.EVENTS).write_text("\n".join(events) + "\n")
+    state = json.loads(project.state.read_text())
+    state["run_id"] = STABLE_IDS[2]
+    project.state.write_text(json.dumps(state))
+    (project.logs / ".index.json").unlink(missing_ok=True)
+    return DemoProject(project.root, *STABLE_IDS)
+
+
+def _shown(app: HistoryHost) -> list[str]:
+    screen = app.screen
+    assert isinstance(screen, RunsScreen)
+    return [run.run_id for run in screen.shown]
+
+
+# -- the runs list ------------------------------------------------------------------------------
+
+
+async def test_list_shows_real_runs_newest_first(project: DemoProject) -> None:
+    app = HistoryHost(project.logs, project.state)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert _shown(app) == [project.unfinished, project.failed, project.success]
+        table = app.screen.query_one("#runs", DataTable)
+        assert table.row_count == 3
+        assert [str(c.label).split()[0] for c in table.columns.values()][:3] == [
+            "When",
+            "Spec",
+            "State",
+        ]
+        assert str(table.get_row_at(2)[2]) == "SUCCESS"
+        assert str(table.get_row_at(0)[2]) == "REVIEWING ↻"  # resumable
+
+
+async def test_sort_keys_and_reverse(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    write_synthetic_runs(logs, 25)
+    app = HistoryHost(logs, tmp_path / "state.json")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, RunsScreen)
+        await pilot.press("7")  # cost, largest first
+        costs = [run.cost_usd for run in screen.shown]
+        assert costs == sorted(costs, reverse=True)
+        await pilot.press("7")
+        assert [run.cost_usd for run in screen.shown] == sorted(costs)
+        await pilot.press("2")  # spec, A to Z
+        names = [run.spec_name for run in screen.shown]
+        assert names == sorted(names)
+        heading = [str(c.label) for c in screen.query_one("#runs", DataTable).columns.values()]
+        assert heading[1] == "Spec ↑"
+
+
+async def test_clicking_a_header_sorts_by_that_column(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    write_synthetic_runs(logs, 10)
+    app = HistoryHost(logs, tmp_path / "state.json")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, RunsScreen)
+        table = screen.query_one("#runs", DataTable)
+        x = sum(column.get_render_width(table) for column in list(table.columns.values())[:5])
+        await pilot.click(table, offset=(x + 2, 0))  # the Tokens header
+        await pilot.pause()
+        assert screen.sort_column == "tokens"
+        tokens = [run.tokens for run in screen.shown]
+        assert tokens == sorted(tokens, reverse=True)
+
+
+async def test_filter_as_you_type_then_escape_clears_it(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    ids = write_synthetic_runs(logs, 30)
+    app = HistoryHost(logs, tmp_path / "state.json")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("slash")
+        filter_input = app.screen.query_one("#runs-filter", Input)
+        assert filter_input.has_focus and filter_input.display
+        await pilot.press(*"tag001")
+        assert set(_shown(app)) == set(ids[10:20])
+        await pilot.press("5")
+        assert _shown(app) == [ids[15]]  # text inside the spec
+        await pilot.press("enter")
+        assert app.screen.query_one("#runs", DataTable).has_focus
+        await pilot.press("escape")
+        assert len(_shown(app)) == 30 and filter_input.value == "" and not filter_input.display
+        assert not app.runs_closed
+        await pilot.press("escape")
+        assert app.runs_closed
+
+
+async def test_enter_opens_a_run_and_escape_comes_back(project: DemoProject) -> None:
+    app = HistoryHost(project.logs, project.state)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("down", "down", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, RunScreen) and app.screen.run_id == project.success
+        await pilot.press("escape")
+        assert isinstance(app.screen, RunsScreen)
+
+
+async def test_r_resumes_only_a_resumable_run(project: DemoProject) -> None:
+    app = HistoryHost(project.logs, project.state)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("down", "r")  # the failed run
+        await pilot.pause()
+        assert app.resumed == []
+        assert any("already finished" in str(n.message) for n in app._notifications)
+        await pilot.press("up", "r")  # the unfinished run in state.json
+        await pilot.pause()
+        assert app.resumed == [(project.unfinished, "spec.md")]
+
+
+async def test_a_damaged_run_is_listed_and_opens(project: DemoProject) -> None:
+    folder = project.logs / project.success
+    (folder / runlog.EVENTS).write_text("not json\n")
+    (folder / "attempt-00" / runlog.PROPOSAL).write_text("{")
+    app = HistoryHost(project.logs, project.state)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        table = app.screen.query_one("#runs", DataTable)
+        row = _shown(app).index(project.success)
+        assert str(table.get_row_at(row)[2]) == "DAMAGED"
+        assert "events.jsonl line 1" in str(table.get_row_at(row)[7])
+        table.move_cursor(row=row)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, RunScreen)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, AttemptScreen)
+        assert app.screen.query_one("#diff", DiffView).change is None
+
+
+# -- a run, an attempt, a compare -----------------------------------------------------------
+
+
+async def _open_run(pilot, app: HistoryHost, run_id: str) -> RunScreen:  # type: ignore[no-untyped-def]
+    await pilot.pause()
+    table = app.screen.query_one("#runs", DataTable)
+    table.move_cursor(row=_shown(app).index(run_id))
+    await pilot.press("enter")
+    await pilot.pause()
+    assert isinstance(app.screen, RunScreen)
+    return app.screen
+
+
+async def test_run_screen_shows_timeline_and_grid(project: DemoProject) -> None:
+    app = HistoryHost(project.logs, project.state)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open_run(pilot, app, project.success)
+        attempts = screen.query_one("#attempts", DataTable)
+        assert attempts.row_count == 2
+        assert [str(attempts.get_row_at(i)[2]) for i in range(2)] == ["failed", "passed"]
+        grid = screen.query_one("#grid", DataTable)
+        first = grid.get_row_at(0)
+        assert str(first[0]).endswith("test_counting_ignores_case")
+        assert [str(cell) for cell in first[1:]] == ["✗", "✓"]
+        assert grid.row_count == 5
+
+
+async def test_attempt_screen_shows_proposal_decisions_report_and_text(
+    project: DemoProject,
+) -> None:
+    app = HistoryHost(project.logs, project.state)
+    async with app.run_test(size=SIZE) as pilot:
+        await _open_run(pilot, app, project.success)
+        await pilot.press("enter")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, AttemptScreen) and screen.attempt.number == 0
+        diff = screen.query_one("#diff", DiffView)
+        assert diff.change is not None and diff.change.path == "tests/test_wordstats.py"
+        assert screen.query_one("#files", OptionList).option_count == 2
+        await pilot.press("right_curly_bracket")
+        assert diff.change.path == "wordstats.py"
+        await pilot.press("v")
+        assert diff.layout == "unified"
+        decisions = str(screen.query_one("#attempt-decisions").render())
+        assert "2 hunks accepted, 0 rejected" in decisions
+        report = str(screen.query_one("#attempt-report").render())
+        assert "4 passed, 1 failed" in report and "test_counting_ignores_case" in report
+        tabs = screen.query_one("#attempt-tabs", TabbedContent)
+        await pilot.press("t")
+        assert tabs.active == "tab-tests"
+        title = str(screen.query_one("#attempt-title").render())
+        assert "10,642 tokens" in title and "$0.0311" in title
+        await pilot.press("escape")
+        assert isinstance(app.screen, RunScreen)
+
+
+async def test_c_twice_compares_two_attempts(project: DemoProject) -> None:
+    app = HistoryHost(project.logs, project.state)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open_run(pilot, app, project.success)
+        await pilot.press("c")
+        assert screen.marked == 0
+        await pilot.press("down", "c")
+        await pilot.pause()
+        compare = app.screen
+        assert isinstance(compare, CompareScreen) and (compare.a, compare.b) == (0, 1)
+        assert [change.path for change, _d in compare.files] == ["wordstats.py"]
+        assert compare.query_one("#diff", DiffView).change.path == "wordstats.py"
+        await pilot.press("escape")
+        assert app.screen is screen and screen.marked is None
+
+
+async def test_escape_clears_a_mark_before_leaving(project: DemoProject) -> None:
+    app = HistoryHost(project.logs, project.state)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open_run(pilot, app, project.success)
+        await pilot.press("c", "escape")
+        assert screen.marked is None and app.screen is screen
+        await pilot.press("escape")
+        assert isinstance(app.screen, RunsScreen)
+
+
+# -- snapshots ----------------------------------------------------------------------------------
+
+
+def test_snapshot_runs_list(snap_compare, stable: DemoProject) -> None:  # type: ignore[no-untyped-def]
+    assert snap_compare(HistoryHost(stable.logs, stable.state), terminal_size=SIZE)
+
+
+def test_snapshot_run(snap_compare, stable: DemoProject) -> None:  # type: ignore[no-untyped-def]
+    app = HistoryHost(stable.logs, stable.state)
+    assert snap_compare(app, terminal_size=SIZE, press=["down", "down", "enter"])
+
+
+def test_snapshot_attempt(snap_compare, stable: DemoProject) -> None:  # type: ignore[no-untyped-def]
+    app = HistoryHost(stable.logs, stable.state)
+    press = ["down", "down", "enter", "down", "enter"]
+    assert snap_compare(app, terminal_size=SIZE, press=press)
+
+
+def test_snapshot_compare(snap_compare, stable: DemoProject) -> None:  # type: ignore[no-untyped-def]
+    app = HistoryHost(stable.logs, stable.state)
+    press = ["down", "down", "enter", "c", "down", "c"]
+    assert snap_compare(app, terminal_size=SIZE, press=press)
+
+
+async def test_brackets_in_ids_and_reasons_are_shown_as_text(project: DemoProject) -> None:
+    folder = project.logs / project.success
+    events = (
+        (folder / runlog.EVENTS)
+        .read_text()
+        .replace("all checks passed after 2 attempts", "stopped [bold]early[/bold]")
+    )
+    (folder / runlog.EVENTS).write_text(events)
+    report_path = folder / "attempt-01" / runlog.REPORT
+    report = json.loads(report_path.read_text())
+    report["checks"][0]["tests"][0]["id"] = "tests/t.py::test_x[red-1]"
+    report_path.write_text(json.dumps(report))
+    app = HistoryHost(project.logs, project.state)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        table = app.screen.query_one("#runs", DataTable)
+        row = _shown(app).index(project.success)
+        assert str(table.get_row_at(row)[7]) == "stopped [bold]early[/bold]"
+        screen = await _open_run(pilot, app, project.success)
+        grid = screen.query_one("#grid", DataTable)
+        ids = [str(grid.get_row_at(i)[0]) for i in range(grid.row_count)]
+        assert "tests/t.py::test_x[red-1]" in ids

@@ -1,0 +1,702 @@
+"""The history browser: the runs list, one run, one attempt, and two attempts compared.
+
+Screens only show what :mod:`core.history` reads from ``logs/``; they hold no loop logic.
+``RunsScreen`` is the entry point (``orch-tui history`` and ``h``); escape dismisses it. ``r``
+on an unfinished run whose spec still matches posts :class:`ResumeRun` for the app to handle.
+Colours come from the theme's variables, read again whenever the theme changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import ClassVar
+
+from rich.style import Style
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.color import Color, ColorParseError
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import (
+    DataTable,
+    Footer,
+    Input,
+    Markdown,
+    OptionList,
+    Static,
+    TabbedContent,
+    TabPane,
+)
+from textual.widgets.option_list import Option
+
+from core.history import (
+    ABSENT,
+    FAILED,
+    PASSED,
+    SKIPPED,
+    AttemptDetail,
+    HistoryError,
+    RunDetail,
+    RunSummary,
+    compare,
+    filter_runs,
+    format_duration,
+    list_runs,
+    load_run,
+    mark_resumable,
+    resume_blocker,
+    reviewed_changes,
+    sort_runs,
+    test_grid,
+)
+from core.history_index import parse_time
+from core.proposal import ChangeKind, FileChange, HunkDecision
+from tui.widgets.diff_view import DiffView
+
+CSS_PATH = "history.tcss"
+
+RUN_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("started", "When"),
+    ("spec", "Spec"),
+    ("state", "State"),
+    ("attempts", "Attempts"),
+    ("duration", "Duration"),
+    ("tokens", "Tokens"),
+    ("cost", "Cost"),
+    ("stop_reason", "Stop reason"),
+)
+"""Runs list columns: sort key (see ``core.history.SORT_KEYS``) and heading; key ``1``..``8``."""
+
+# Text columns sort A→Z first; numbers and times sort largest/newest first.
+_ASCENDING_FIRST = {"spec", "state", "stop_reason"}
+
+CELL_MARKS = {PASSED: "✓", FAILED: "✗", SKIPPED: "s", ABSENT: "·"}
+_CELL_VARIABLES = {PASSED: "success", FAILED: "error", SKIPPED: "warning", ABSENT: "foreground"}
+_OUTCOME_VARIABLES = {
+    "passed": "success",
+    "SUCCESS": "success",
+    "failed": "error",
+    "FAILED": "error",
+    "stopped": "error",
+    "DAMAGED": "error",
+    "rejected": "warning",
+    "no change": "warning",
+}
+_KIND_VARIABLES = {
+    ChangeKind.ADDED: "diff-added-sign",
+    ChangeKind.MODIFIED: "diff-modified-sign",
+    ChangeKind.DELETED: "diff-removed-sign",
+}
+
+
+STOP_REASON_WIDTH = 60
+"""The stop reason column is clipped to this; the status line shows it in full."""
+
+
+def _clipped(text: str, width: int) -> Text:
+    """Plain text (never markup: ids and reasons may hold brackets), cut to ``width``."""
+    return Text(text if len(text) <= width else text[: width - 1] + "…")
+
+
+class ResumeRun(Message):
+    """The person asked to resume ``run_id`` (an unfinished run whose spec still matches)."""
+
+    def __init__(self, run_id: str, spec_path: str) -> None:
+        super().__init__()
+        self.run_id = run_id
+        self.spec_path = spec_path
+
+
+def local_time(iso: str) -> str:
+    """``2026-11-21 19:51`` in the local time zone, from a UTC ISO-8601 stamp."""
+    when = parse_time(iso)
+    return when.astimezone().strftime("%Y-%m-%d %H:%M") if when else "–"
+
+
+def _palette(screen: Screen[object]) -> Callable[..., Style]:
+    """Style from a theme variable's colour; foreground when the theme lacks it."""
+    variables = screen.app.get_css_variables()
+
+    @lru_cache(maxsize=64)
+    def style(name: str, *, bold: bool = False, dim: bool = False) -> Style:
+        for value in (variables.get(name), variables.get("foreground")):
+            if not value:
+                continue
+            try:
+                colour = Color.parse(value)
+            except ColorParseError:
+                continue
+            return Style(color=colour.rich_color, bold=bold, dim=dim)
+        return Style(bold=bold, dim=dim)
+
+    return style
+
+
+class _ThemedScreen(Screen[None]):
+    """Re-renders its coloured cells when the app's theme changes.
+
+    Subclasses fill their widgets in :meth:`repaint` and name the widget to focus first; they
+    define no ``on_mount`` of their own (Textual would run both handlers).
+    """
+
+    CSS_PATH = CSS_PATH
+    FIRST_FOCUS: ClassVar[str] = ""
+
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.repaint())
+        self.repaint()
+        if self.FIRST_FOCUS:
+            self.query_one(self.FIRST_FOCUS).focus()
+
+    def repaint(self) -> None:
+        """Fill the widgets, with the current theme's colours."""
+
+
+# -- the runs list ------------------------------------------------------------------------------
+
+
+class RunsScreen(_ThemedScreen):
+    """Every past run, newest first: sort by column, filter as you type, open, resume."""
+
+    FIRST_FOCUS = "#runs"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "open", "Open", id="history.open"),
+        Binding("slash", "filter", "Filter", id="history.filter"),
+        Binding("r", "resume", "Resume", id="history.resume"),
+        Binding("escape", "back", "Back", id="history.back"),
+        Binding("down", "focus_table", "Runs", show=False, id="history.focus_table"),
+        *(
+            Binding(
+                str(number),
+                f"sort('{key}')",
+                "Sort 1–8" if number == 1 else f"Sort by {label}",
+                show=number == 1,
+                id=f"history.sort_{key}",
+            )
+            for number, (key, label) in enumerate(RUN_COLUMNS, start=1)
+        ),
+    ]
+
+    def __init__(self, logs: Path, state_path: Path) -> None:
+        super().__init__()
+        self.logs = logs
+        self.state_path = state_path
+        self.runs: list[RunSummary] = mark_resumable(list_runs(logs), state_path)
+        self.shown: list[RunSummary] = []
+        self.sort_column = "started"
+        self.descending = True
+        self._cells: dict[str, list[Text | str]] = {}
+        """Rendered cells per run id, for the current theme: filtering only re-adds them."""
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="runs-title", classes="title")
+        yield Input(placeholder="filter: spec name, run id, text in the spec", id="runs-filter")
+        yield DataTable(id="runs", cursor_type="row", zebra_stripes=True)
+        yield Static(id="runs-status", classes="status")
+        yield Footer()
+
+    def reload(self) -> None:
+        """Read the runs again from logs/ (the index makes this cheap)."""
+        self.runs = mark_resumable(list_runs(self.logs), self.state_path)
+        self.repaint()
+
+    @property
+    def query_text(self) -> str:
+        return self.query_one("#runs-filter", Input).value
+
+    @property
+    def highlighted(self) -> RunSummary | None:
+        table = self.query_one("#runs", DataTable)
+        if not self.shown or not 0 <= table.cursor_row < len(self.shown):
+            return None
+        return self.shown[table.cursor_row]
+
+    def repaint(self) -> None:
+        """New colours (a theme change or a reload): every row is rendered again."""
+        self._cells.clear()
+        self.refill()
+
+    def refill(self) -> None:
+        """The table again after a filter or sort change, from the rendered cells."""
+        table = self.query_one("#runs", DataTable)
+        keep = self.highlighted.run_id if self.highlighted else None
+        filtered = filter_runs(self.runs, self.query_text, self.logs)
+        self.shown = sort_runs(filtered, self.sort_column, self.descending)
+        style = _palette(self)
+        for run in self.shown:
+            if run.run_id not in self._cells:
+                self._cells[run.run_id] = self._row(run, style)
+        table.clear(columns=True)
+        for key, label in RUN_COLUMNS:
+            arrow = (" ↓" if self.descending else " ↑") if key == self.sort_column else ""
+            table.add_column(label + arrow, key=key)
+        table.add_rows(self._cells[run.run_id] for run in self.shown)
+        if keep is not None:
+            index = next((i for i, run in enumerate(self.shown) if run.run_id == keep), 0)
+            table.move_cursor(row=index, animate=False)
+        self._update_title()
+        self._update_status()
+
+    def _row(self, run: RunSummary, style: Callable[..., Style]) -> list[Text | str]:
+        state = "DAMAGED" if run.damaged else run.state
+        state_text = Text(state, style=style(_OUTCOME_VARIABLES.get(state, "warning"), bold=True))
+        if run.resumable:
+            state_text.append(" ↻", style=style("accent"))
+        return [
+            local_time(run.started),
+            Text(run.spec_name or "–"),
+            state_text,
+            Text(str(run.attempts), justify="right"),
+            Text(format_duration(run.duration_s), justify="right"),
+            Text(f"{run.tokens:,}", justify="right"),
+            Text(f"${run.cost_usd:.4f}", justify="right"),
+            _clipped(run.damaged or run.stop_reason or "–", STOP_REASON_WIDTH),
+        ]
+
+    def _update_title(self) -> None:
+        label = dict(RUN_COLUMNS)[self.sort_column]
+        count = f"{len(self.runs):,} runs"
+        if len(self.shown) != len(self.runs):
+            count = f"{len(self.shown):,} of {count}"
+        direction = "↓" if self.descending else "↑"
+        self.query_one("#runs-title", Static).update(
+            f"[b]Run history[/b] · {count} · sorted by {label} {direction}"
+        )
+
+    def _update_status(self) -> None:
+        run = self.highlighted
+        status = self.query_one("#runs-status", Static)
+        if run is None:
+            status.update("no runs match" if self.runs else f"no runs in {self.logs} yet")
+        elif run.damaged:
+            status.update(Text(f"{run.run_id} · damaged: {run.damaged}"))
+        elif run.resumable:
+            status.update(Text(f"{run.run_id} · unfinished ({run.state}) · r resumes it"))
+        else:
+            status.update(Text(f"{run.run_id} · {run.spec_path} · {run.stop_reason or run.state}"))
+
+    # -- events and actions
+
+    @on(DataTable.RowHighlighted, "#runs")
+    def _row_highlighted(self) -> None:
+        self._update_status()
+
+    @on(DataTable.RowSelected, "#runs")
+    def _row_selected(self) -> None:
+        self.action_open()
+
+    @on(DataTable.HeaderSelected, "#runs")
+    def _header_selected(self, event: DataTable.HeaderSelected) -> None:
+        self.action_sort(str(event.column_key.value))
+
+    @on(Input.Changed, "#runs-filter")
+    def _filter_changed(self) -> None:
+        self.refill()
+        table = self.query_one("#runs", DataTable)
+        table.move_cursor(row=0, animate=False)
+
+    @on(Input.Submitted, "#runs-filter")
+    def _filter_submitted(self) -> None:
+        self.action_focus_table()
+
+    def action_filter(self) -> None:
+        filter_input = self.query_one("#runs-filter", Input)
+        filter_input.add_class("-shown")
+        filter_input.focus()
+
+    def action_focus_table(self) -> None:
+        self.query_one("#runs", DataTable).focus()
+
+    def action_sort(self, column: str) -> None:
+        if column == self.sort_column:
+            self.descending = not self.descending
+        else:
+            self.sort_column = column
+            self.descending = column not in _ASCENDING_FIRST
+        self.refill()
+
+    def action_open(self) -> None:
+        run = self.highlighted
+        if run is not None:
+            self.app.push_screen(RunScreen(self.logs, run.run_id))
+
+    def action_resume(self) -> None:
+        run = self.highlighted
+        if run is None:
+            return
+        blocker = resume_blocker(run, self.state_path)
+        if blocker is not None:
+            self.notify(blocker, title="Cannot resume", severity="warning")
+            return
+        self.post_message(ResumeRun(run.run_id, run.spec_path))
+
+    def action_back(self) -> None:
+        filter_input = self.query_one("#runs-filter", Input)
+        if filter_input.has_class("-shown"):
+            filter_input.remove_class("-shown")
+            filter_input.value = ""
+            self.action_focus_table()
+            return
+        self.dismiss(None)
+
+
+# -- one run ------------------------------------------------------------------------------------
+
+
+def _attempt_files(attempt: AttemptDetail) -> str:
+    if attempt.patch_counts:
+        added = sum(a for a, _r in attempt.patch_counts.values())
+        removed = sum(r for _a, r in attempt.patch_counts.values())
+        return f"{len(attempt.patch_counts)} · +{added} -{removed}"
+    if attempt.proposal is not None:
+        return f"{attempt.proposal.file_count} proposed"
+    return "–"
+
+
+class RunScreen(_ThemedScreen):
+    """One run: its attempts as a timeline and its tests × attempts grid."""
+
+    FIRST_FOCUS = "#attempts"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "open", "Open attempt", id="run.open"),
+        Binding("c", "compare", "Compare", id="run.compare"),
+        Binding("tab", "app.focus_next", "Grid / attempts", show=False, id="run.focus_next"),
+        Binding("escape", "back", "Back", id="run.back"),
+    ]
+
+    def __init__(self, logs: Path, run_id: str) -> None:
+        super().__init__()
+        self.logs = logs
+        self.run_id = run_id
+        self.detail: RunDetail | None = None
+        self.marked: int | None = None
+        self.load_error: str | None = None
+        try:
+            self.detail = load_run(logs, run_id)
+        except HistoryError as exc:
+            self.load_error = str(exc)
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="run-title", classes="title")
+        yield Static(id="run-facts", classes="facts")
+        with Vertical(id="run-body"):
+            yield Static("Attempts", classes="section")
+            yield DataTable(id="attempts", cursor_type="row")
+            yield Static("Tests × attempts", classes="section")
+            yield DataTable(id="grid", cursor_type="row", cursor_foreground_priority="renderable")
+        yield Static(id="run-status", classes="status")
+        yield Footer()
+
+    @property
+    def highlighted(self) -> AttemptDetail | None:
+        table = self.query_one("#attempts", DataTable)
+        if self.detail is None or not 0 <= table.cursor_row < len(self.detail.attempts):
+            return None
+        return self.detail.attempts[table.cursor_row]
+
+    def repaint(self) -> None:
+        title = self.query_one("#run-title", Static)
+        if self.detail is None:
+            title.update(Text(self.load_error or f"no run {self.run_id}"))
+            return
+        run, style = self.detail.summary, _palette(self)
+        state = "DAMAGED" if run.damaged else run.state
+        heading = Text.assemble(
+            ("Run ", style("foreground", bold=True)),
+            (run.run_id, style("foreground", bold=True)),
+            " · ",
+            (state, style(_OUTCOME_VARIABLES.get(state, "warning"), bold=True)),
+            f" · {run.spec_path}",
+        )
+        title.update(heading)
+        facts = Text(
+            f"started {local_time(run.started)} · {run.attempts} attempts · "
+            f"{format_duration(run.duration_s)} · {run.tokens:,} tokens · ${run.cost_usd:.4f}"
+            f" · {self.detail.meta.get('model', '?')}\n"
+            f"stop reason: {run.stop_reason or '–'}"
+        )
+        if run.damaged:
+            facts.append(f"\ndamaged: {run.damaged}", style=style("error"))
+        self.query_one("#run-facts", Static).update(facts)
+        self._fill_attempts(style)
+        self._fill_grid(style)
+        self._update_status()
+
+    def _fill_attempts(self, style: Callable[..., Style]) -> None:
+        assert self.detail is not None
+        table = self.query_one("#attempts", DataTable)
+        row = table.cursor_row
+        table.clear(columns=True)
+        for label in ("", "#", "Outcome", "Summary", "Files", "Tokens", "Cost", "Time"):
+            table.add_column(label)
+        for attempt in self.detail.attempts:
+            mark = "●" if attempt.number == self.marked else ""
+            kind = "generate" if attempt.number == 0 else "patch"
+            outcome = _OUTCOME_VARIABLES.get(attempt.outcome, "warning")
+            table.add_row(
+                Text(mark, style=style("accent", bold=True)),
+                f"{attempt.number} {kind}",
+                Text(attempt.outcome, style=style(outcome, bold=True)),
+                _clipped(attempt.summary or "–", STOP_REASON_WIDTH),
+                _attempt_files(attempt),
+                Text(f"{attempt.tokens:,}", justify="right"),
+                Text(f"${attempt.cost_usd:.4f}", justify="right"),
+                Text(format_duration(attempt.duration_s), justify="right"),
+            )
+        table.move_cursor(row=row, animate=False)
+
+    def _fill_grid(self, style: Callable[..., Style]) -> None:
+        assert self.detail is not None
+        table = self.query_one("#grid", DataTable)
+        grid = test_grid(self.detail)
+        table.clear(columns=True)
+        table.add_column("Test")
+        for number in grid.attempts:
+            table.add_column(Text(str(number), justify="center"), width=3)
+        for test, cells in zip(grid.tests, grid.cells, strict=True):
+            table.add_row(
+                Text(test),
+                *(
+                    Text(CELL_MARKS[cell], style=style(_CELL_VARIABLES[cell]), justify="center")
+                    for cell in cells
+                ),
+            )
+        table.display = bool(grid.tests)
+
+    def _update_status(self) -> None:
+        status = self.query_one("#run-status", Static)
+        if self.marked is not None:
+            status.update(f"attempt {self.marked} marked · c on another attempt compares them")
+        else:
+            status.update("enter opens an attempt · c marks two attempts to compare")
+
+    @on(DataTable.RowSelected, "#attempts")
+    def _attempt_selected(self) -> None:
+        self.action_open()
+
+    def action_open(self) -> None:
+        attempt = self.highlighted
+        if self.detail is not None and attempt is not None:
+            self.app.push_screen(AttemptScreen(self.detail, attempt.number))
+
+    def action_compare(self) -> None:
+        attempt = self.highlighted
+        if self.detail is None or attempt is None:
+            return
+        if self.marked is None or self.marked == attempt.number:
+            self.marked = None if self.marked == attempt.number else attempt.number
+            self.repaint()
+            return
+        first, second = sorted((self.marked, attempt.number))
+        self.marked = None
+        self.repaint()
+        self.app.push_screen(CompareScreen(self.detail, first, second))
+
+    def action_back(self) -> None:
+        if self.marked is not None:
+            self.marked = None
+            self.repaint()
+            return
+        self.dismiss(None)
+
+
+# -- files and diffs ----------------------------------------------------------------------------
+
+
+def _decision_marks(decisions: Sequence[HunkDecision]) -> str:
+    accepted = sum(d is not HunkDecision.REJECTED for d in decisions)
+    rejected = len(decisions) - accepted
+    return f"✓{accepted}" + (f" ✗{rejected}" if rejected else "")
+
+
+class _FilesAndDiff(_ThemedScreen):
+    """A file list beside a read-only DiffView; ``{``/``}`` and the list pick the file."""
+
+    FIRST_FOCUS = "#files"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("right_curly_bracket", "file(1)", "Next file", id="history.next_file"),
+        Binding("left_curly_bracket", "file(-1)", "Prev file", id="history.prev_file"),
+        Binding("v", "layout", "Split/unified", id="history.layout"),
+        Binding("escape", "back", "Back", id="history.diff_back"),
+    ]
+
+    files: list[tuple[FileChange, list[HunkDecision]]]
+
+    def compose_files(self) -> ComposeResult:
+        with Horizontal(classes="files-and-diff"):
+            yield OptionList(id="files")
+            yield DiffView(id="diff")
+
+    def repaint_files(self, empty: str) -> None:
+        style = _palette(self)
+        files = self.query_one("#files", OptionList)
+        highlighted = files.highlighted
+        files.clear_options()
+        for change, decisions in self.files:
+            prompt = Text.assemble(
+                (change.kind.value, style(_KIND_VARIABLES[change.kind], bold=True)),
+                f" {change.path} ",
+                (f"+{change.added}", style("diff-added-sign")),
+                " ",
+                (f"-{change.removed}", style("diff-removed-sign")),
+                f"  {_decision_marks(decisions)}" if decisions else "",
+            )
+            files.add_option(Option(prompt))
+        if not self.files:
+            files.add_option(Option(Text(empty), disabled=True))
+            self.query_one("#diff", DiffView).show(None, [])
+            return
+        files.highlighted = highlighted if highlighted is not None else 0
+
+    @on(OptionList.OptionHighlighted, "#files")
+    def _file_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        if 0 <= event.option_index < len(self.files):
+            change, decisions = self.files[event.option_index]
+            self.query_one("#diff", DiffView).show(change, decisions)
+
+    def action_file(self, step: int) -> None:
+        files = self.query_one("#files", OptionList)
+        if self.files:
+            current = files.highlighted or 0
+            files.highlighted = (current + step) % len(self.files)
+
+    def action_layout(self) -> None:
+        diff = self.query_one("#diff", DiffView)
+        diff.layout = "unified" if diff.layout == "split" else "split"
+
+    def action_back(self) -> None:
+        self.dismiss(None)
+
+
+def _decisions_text(attempt: AttemptDetail) -> str:
+    if attempt.proposal is None:
+        return "No proposal was recorded for this attempt."
+    if attempt.decisions is None:
+        return "No decisions were recorded (the proposal was never reviewed)."
+    accepted, rejected, undecided = attempt.decisions.counts(attempt.proposal)
+    lines = [f"{accepted + undecided} hunks accepted, {rejected} rejected"]
+    if undecided:
+        lines[0] += f" ({undecided} left undecided, which land as accepted)"
+    for path in sorted(attempt.decisions.edits):
+        lines.append(f"edited by hand: {path}")
+    if attempt.decisions.reject_reason:
+        lines.append(f"proposal rejected: {attempt.decisions.reject_reason}")
+    landed = sorted(attempt.applied or {})
+    lines.append("landed: " + (", ".join(landed) if landed else "nothing"))
+    return "\n".join(lines)
+
+
+def _report_text(attempt: AttemptDetail, style: Callable[..., Style]) -> Text:
+    report = attempt.report
+    if report is None:
+        return Text("The tests did not run in this attempt.")
+    text = Text(report.summary() + "\n", style=style("success" if report.passed else "error"))
+    for check in report.checks:
+        for test in check.tests:
+            if test.outcome in ("failed", "error"):
+                text.append(f"\n✗ {test.id}\n", style=style("error", bold=True))
+                if test.message:
+                    text.append(f"  {test.message}\n")
+        if check.error:
+            text.append(f"\n{check.name}: {check.error}\n", style=style("error"))
+    return text
+
+
+class AttemptScreen(_FilesAndDiff):
+    """One attempt: its proposal (read-only diff with the decisions in the gutter), the
+    decisions, the test report, the model's text, and its tokens and cost."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("t", "next_tab", "Next tab", id="attempt.next_tab"),
+    ]
+
+    def __init__(self, detail: RunDetail, number: int) -> None:
+        super().__init__()
+        self.detail = detail
+        self.attempt = detail.attempt(number)
+        self.files = reviewed_changes(self.attempt)
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="attempt-title", classes="title")
+        yield from self.compose_files()
+        with TabbedContent(id="attempt-tabs"):
+            with TabPane("Decisions", id="tab-decisions"):
+                yield Static(id="attempt-decisions")
+            with TabPane("Tests", id="tab-tests"), VerticalScroll():
+                yield Static(id="attempt-report")
+            with TabPane("Model", id="tab-model"), VerticalScroll():
+                yield Markdown(self.attempt.model_text or "*No model text was recorded.*")
+            with TabPane("Output", id="tab-output"), VerticalScroll():
+                yield Static(Text(self.attempt.test_output or "(no test output)"))
+        yield Footer()
+
+    def repaint(self) -> None:
+        attempt, style = self.attempt, _palette(self)
+        title = Text.assemble(
+            (
+                f"Run {self.detail.summary.run_id} · attempt {attempt.number} · ",
+                style("foreground"),
+            ),
+            (attempt.outcome, style(_OUTCOME_VARIABLES.get(attempt.outcome, "warning"), bold=True)),
+            f" · {attempt.tokens:,} tokens · ${attempt.cost_usd:.4f} · {attempt.turns} model turns"
+            f" · {format_duration(attempt.duration_s)}",
+        )
+        if attempt.summary:
+            title.append(f"\n{attempt.summary}")
+        for problem in attempt.problems:
+            title.append(f"\ndamaged: {problem}", style=style("error"))
+        self.query_one("#attempt-title", Static).update(title)
+        self.repaint_files("(no proposal)")
+        self.query_one("#attempt-decisions", Static).update(Text(_decisions_text(attempt)))
+        self.query_one("#attempt-report", Static).update(_report_text(attempt, style))
+
+    def action_next_tab(self) -> None:
+        tabs = self.query_one("#attempt-tabs", TabbedContent)
+        panes = ["tab-decisions", "tab-tests", "tab-model", "tab-output"]
+        tabs.active = panes[(panes.index(tabs.active) + 1) % len(panes)]
+
+
+class CompareScreen(_FilesAndDiff):
+    """The workspace after attempt ``a`` against after attempt ``b``, file by file."""
+
+    def __init__(self, detail: RunDetail, a: int, b: int) -> None:
+        super().__init__()
+        self.detail = detail
+        self.a, self.b = a, b
+        self.files = [
+            (change, [HunkDecision.ACCEPTED] * len(change.hunks))
+            for change in compare(detail, a, b)
+        ]
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="compare-title", classes="title")
+        yield from self.compose_files()
+        yield Footer()
+
+    def repaint(self) -> None:
+        count = len(self.files)
+        noun = "file differs" if count == 1 else "files differ"
+        self.query_one("#compare-title", Static).update(
+            Text(
+                f"Run {self.detail.summary.run_id} · workspace after attempt {self.a} → after "
+                f"attempt {self.b} · {count} {noun}"
+            )
+        )
+        self.repaint_files("(the workspace is the same after both attempts)")
+
+
+__all__ = [
+    "AttemptScreen",
+    "CompareScreen",
+    "ResumeRun",
+    "RunScreen",
+    "RunsScreen",
+]
