@@ -240,6 +240,8 @@ def apply_change(root: Path, resolved: Mapping[str, str | None]) -> None:
             raise ValueError(f"{rel} names the same file as another entry with different text")
         targets[target] = text
 
+    for target in targets:
+        _remove_stale_temps(target)
     staged: list[tuple[Path, Path]] = []
     created_dirs: list[Path] = []
     try:
@@ -356,6 +358,22 @@ def _write_temp(target: Path, text: str) -> Path:
         temp.unlink(missing_ok=True)
         raise
     return temp
+
+
+def _remove_stale_temps(target: Path) -> None:
+    """Delete temp files of ``target`` left by an apply that was killed half-way.
+
+    The engine re-applies the same change after a crash; without this, the killed
+    attempt's ``.name.<hex>.orch-tmp`` files would stay in the person's project.
+    """
+    if not target.parent.is_dir():
+        return
+    prefix = f".{target.name}."
+    for entry in target.parent.iterdir():
+        name = entry.name
+        token = name[len(prefix) : -len(_TEMP_SUFFIX)]
+        if name.startswith(prefix) and name.endswith(_TEMP_SUFFIX) and len(token) == 8:
+            entry.unlink(missing_ok=True)
 
 
 def _remove_empty_dir(folder: Path) -> None:
