@@ -15,7 +15,7 @@ README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 def config_keys() -> list[str]:
     keys = []
-    for section, field in Config.model_fields.items():
+    for section in Config.model_fields:
         default = getattr(Config(), section)
         if isinstance(default, BaseModel):
             keys += [f"{section}.{key}" for key in type(default).model_fields]
