@@ -54,23 +54,11 @@ from core.history import (
     sort_runs,
     test_grid,
 )
-from core.history_index import parse_time
 from core.proposal import ChangeKind, FileChange, HunkDecision
 from tui.widgets.diff_view import DiffView
+from tui.widgets.runs_table import RUN_COLUMNS, RunsTable, local_time
 
 CSS_PATH = "history.tcss"
-
-RUN_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("started", "When"),
-    ("spec", "Spec"),
-    ("state", "State"),
-    ("attempts", "Attempts"),
-    ("duration", "Duration"),
-    ("tokens", "Tokens"),
-    ("cost", "Cost"),
-    ("stop_reason", "Stop reason"),
-)
-"""Runs list columns: sort key (see ``core.history.SORT_KEYS``) and heading; key ``1``..``8``."""
 
 # Text columns sort A→Z first; numbers and times sort largest/newest first.
 _ASCENDING_FIRST = {"spec", "state", "stop_reason"}
@@ -94,8 +82,8 @@ _KIND_VARIABLES = {
 }
 
 
-STOP_REASON_WIDTH = 60
-"""The stop reason column is clipped to this; the status line shows it in full."""
+SUMMARY_WIDTH = 60
+"""An attempt's summary is clipped to this in the attempts table."""
 
 
 def _clipped(text: str, width: int) -> Text:
@@ -110,12 +98,6 @@ class ResumeRun(Message):
         super().__init__()
         self.run_id = run_id
         self.spec_path = spec_path
-
-
-def local_time(iso: str) -> str:
-    """``2026-11-21 19:51`` in the local time zone, from a UTC ISO-8601 stamp."""
-    when = parse_time(iso)
-    return when.astimezone().strftime("%Y-%m-%d %H:%M") if when else "–"
 
 
 def _palette(screen: Screen[object]) -> Callable[..., Style]:
@@ -161,7 +143,10 @@ class _ThemedScreen(Screen[None]):
 
 
 class RunsScreen(_ThemedScreen):
-    """Every past run, newest first: sort by column, filter as you type, open, resume."""
+    """Every past run, newest first: sort by column, filter as you type, open, resume.
+
+    The rows are drawn by :class:`RunsTable`, which renders only what is on screen.
+    """
 
     FIRST_FOCUS = "#runs"
 
@@ -174,12 +159,12 @@ class RunsScreen(_ThemedScreen):
         *(
             Binding(
                 str(number),
-                f"sort('{key}')",
-                "Sort 1–8" if number == 1 else f"Sort by {label}",
+                f"sort('{column.key}')",
+                "Sort 1–8" if number == 1 else f"Sort by {column.heading}",
                 show=number == 1,
-                id=f"history.sort_{key}",
+                id=f"history.sort_{column.key}",
             )
-            for number, (key, label) in enumerate(RUN_COLUMNS, start=1)
+            for number, column in enumerate(RUN_COLUMNS, start=1)
         ),
     ]
 
@@ -191,13 +176,11 @@ class RunsScreen(_ThemedScreen):
         self.shown: list[RunSummary] = []
         self.sort_column = "started"
         self.descending = True
-        self._cells: dict[str, list[Text | str]] = {}
-        """Rendered cells per run id, for the current theme: filtering only re-adds them."""
 
     def compose(self) -> ComposeResult:
         yield Static(id="runs-title", classes="title")
         yield Input(placeholder="filter: spec name, run id, text in the spec", id="runs-filter")
-        yield DataTable(id="runs", cursor_type="row", zebra_stripes=True)
+        yield RunsTable(id="runs")
         yield Static(id="runs-status", classes="status")
         yield Footer()
 
@@ -212,55 +195,29 @@ class RunsScreen(_ThemedScreen):
 
     @property
     def highlighted(self) -> RunSummary | None:
-        table = self.query_one("#runs", DataTable)
-        if not self.shown or not 0 <= table.cursor_row < len(self.shown):
-            return None
-        return self.shown[table.cursor_row]
+        return self.query_one("#runs", RunsTable).cursor_run
 
     def repaint(self) -> None:
-        """New colours (a theme change or a reload): every row is rendered again."""
-        self._cells.clear()
+        """The list again (the table reads the theme's colours itself)."""
         self.refill()
 
     def refill(self) -> None:
-        """The table again after a filter or sort change, from the rendered cells."""
-        table = self.query_one("#runs", DataTable)
+        """The list again after a filter or sort change; the highlighted run stays so."""
+        table = self.query_one("#runs", RunsTable)
         keep = self.highlighted.run_id if self.highlighted else None
         filtered = filter_runs(self.runs, self.query_text, self.logs)
         self.shown = sort_runs(filtered, self.sort_column, self.descending)
-        style = _palette(self)
-        for run in self.shown:
-            if run.run_id not in self._cells:
-                self._cells[run.run_id] = self._row(run, style)
-        table.clear(columns=True)
-        for key, label in RUN_COLUMNS:
-            arrow = (" ↓" if self.descending else " ↑") if key == self.sort_column else ""
-            table.add_column(label + arrow, key=key)
-        table.add_rows(self._cells[run.run_id] for run in self.shown)
+        table.set_sort(self.sort_column, self.descending)
+        table.set_runs(self.shown)
         if keep is not None:
-            index = next((i for i, run in enumerate(self.shown) if run.run_id == keep), 0)
-            table.move_cursor(row=index, animate=False)
+            table.cursor_row = next(
+                (i for i, run in enumerate(self.shown) if run.run_id == keep), 0
+            )
         self._update_title()
         self._update_status()
 
-    def _row(self, run: RunSummary, style: Callable[..., Style]) -> list[Text | str]:
-        state = "DAMAGED" if run.damaged else run.state
-        state_text = Text(state, style=style(_OUTCOME_VARIABLES.get(state, "warning"), bold=True))
-        if run.resumable:
-            state_text.append(" ↻", style=style("accent"))
-        return [
-            local_time(run.started),
-            Text(run.spec_name or "–"),
-            state_text,
-            Text(str(run.attempts), justify="right"),
-            Text(format_duration(run.duration_s), justify="right"),
-            Text(f"{run.tokens:,}", justify="right"),
-            Text(f"${run.cost_usd:.4f}", justify="right"),
-            _clipped(run.damaged or run.stop_reason or "–", STOP_REASON_WIDTH),
-        ]
-
     def _update_title(self) -> None:
-        label = dict(RUN_COLUMNS)[self.sort_column]
+        label = next(c.heading for c in RUN_COLUMNS if c.key == self.sort_column)
         count = f"{len(self.runs):,} runs"
         if len(self.shown) != len(self.runs):
             count = f"{len(self.shown):,} of {count}"
@@ -270,36 +227,37 @@ class RunsScreen(_ThemedScreen):
         )
 
     def _update_status(self) -> None:
+        """The highlighted run in the status line (one line high, so no layout is needed:
+        a layout pass would repaint the whole list on every cursor move)."""
         run = self.highlighted
-        status = self.query_one("#runs-status", Static)
         if run is None:
-            status.update("no runs match" if self.runs else f"no runs in {self.logs} yet")
+            text = Text("no runs match" if self.runs else f"no runs in {self.logs} yet")
         elif run.damaged:
-            status.update(Text(f"{run.run_id} · damaged: {run.damaged}"))
+            text = Text(f"{run.run_id} · damaged: {run.damaged}")
         elif run.resumable:
-            status.update(Text(f"{run.run_id} · unfinished ({run.state}) · r resumes it"))
+            text = Text(f"{run.run_id} · unfinished ({run.state}) · r resumes it")
         else:
-            status.update(Text(f"{run.run_id} · {run.spec_path} · {run.stop_reason or run.state}"))
+            text = Text(f"{run.run_id} · {run.spec_path} · {run.stop_reason or run.state}")
+        self.query_one("#runs-status", Static).update(text, layout=False)
 
     # -- events and actions
 
-    @on(DataTable.RowHighlighted, "#runs")
-    def _row_highlighted(self) -> None:
+    @on(RunsTable.CursorMoved, "#runs")
+    def _cursor_moved(self) -> None:
         self._update_status()
 
-    @on(DataTable.RowSelected, "#runs")
-    def _row_selected(self) -> None:
+    @on(RunsTable.RunOpened, "#runs")
+    def _run_opened(self) -> None:
         self.action_open()
 
-    @on(DataTable.HeaderSelected, "#runs")
-    def _header_selected(self, event: DataTable.HeaderSelected) -> None:
-        self.action_sort(str(event.column_key.value))
+    @on(RunsTable.HeaderClicked, "#runs")
+    def _header_clicked(self, event: RunsTable.HeaderClicked) -> None:
+        self.action_sort(event.column)
 
     @on(Input.Changed, "#runs-filter")
     def _filter_changed(self) -> None:
         self.refill()
-        table = self.query_one("#runs", DataTable)
-        table.move_cursor(row=0, animate=False)
+        self.query_one("#runs", RunsTable).cursor_row = 0
 
     @on(Input.Submitted, "#runs-filter")
     def _filter_submitted(self) -> None:
@@ -311,7 +269,7 @@ class RunsScreen(_ThemedScreen):
         filter_input.focus()
 
     def action_focus_table(self) -> None:
-        self.query_one("#runs", DataTable).focus()
+        self.query_one("#runs", RunsTable).focus()
 
     def action_sort(self, column: str) -> None:
         if column == self.sort_column:
@@ -444,7 +402,7 @@ class RunScreen(_ThemedScreen):
                 Text(mark, style=style("accent", bold=True)),
                 f"{attempt.number} {kind}",
                 Text(attempt.outcome, style=style(outcome, bold=True)),
-                _clipped(attempt.summary or "–", STOP_REASON_WIDTH),
+                _clipped(attempt.summary or "–", SUMMARY_WIDTH),
                 _attempt_files(attempt),
                 Text(f"{attempt.tokens:,}", justify="right"),
                 Text(f"${attempt.cost_usd:.4f}", justify="right"),
