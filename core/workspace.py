@@ -19,6 +19,7 @@ import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from core.atomic import fsync_dir
 from core.proposal import FileChange, Proposal
 
 VIRTUAL_ROOT = "/workspace"
@@ -265,7 +266,7 @@ def apply_change(root: Path, resolved: Mapping[str, str | None]) -> None:
         if text is None:
             target.unlink(missing_ok=True)
     for folder in {target.parent for target in targets}:
-        _fsync_dir(folder)
+        fsync_dir(folder)
 
 
 def read_tree(root: Path, max_file_bytes: int = 200_000) -> dict[str, str]:
@@ -381,16 +382,3 @@ def _remove_empty_dir(folder: Path) -> None:
         folder.rmdir()
     except OSError:
         pass
-
-
-def _fsync_dir(folder: Path) -> None:
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
