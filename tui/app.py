@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from textual.app import App
 from textual.theme import Theme
@@ -23,6 +25,22 @@ from core.spec import Spec
 from core.state import StateError, StateStore
 from themes import DEFAULT_THEME, THEMES, register_themes, theme_variable_defaults
 from tui.bridge import EngineThread, TuiReviewer
+from tui.screens.history import ResumeRun, RunsScreen
+from tui.widgets.run_header import Clock
+
+if TYPE_CHECKING:
+    from tui.screens.loop import LoopScreen
+
+QUIT_GRACE_S = 2.0
+"""How long leaving waits for the engine thread to stop after the review was aborted."""
+
+
+@dataclass(frozen=True)
+class ResumeRequest:
+    """``orch-tui history`` ends with this when the person picked a run to resume."""
+
+    run_id: str
+    spec_path: str
 
 
 class OrchApp(App[int]):
@@ -36,6 +54,8 @@ class OrchApp(App[int]):
         spec: Spec | None = None,
         provider: Provider | None = None,
         options: RunOptions | None = None,
+        *,
+        clock: Clock = time.monotonic,
     ) -> None:
         super().__init__()
         self.paths = paths
@@ -43,24 +63,35 @@ class OrchApp(App[int]):
         self.spec = spec
         self.provider = provider
         self.options = options
+        self.clock = clock
         self.exit_code = EXIT_INTERRUPTED
         self.engine: Engine
         self.reviewer: TuiReviewer
         self.engine_thread: EngineThread | None = None
+        self.loop_screen: LoopScreen | None = None
+        self.resume_request: ResumeRequest | None = None
+        self.left_mid_review = False
         register_themes(self)
         self.theme = config.ui.theme if config.ui.theme in self.available_themes else DEFAULT_THEME
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
-        return theme_variable_defaults()
+        """Diff colours for a theme that lacks them (Textual's own), from its palette."""
+        try:
+            theme = self.current_theme
+        except Exception:  # noqa: BLE001 - asked before the theme is set: neutral colours
+            theme = None
+        return theme_variable_defaults(theme)
 
     def on_mount(self) -> None:
         self.theme_changed_signal.subscribe(self, self._theme_changed)
         if self.spec is None:
-            self.open_history()
+            self.push_screen(RunsScreen(self.paths.logs, self.paths.state), self._history_closed)
             return
         from tui.screens.loop import LoopScreen
 
-        screen = LoopScreen(self.spec.text, self.config.ui.diff_layout)
+        screen = self.loop_screen = LoopScreen(
+            self.spec.text, self.config.ui.diff_layout, self.clock
+        )
         self.push_screen(screen)
         self.reviewer = TuiReviewer(screen)
         assert self.provider is not None and self.options is not None
@@ -76,18 +107,23 @@ class OrchApp(App[int]):
         self.engine_thread = EngineThread(self.engine, screen)
         self.engine_thread.start()
 
+    @property
+    def engine_running(self) -> bool:
+        return self.engine_thread is not None and self.engine_thread.thread.is_alive()
+
     def retry_run(self) -> None:
         """Ask the model again after a model error, on a fresh engine thread."""
-        if self.engine_thread and self.engine_thread.thread.is_alive():
+        if self.engine_running or self.engine_thread is None:
             return
         if self.engine.reopen_after_error():
-            screen = self.engine_thread.target if self.engine_thread else self.screen
+            screen = self.engine_thread.target
             self.engine_thread = EngineThread(self.engine, screen, subscribe=False)
             self.engine_thread.start()
 
     def quit_run(self) -> None:
         """Leave; the state on disk is the one to resume from."""
-        if self.engine_thread and self.engine_thread.thread.is_alive():
+        if self.engine_running:
+            self.left_mid_review = self.reviewer.waiting
             self.engine.cancel.set()
             self.reviewer.abort()
             self.exit(EXIT_INTERRUPTED)
@@ -95,15 +131,21 @@ class OrchApp(App[int]):
         self.exit(self.exit_code)
 
     def open_history(self) -> None:
-        from tui.screens.history import RunsScreen
-
         self.push_screen(RunsScreen(self.paths.logs, self.paths.state))
 
-    def on_runs_screen_resume_run(self, message: Any) -> None:
-        self.notify(
-            f"To resume run {message.run_id}: quit and run `orch-tui {message.spec_path}`",
-            timeout=10,
-        )
+    def _history_closed(self, _result: object) -> None:
+        """``orch-tui history``: leaving the runs list leaves the app."""
+        self.exit(0)
+
+    def on_resume_run(self, message: ResumeRun) -> None:
+        if self.spec is None:
+            self.resume_request = ResumeRequest(message.run_id, message.spec_path)
+            self.exit(0)
+            return
+        # Only the run in state.json can be resumed, and while a run is open that is this one.
+        while len(self.screen_stack) > 2:
+            self.pop_screen()
+        self.notify(f"Run {message.run_id} is the one open here.", timeout=6)
 
     def _theme_changed(self, theme: Theme) -> None:
         if theme.name in THEMES and theme.name != self.config.ui.theme:
@@ -140,6 +182,8 @@ def run_app(
 
 def _leave(app: OrchApp, code: int) -> int:
     thread = app.engine_thread
+    if thread is not None and app.left_mid_review:
+        thread.thread.join(QUIT_GRACE_S)  # an aborted review ends the engine thread at once
     if thread is not None and thread.thread.is_alive():
         # A model request or a check is in flight: its step restarts on resume. Stop the checks'
         # process groups and leave without waiting for the request.
@@ -154,8 +198,8 @@ def _leave(app: OrchApp, code: int) -> int:
     return code
 
 
-def run_history_app(paths: ProjectPaths, config: Config) -> int:
+def run_history_app(paths: ProjectPaths, config: Config) -> ResumeRequest | None:
+    """Browse the runs; returns the run the person chose to resume, if any."""
     app = OrchApp(paths, config)
     app.run()
-    return 0
-
+    return app.resume_request

@@ -26,10 +26,17 @@ class TuiReviewer:
     def __init__(self, target: MessagePump) -> None:
         self.target = target
         self._verdicts: queue.Queue[Verdict] = queue.Queue()
+        self.waiting = False
+        """True while the engine thread waits for the person's decisions."""
 
     def review(self, session: ReviewSession) -> None:
-        self.target.post_message(ReviewRequested(session))
-        if self._verdicts.get() == "abort":
+        self.waiting = True
+        try:
+            self.target.post_message(ReviewRequested(session))
+            verdict = self._verdicts.get()
+        finally:
+            self.waiting = False
+        if verdict == "abort":
             raise ReviewAborted
 
     def finish(self) -> None:

@@ -6,6 +6,7 @@ from textual.message import Message
 
 from core.events import Event
 from core.review import ReviewSession
+from core.verify import TrialOutcome
 
 
 class EngineEvent(Message):
@@ -30,4 +31,14 @@ class EngineStopped(Message):
     def __init__(self, exit_code: int, error: str | None = None) -> None:
         super().__init__()
         self.exit_code = exit_code
+        self.error = error
+
+
+class TrialFinished(Message):
+    """The trial run of the checks for ``attempt`` ended: its outcome, or why there is none."""
+
+    def __init__(self, attempt: int, outcome: TrialOutcome | None, error: str | None) -> None:
+        super().__init__()
+        self.attempt = attempt
+        self.outcome = outcome
         self.error = error

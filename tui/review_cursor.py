@@ -49,12 +49,24 @@ class ReviewCursor:
             self._go((self.file + 1, 0))
 
     def previous_file(self) -> None:
-        if self.file > 0:
-            self._go((self.file - 1, 0))
+        """The previous file's first hunk; on the first file, its first hunk."""
+        if self.proposal.changes:
+            self._go((max(self.file - 1, 0), 0))
 
     def select_file(self, index: int) -> None:
         if 0 <= index < len(self.proposal.changes):
             self._go((index, 0))
+
+    def first_undecided(self, decisions: Decisions) -> bool:
+        """Move to the first undecided hunk of the proposal; stay on the first stop when none is."""
+        stops = self.positions
+        if not stops:
+            return False
+        self._go(stops[-1])  # next_undecided starts after the cursor and wraps to the start
+        if self.next_undecided(decisions):
+            return True
+        self._go(stops[0])
+        return False
 
     def next_undecided(self, decisions: Decisions) -> bool:
         """Move to the next undecided hunk after the cursor (wrapping); False when none is left."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import PurePosixPath
 from typing import ClassVar
 
@@ -30,15 +31,18 @@ _LANGUAGES = {
 }
 
 
-def language_for(path: str) -> str | None:
-    return _LANGUAGES.get(PurePosixPath(path).suffix.lower())
+def language_for(path: str, available: Iterable[str]) -> str | None:
+    """The TextArea language for a file, when this install can highlight it."""
+    language = _LANGUAGES.get(PurePosixPath(path).suffix.lower())
+    return language if language in set(available) else None
 
 
 class EditScreen(ModalScreen[str | None]):
     """Edit the proposed text of one file; what is saved is what lands."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+s", "save", "Save", id="edit.save", priority=True),
+        # Not a priority binding: ctrl+s then waits behind the keys typed before it.
+        Binding("ctrl+s", "save", "Save", id="edit.save"),
         Binding("escape", "cancel", "Cancel", id="edit.cancel", priority=True),
     ]
 
@@ -50,7 +54,9 @@ class EditScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="edit-dialog", classes="dialog"):
             yield Label(f"Editing {self.path} — ctrl+s saves, escape cancels", id="edit-title")
-            yield TextArea.code_editor(self.text, language=language_for(self.path), id="editor")
+            editor = TextArea.code_editor(self.text, id="editor")
+            editor.language = language_for(self.path, editor.available_languages)
+            yield editor
 
     def on_mount(self) -> None:
         self.query_one(TextArea).focus()
@@ -71,13 +77,17 @@ class FeedbackScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="feedback-dialog", classes="dialog"):
-            yield Label("Reject the whole proposal. Tell the model why (enter sends, escape cancels):")
+            yield Label(
+                "Reject the whole proposal. Tell the model why (enter sends, escape cancels):"
+            )
             yield Input(placeholder="e.g. keep the public API unchanged", id="reason")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         reason = event.value.strip()
         if not reason:
-            self.notify("A reason helps the model: type one, or escape to cancel.", severity="warning")
+            self.notify(
+                "A reason helps the model: type one, or escape to cancel.", severity="warning"
+            )
             return
         self.dismiss(reason)
 
@@ -139,11 +149,13 @@ class StoppedScreen(ModalScreen[str]):
         self.can_retry = can_retry
 
     def compose(self) -> ComposeResult:
-        options = "r retries the attempt · " if self.can_retry else ""
+        options = "r asks the model again · " if self.can_retry else ""
         with Vertical(id="stopped-dialog", classes="dialog"):
             yield Label(self.title_text, id="stopped-title")
             yield Label(self.message, id="stopped-message")
-            yield Label(f"{options}q quits (the run is saved) · escape closes this", id="stopped-keys")
+            yield Label(
+                f"{options}q quits (the run is saved) · escape closes this", id="stopped-keys"
+            )
 
     def action_choose(self, choice: str) -> None:
         if choice == "retry" and not self.can_retry:

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
+from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import Static
+
+Clock = Callable[[], float]
+"""Seconds from an arbitrary origin (``time.monotonic``); tests pass a frozen one."""
 
 
 class RunHeader(Static):
@@ -16,20 +21,26 @@ class RunHeader(Static):
     tokens: reactive[int] = reactive(0)
     cost: reactive[float] = reactive(0.0)
 
-    def __init__(self, **kwargs: object) -> None:
-        super().__init__(**kwargs)
-        self._started = time.monotonic()
+    def __init__(self, clock: Clock = time.monotonic, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self._clock = clock
+        self._started = clock()
 
     def on_mount(self) -> None:
         self.set_interval(1.0, self.refresh)
 
-    def render(self) -> str:
-        elapsed = int(time.monotonic() - self._started)
-        minutes, seconds = divmod(elapsed, 60)
-        return (
-            f" orch-tui · run {self.run_id or '…'} · [b]{self.state}[/b] · "
-            f"attempt {self.attempt}/{self.max_retries} · tokens {self.tokens:,} · "
-            f"${self.cost:.4f} · {minutes}:{seconds:02d}"
+    @property
+    def elapsed(self) -> int:
+        """Whole seconds since the app opened the run."""
+        return int(self._clock() - self._started)
+
+    def render(self) -> Content:
+        minutes, seconds = divmod(self.elapsed, 60)
+        return Content.assemble(
+            f" orch-tui · run {self.run_id or '…'} · ",
+            (self.state, "bold"),
+            f" · attempt {self.attempt}/{self.max_retries} · tokens {self.tokens:,} · "
+            f"${self.cost:.4f} · {minutes}:{seconds:02d}",
         )
 
     def watch_state(self, old: str, new: str) -> None:

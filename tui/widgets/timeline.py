@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
+
+from core.history import DECIDED_OUTCOMES, AttemptDetail
 
 
 class Timeline(OptionList):
     """Attempt 0 is the generation; later attempts are patches."""
 
     def __init__(self, **kwargs: object) -> None:
-        super().__init__(**kwargs)
+        super().__init__(**kwargs)  # type: ignore[arg-type]
         self._steps: dict[int, list[str]] = {}
 
     def note(self, attempt: int, text: str) -> None:
@@ -18,13 +22,22 @@ class Timeline(OptionList):
         self._steps.setdefault(attempt, []).append(text)
         self._redraw(attempt)
 
-    def replace_last(self, attempt: int, text: str) -> None:
-        steps = self._steps.setdefault(attempt, [])
-        if steps:
-            steps[-1] = text
-        else:
-            steps.append(text)
-        self._redraw(attempt)
+    def load(self, attempts: Iterable[AttemptDetail]) -> None:
+        """Show a resumed run's earlier attempts, as its logs tell them."""
+        last = None
+        for attempt in attempts:
+            steps = self._steps.setdefault(attempt.number, [])
+            if attempt.proposal is not None:
+                proposal = attempt.proposal
+                steps.append(f"{proposal.file_count} files +{proposal.added} -{proposal.removed}")
+            if attempt.outcome in DECIDED_OUTCOMES:
+                mark = "✓ " if attempt.outcome == "passed" else "✗ "
+                steps.append(mark + (attempt.summary or attempt.outcome))
+            else:
+                steps.append(attempt.outcome.lower())
+            last = attempt.number
+        if last is not None:
+            self._redraw(last)
 
     def _redraw(self, highlight: int) -> None:
         self.clear_options()

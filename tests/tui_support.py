@@ -1,0 +1,297 @@
+"""Helpers for the TUI's Pilot and tmux tests: a small project, scripted model turns, waiting.
+
+The project is a buggy ``calc.py`` in the workspace and a spec asking for a working one. The
+model's first attempt fixes both bugs (two hunks in ``calc.py``) and adds a test file (one
+hunk), so a review has three hunks over two files: ``calc.py`` #0, #1, ``tests/test_calc.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from core.config import Config, load_config
+from core.engine import RunOptions
+from core.paths import ProjectPaths
+from core.providers.base import Provider
+from core.providers.scripted import ScriptedProvider
+from core.spec import Spec, read_spec
+from tests.e2e_support import attempt_turns, write_attempts_script, write_tree
+from tests.fake_anthropic import Turn
+from tui.app import OrchApp
+from tui.screens.loop import TRIAL_RUNNING, LoopScreen
+
+SPEC_TEXT = """\
+# calc
+
+A tiny calculator module, `calc.py`:
+
+- `add(a, b)` returns the sum.
+- `mul(a, b)` returns the product.
+- Tests with pytest under `tests/`.
+"""
+
+CALC_BUGGY = '''\
+"""A tiny calculator."""
+
+
+def add(a, b):
+    return a - b
+
+
+def sub(a, b):
+    return a - b
+
+
+def div(a, b):
+    return a / b
+
+
+def mul(a, b):
+    return a + b
+'''
+
+CALC_TESTS = """\
+from calc import add, mul
+
+
+def test_add():
+    assert add(2, 3) == 5
+
+
+def test_mul():
+    assert mul(2, 3) == 6
+"""
+
+FIX_ADD = (
+    "str_replace",
+    "calc.py",
+    "def add(a, b):\n    return a - b",
+    "def add(a, b):\n    return a + b",
+)
+FIX_MUL = (
+    "str_replace",
+    "calc.py",
+    "def mul(a, b):\n    return a + b",
+    "def mul(a, b):\n    return a * b",
+)
+ADD_TESTS = ("create", "tests/test_calc.py", CALC_TESTS)
+
+FIRST_ATTEMPT = attempt_turns("I fix add and mul and add tests.", [FIX_ADD, FIX_MUL, ADD_TESTS])
+"""Attempt 0: three hunks; accepted as a whole, every test passes."""
+
+CALC_FIXED = CALC_BUGGY.replace("return a - b", "return a + b", 1).replace(
+    "def mul(a, b):\n    return a + b", "def mul(a, b):\n    return a * b"
+)
+
+CONFIG_TEXT = """\
+[checks]
+timeout_seconds = 60
+env_allow = ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"]
+"""
+
+SIZE = (140, 45)
+"""Terminal size of the Pilot tests and snapshots."""
+
+
+def frozen_clock() -> float:
+    """A clock that never moves: the header's elapsed time stays 0:00."""
+    return 0.0
+
+
+@dataclass
+class TuiProject:
+    root: Path
+    script: Path
+
+    @property
+    def paths(self) -> ProjectPaths:
+        return ProjectPaths(self.root)
+
+    @property
+    def workspace(self) -> Path:
+        return self.root / "workspace"
+
+    def config(self) -> Config:
+        return load_config(self.paths.config)
+
+    def spec(self) -> Spec:
+        return read_spec(self.root / "spec.md")
+
+    def provider(self) -> Provider:
+        return ScriptedProvider.from_path(self.script)
+
+    def app(self, provider: Provider | None = None, max_retries: int = 3) -> OrchApp:
+        """A fresh app on this project, as ``orch-tui spec.md`` would open it."""
+        return OrchApp(
+            self.paths,
+            self.config(),
+            self.spec(),
+            provider or self.provider(),
+            RunOptions(max_retries=max_retries),
+            clock=frozen_clock,
+        )
+
+    def read(self, relative: str) -> str | None:
+        path = self.workspace / relative
+        return path.read_text(encoding="utf-8") if path.exists() else None
+
+    def run_dir(self) -> Path:
+        (run,) = [p for p in (self.root / "logs").iterdir() if p.is_dir()]
+        return run
+
+    def log_json(self, attempt: int, name: str) -> Any:
+        path = self.run_dir() / f"attempt-{attempt:02d}" / name
+        return json.loads(path.read_text(encoding="utf-8"))
+
+    def state(self) -> dict[str, Any]:
+        return json.loads((self.root / "state.json").read_text(encoding="utf-8"))
+
+
+def make_tui_project(
+    root: Path,
+    attempts: Sequence[Sequence[Turn]] = (FIRST_ATTEMPT,),
+    *,
+    config_text: str = CONFIG_TEXT,
+    seed: dict[str, str] | None = None,
+) -> TuiProject:
+    """A project folder with the calc spec, a seeded workspace and a model script."""
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "orchestrator.toml").write_text(config_text, encoding="utf-8")
+    (root / "spec.md").write_text(SPEC_TEXT, encoding="utf-8")
+    write_tree(root / "workspace", {"calc.py": CALC_BUGGY} if seed is None else seed)
+    script = write_attempts_script(root / "script.json", attempts)
+    return TuiProject(root, script)
+
+
+def loop_screen(app: OrchApp) -> LoopScreen:
+    assert app.loop_screen is not None
+    return app.loop_screen
+
+
+async def wait_for(
+    pilot: Any, condition: Callable[[], object], what: str, timeout: float = 30
+) -> None:
+    """Let the app run until ``condition()`` is true; fail naming ``what`` after ``timeout`` s."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await pilot.pause(0.05)
+
+
+async def wait_for_review(pilot: Any, app: OrchApp, attempt: int = 0) -> LoopScreen:
+    """Wait until the proposal of ``attempt`` is under review; returns the review screen."""
+    await wait_for(pilot, lambda: app.loop_screen is not None, "the review screen")
+    screen = loop_screen(app)
+    await wait_for(
+        pilot,
+        lambda: screen.session is not None and screen.session.attempt == attempt,
+        f"the proposal of attempt {attempt}",
+    )
+    await pilot.pause()
+    return screen
+
+
+async def wait_for_trial(pilot: Any, screen: LoopScreen) -> None:
+    """Wait until the trial run of the checks has reported on the proposal."""
+    await wait_for(
+        pilot, lambda: screen.trial_text not in ("", TRIAL_RUNNING), "the trial run's outcome"
+    )
+
+
+async def wait_for_finish(pilot: Any, app: OrchApp) -> str:
+    """Wait for the run to reach SUCCESS or FAILED; returns the final state."""
+    screen = loop_screen(app)
+    await wait_for(pilot, lambda: screen.finished is not None, "the run to finish")
+    assert screen.finished is not None
+    await pilot.pause()
+    return screen.finished.state
+
+
+def status_text(screen: LoopScreen) -> str:
+    return str(screen.query_one("#review-status").render())
+
+
+class TmuxTui:
+    """The installed ``orch-tui`` in a real terminal: a tmux server of its own (``-L``).
+
+    The command's exit code is written to ``exit-code`` in the project folder when it ends.
+    """
+
+    def __init__(self, root: Path, env: dict[str, str], size: tuple[int, int] = (160, 50)) -> None:
+        self.root = root
+        # COLUMNS and LINES (pytest-xdist workers have them) would override the pane's size.
+        self.env = {k: v for k, v in env.items() if k not in ("COLUMNS", "LINES")}
+        self.size = size
+        self.socket = f"orch-test-{uuid.uuid4().hex[:12]}"
+
+    def tmux(self, *args: str) -> str:
+        result = subprocess.run(
+            ["tmux", "-L", self.socket, "-f", "/dev/null", *args],
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=15,
+            check=True,
+        )
+        return result.stdout
+
+    def start(self, command: Sequence[str]) -> None:
+        (self.root / "exit-code").unlink(missing_ok=True)
+        shell = " ".join(shlex.quote(part) for part in command) + "; echo $? > exit-code"
+        width, height = self.size
+        self.tmux(
+            "new-session", "-d", "-s", "orch", "-x", str(width), "-y", str(height),
+            "-c", str(self.root), shell,
+        )  # fmt: skip
+
+    def screen(self) -> str:
+        return self.tmux("capture-pane", "-p", "-t", "orch")
+
+    def keys(self, *keys: str) -> None:
+        """Key names as tmux knows them (``Enter``, ``C-s``, ``]``), one after the other."""
+        for key in keys:
+            self.tmux("send-keys", "-t", "orch", key)
+
+    def type(self, text: str) -> None:
+        self.tmux("send-keys", "-t", "orch", "-l", text)
+
+    def wait_for(self, *texts: str, timeout: float = 60) -> str:
+        """Poll the screen until every one of ``texts`` is on it; returns the screen."""
+        deadline = time.monotonic() + timeout
+        while True:
+            screen = self.screen()
+            if all(text in screen for text in texts):
+                return screen
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{texts} not on screen after {timeout} s:\n{screen}")
+            time.sleep(0.1)
+
+    def wait_for_exit(self, timeout: float = 30) -> int:
+        path = self.root / "exit-code"
+        deadline = time.monotonic() + timeout
+        while not path.exists() or not path.read_text().strip():
+            if time.monotonic() > deadline:
+                raise AssertionError(f"orch-tui did not exit:\n{self.screen()}")
+            time.sleep(0.1)
+        return int(path.read_text())
+
+    def close(self) -> None:
+        """Kill this test's tmux server and remove its socket file."""
+        subprocess.run(
+            ["tmux", "-L", self.socket, "kill-server"],
+            env=self.env,
+            capture_output=True,
+            timeout=15,
+        )
+        folder = Path(self.env.get("TMUX_TMPDIR") or "/tmp") / f"tmux-{os.getuid()}"
+        (folder / self.socket).unlink(missing_ok=True)
