@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
-from tests.e2e_support import child_env, make_project, orch_tui
+from tests.e2e_support import make_project, orch_tui
 from tests.fake_anthropic import Turn
-from tests.tmux_session import TmuxSession
+from tests.tui_support import TmuxTui
 
 pytestmark = [pytest.mark.tmux, pytest.mark.e2e]
 
@@ -31,14 +29,7 @@ def one_attempt(function: str) -> list[Turn]:
     ]
 
 
-@pytest.fixture
-def tmux() -> Iterator[TmuxSession]:
-    session = TmuxSession()
-    yield session
-    session.close()
-
-
-def test_history_lists_filters_and_opens_a_run_and_its_diff(tmp_path, fake_server, tmux) -> None:
+def test_history_lists_filters_and_opens_a_run_and_its_diff(tmp_path, fake_server) -> None:
     server = fake_server([turn for function in SPECS.values() for turn in one_attempt(function)])
     project = make_project(tmp_path / "project", spec_text="# alpha\n", fake_url=server.url)
     for name, function in SPECS.items():
@@ -47,7 +38,15 @@ def test_history_lists_filters_and_opens_a_run_and_its_diff(tmp_path, fake_serve
         assert result.returncode == 0, result.stdout + result.stderr
     assert len(project.run_dirs()) == 3
 
-    tmux.start([orch_tui(), "history"], cwd=project.root, env=child_env(server.url))
+    tmux = TmuxTui(project.root, project.env)
+    try:
+        browse_history(tmux)
+    finally:
+        tmux.close()
+
+
+def browse_history(tmux: TmuxTui) -> None:
+    tmux.start([orch_tui(), "history"])
     screen = tmux.wait_for("gamma.md")
     assert "alpha.md" in screen and "beta.md" in screen and "SUCCESS" in screen
 

@@ -276,6 +276,17 @@ class TmuxTui:
                 raise AssertionError(f"{texts} not on screen after {timeout} s:\n{screen}")
             time.sleep(0.1)
 
+    def wait_gone(self, text: str, timeout: float = 60) -> str:
+        """Poll the screen until ``text`` has left it; returns the screen."""
+        deadline = time.monotonic() + timeout
+        while True:
+            screen = self.screen()
+            if text not in screen:
+                return screen
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{text!r} still on screen after {timeout} s:\n{screen}")
+            time.sleep(0.1)
+
     def wait_for_exit(self, timeout: float = 30) -> int:
         path = self.root / "exit-code"
         deadline = time.monotonic() + timeout
