@@ -369,3 +369,16 @@ SNAPSHOT_SIZE = (100, 18)
 def test_snapshot(snap_compare, theme: str, layout: str) -> None:  # type: ignore[no-untyped-def]
     app = DiffApp(SMALL, (A, R, U, U), theme=theme, layout=layout)
     assert snap_compare(app, terminal_size=SNAPSHOT_SIZE)
+
+
+async def test_page_down_moves_a_whole_page_at_once() -> None:
+    """No scroll animation: the page is there on the next frame."""
+    change = FileChange("big.py", None, "".join(f"x{i} = {i}\n" for i in range(2000)))
+    app = DiffApp(change, (U,))
+    app.animation_level = "full"  # what a person has; the other tests turn animations off
+    async with app.run_test(size=(100, 30)) as pilot:
+        view = app.query_one(DiffView)
+        view.focus()
+        await pilot.pause()
+        view.action_page_down()  # what pagedown runs; checked before any animation frame
+        assert view.scroll_y >= view.scrollable_content_region.height - 1

@@ -250,6 +250,13 @@ class DiffView(ScrollView, can_focus=True):
 
     # ---------------------------------------------------------------- actions
 
+    def action_page_down(self) -> None:
+        # Not animated: a reviewer paging through a long file wants the page now, not in 600 ms.
+        self.scroll_page_down(animate=False)
+
+    def action_page_up(self) -> None:
+        self.scroll_page_up(animate=False)
+
     def action_toggle_folds(self) -> None:
         self.toggle_folds()
 
