@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from textual.app import App
 from textual.theme import Theme
 
+from core.checks import kill_running_checks
 from core.config import Config, ConfigError
 from core.config_file import save_setting
 from core.engine import EXIT_INTERRUPTED, EXIT_STATE, Engine, RunOptions
@@ -181,15 +182,14 @@ def run_app(
 
 
 def _leave(app: OrchApp, code: int) -> int:
+    # The app is closed: a check still running is a trial run of a review left behind, or the
+    # real checks of a step that restarts on resume. Either way its process group goes now.
+    kill_running_checks()
     thread = app.engine_thread
     if thread is not None and app.left_mid_review:
         thread.thread.join(QUIT_GRACE_S)  # an aborted review ends the engine thread at once
     if thread is not None and thread.thread.is_alive():
-        # A model request or a check is in flight: its step restarts on resume. Stop the checks'
-        # process groups and leave without waiting for the request.
-        from core.checks import kill_running_checks
-
-        kill_running_checks()
+        # A model request is in flight: leave without waiting for it; the step restarts on resume.
         print("orch-tui: left mid-step; run the same command to resume")
         sys.stdout.flush()
         os._exit(EXIT_INTERRUPTED)
