@@ -362,6 +362,13 @@ class LoopScreen(Screen[None]):
             )
 
     def action_decide(self, decision: str) -> None:
+        self._decide(HunkDecision(decision), whole_file=False)
+
+    def action_decide_file(self, decision: str) -> None:
+        self._decide(HunkDecision(decision), whole_file=True)
+
+    def _decide(self, decision: HunkDecision, *, whole_file: bool) -> None:
+        """Record a decision on the hunk (or file) under the cursor, then go to the next undecided."""
         if not self._need_session():
             return
         assert self.session and self.cursor
@@ -369,22 +376,10 @@ class LoopScreen(Screen[None]):
         if change is None:
             return
         session, hunk = self.session, self.cursor.hunk
-        if change.hunks:
-            self._record(lambda: session.decide(change.path, hunk, HunkDecision(decision)))
-        else:
-            self._record(lambda: session.decide_file(change.path, HunkDecision(decision)))
-        self.cursor.next_undecided(session.decisions)
-        self._refresh_review()
-
-    def action_decide_file(self, decision: str) -> None:
-        if not self._need_session():
-            return
-        assert self.session and self.cursor
-        change = self._current_change()
-        if change is None:
-            return
-        session = self.session
-        self._record(lambda: session.decide_file(change.path, HunkDecision(decision)))
+        if change.hunks and not whole_file:
+            self._record(lambda: session.decide(change.path, hunk, decision))
+        else:  # a whole file, or one whose only hunk is an empty file's
+            self._record(lambda: session.decide_file(change.path, decision))
         self.cursor.next_undecided(session.decisions)
         self._refresh_review()
 
