@@ -65,6 +65,18 @@ def run(spec: CheckSpec, workspace: Path, report_dir: Path, **kwargs: object) ->
     return run_check(spec, workspace, report_dir, **options)
 
 
+def run_all(
+    specs: list[CheckSpec], workspace: Path, report_dir: Path, **kwargs: object
+) -> TestReport:
+    options: dict = {
+        "timeout_s": 60,
+        "max_output_bytes": 100_000,
+        "extra_env_allow": FAST,
+        **kwargs,
+    }
+    return run_checks(specs, workspace, report_dir, **options)
+
+
 def is_alive(pid: int) -> bool:
     """A process that exists and is not a zombie (a killed, not yet reaped one counts as dead)."""
     try:
@@ -93,14 +105,7 @@ def test_passing_tests_give_a_passing_report_with_per_test_results(workspace, re
         workspace / "tests/test_ok.py", "def test_one():\n    pass\n\ndef test_two():\n    pass\n"
     )
 
-    report = run_checks(
-        [PYTEST],
-        workspace,
-        report_dir,
-        timeout_s=60,
-        max_output_bytes=100_000,
-        extra_env_allow=FAST,
-    )
+    report = run_all([PYTEST], workspace, report_dir)
 
     check = report.checks[0]
     assert report.passed and check.passed
@@ -154,14 +159,7 @@ def test_failing_tests_are_named_with_message_and_a_traceback_free_of_absolute_p
 def test_no_tests_collected_is_a_failure_with_a_clear_message(workspace, report_dir):
     write(workspace / "src/app.py", "VALUE = 1\n")
 
-    report = run_checks(
-        [PYTEST],
-        workspace,
-        report_dir,
-        timeout_s=60,
-        max_output_bytes=100_000,
-        extra_env_allow=FAST,
-    )
+    report = run_all([PYTEST], workspace, report_dir)
 
     check = report.checks[0]
     assert check.exit_code == 5
@@ -318,13 +316,10 @@ def test_a_failing_second_check_fails_the_report_even_when_the_tests_pass(worksp
     lint = CheckSpec("lint", ["{python}", "-c", "import sys; print('lint says no'); sys.exit(1)"])
     chunks: list[tuple[str, str]] = []
 
-    report = run_checks(
+    report = run_all(
         [PYTEST, lint],
         workspace,
         report_dir,
-        timeout_s=60,
-        max_output_bytes=100_000,
-        extra_env_allow=FAST,
         on_output=lambda name, text: chunks.append((name, text)),
     )
 
@@ -376,14 +371,7 @@ def test_a_report_survives_a_json_round_trip(workspace, report_dir):
         "def test_skip():\n    pytest.skip('later')\n",
     )
     missing = CheckSpec("lint", ["orch-no-such-linter-xyz"])
-    report = run_checks(
-        [PYTEST, missing],
-        workspace,
-        report_dir,
-        timeout_s=60,
-        max_output_bytes=100_000,
-        extra_env_allow=FAST,
-    )
+    report = run_all([PYTEST, missing], workspace, report_dir)
 
     data = json.loads(json.dumps(report.to_json()))
     again = TestReport.from_json(data)
