@@ -25,15 +25,15 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.synthetic_runs import write_synthetic_runs  # noqa: E402
-from core import runlog  # noqa: E402
-from core.history import (  # noqa: E402
+from orch_tui.core import runlog  # noqa: E402
+from orch_tui.core.history import (  # noqa: E402
     export_markdown,
     filter_runs,
     list_runs,
     load_run,
     sort_runs,
 )
-from core.history_index import INDEX_NAME  # noqa: E402
+from orch_tui.core.history_index import INDEX_NAME  # noqa: E402
 
 
 def timed(label: str, action: Callable[[], object], repeat: int = 5) -> float:
@@ -99,8 +99,8 @@ async def tui_timings(logs: Path) -> dict[str, tuple[float, float]]:
     """(wall, CPU) ms for: mounting the runs list, a cursor move, a filter keystroke, opening."""
     from textual.app import App
 
-    from themes import DEFAULT_THEME, register_themes, theme_variable_defaults
-    from tui.screens.history import RunScreen, RunsScreen
+    from orch_tui.themes import DEFAULT_THEME, register_themes, theme_variable_defaults
+    from orch_tui.tui.screens.history import RunScreen, RunsScreen
 
     class Host(App[None]):
         def get_theme_variable_defaults(self) -> dict[str, str]:

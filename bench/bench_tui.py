@@ -35,8 +35,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from core.proposal import Decisions, Proposal  # noqa: E402
-from core.review import ReviewSession  # noqa: E402
+from orch_tui.core.proposal import Decisions, Proposal  # noqa: E402
+from orch_tui.core.review import ReviewSession  # noqa: E402
+from orch_tui.tui.messages import ReviewRequested  # noqa: E402
+from orch_tui.tui.widgets.diff_view import DiffView  # noqa: E402
 from tests.e2e_support import attempt_turns, child_env  # noqa: E402
 from tests.tui_support import (  # noqa: E402
     CONFIG_TEXT,
@@ -46,8 +48,6 @@ from tests.tui_support import (  # noqa: E402
     wait_for_review,
     wait_for_trial,
 )
-from tui.messages import ReviewRequested  # noqa: E402
-from tui.widgets.diff_view import DiffView  # noqa: E402
 
 SIZE = (160, 50)
 HUNKS = 40

@@ -20,6 +20,7 @@ import logging
 import os
 import re
 import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -30,17 +31,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from core.junit import TestCase, parse_junit, trim_traceback
+from orch_tui.core.config import is_secret_env_name
+from orch_tui.core.junit import TestCase, parse_junit, trim_traceback
+from orch_tui.core.process_guard import die_with_parent
+from orch_tui.core.sandbox import NO_SANDBOX, Sandbox
 
 __all__ = [
-    "DEFAULT_TEST_COMMAND",
     "BASE_ENV_ALLOW",
     "CheckResult",
     "CheckSpec",
     "TestCase",
     "TestReport",
     "build_env",
-    "is_secret_env_name",
     "kill_running_checks",
     "run_check",
     "run_checks",
@@ -48,21 +50,6 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
-
-# pytest with a JUnit report. ``--rootdir`` keeps node ids relative to the workspace even when a
-# parent folder holds a pytest config; ``xunit1`` adds the test's file to the report; no cache
-# folder is written into the workspace.
-DEFAULT_TEST_COMMAND: tuple[str, ...] = (
-    "{python}",
-    "-m",
-    "pytest",
-    "-p",
-    "no:cacheprovider",
-    "--rootdir={workspace}",
-    "-o",
-    "junit_family=xunit1",
-    "--junitxml={junit}",
-)
 
 BASE_ENV_ALLOW: tuple[str, ...] = ("PATH", "HOME", "LANG", "LC_ALL", "PYTHONPATH")
 
@@ -72,8 +59,6 @@ BASE_ENV_ALLOW: tuple[str, ...] = ("PATH", "HOME", "LANG", "LC_ALL", "PYTHONPATH
 # variable of the same name overrides these.
 _FIXED_ENV = {"PYTHONUNBUFFERED": "1", "PYTHONDONTWRITEBYTECODE": "1"}
 
-_SECRET_NAME = re.compile(r"^ANTHROPIC_|API_?KEY", re.IGNORECASE)
-
 # pytest's exit codes other than 0 (all passed) and 1 (some failed), as sentences.
 _PYTEST_EXIT_ERRORS = {
     2: None,  # interrupted, usually by collection errors: the report lists them
@@ -81,6 +66,13 @@ _PYTEST_EXIT_ERRORS = {
     4: "pytest was called wrongly (a usage error; see the output)",
     5: "pytest collected no tests",
 }
+
+# A test runner that exits 0 without the report it was asked for did not finish: a test or a
+# conftest that calls os._exit(0) or sys.exit(0) would otherwise make a failing project pass.
+_NO_REPORT = (
+    "exited 0 without writing its JUnit report, so the run did not finish "
+    "(does a test or conftest.py call os._exit or sys.exit?); counted as a failure"
+)
 
 _READ_CHUNK = 65536
 _POLL_S = 0.05
@@ -203,14 +195,6 @@ class TestReport:
         return cls(checks=[CheckResult.from_json(check) for check in data.get("checks") or []])
 
 
-def is_secret_env_name(name: str) -> bool:
-    """Whether an environment variable may hold an API key; such a name is never passed on.
-
-    Config validation can use this to refuse such a name early, with the file and the key.
-    """
-    return bool(_SECRET_NAME.search(name))
-
-
 def build_env(extra_allow: Sequence[str] = ()) -> dict[str, str]:
     """The environment for a check: allowlisted variables copied from ours, plus the fixed ones.
 
@@ -238,6 +222,7 @@ def run_checks(
     max_output_bytes: int,
     extra_env_allow: Sequence[str] = (),
     on_output: Callable[[str, str], None] | None = None,
+    sandbox: Sandbox = NO_SANDBOX,
 ) -> TestReport:
     """Run every check in order (a failing one does not stop the rest).
 
@@ -258,6 +243,7 @@ def run_checks(
                 max_output_bytes=max_output_bytes,
                 extra_env_allow=extra_env_allow,
                 on_output=forward,
+                sandbox=sandbox,
             )
         )
     return TestReport(checks=results)
@@ -276,12 +262,14 @@ def run_check(
     max_output_bytes: int,
     extra_env_allow: Sequence[str] = (),
     on_output: Callable[[str], None] | None = None,
+    sandbox: Sandbox = NO_SANDBOX,
 ) -> CheckResult:
     """Run one check; every way it can go wrong ends up in the result, not in an exception.
 
     ``on_output(text)`` is called from a reader thread with output as it arrives (the first
     ``max_output_bytes`` of it, then one line saying the rest is not shown live). A
     ``KeyboardInterrupt`` while waiting kills the process group before it propagates.
+    ``sandbox`` wraps the command; the result names the command unwrapped.
     """
     if max_output_bytes <= 0:
         raise ValueError("max_output_bytes must be positive")
@@ -300,13 +288,15 @@ def run_check(
         env = build_env(extra_env_allow)
     except ValueError as exc:
         return not_started(str(exc))
+    if sandbox.confined and shutil.which(command[0], path=env.get("PATH")) is None:
+        return not_started(f"command not found: {command[0]}")
     report_dir.mkdir(parents=True, exist_ok=True)
     junit_path.unlink(missing_ok=True)  # never read a report left by an earlier run
 
     started = time.monotonic()
     try:
         process = subprocess.Popen(
-            command,
+            sandbox.wrap(command, workspace, [report_dir]),
             cwd=workspace,
             env=env,
             stdin=subprocess.DEVNULL,
@@ -314,6 +304,7 @@ def run_check(
             stderr=subprocess.STDOUT,
             shell=False,
             start_new_session=True,
+            preexec_fn=die_with_parent,
         )
     except FileNotFoundError:
         return not_started(f"command not found: {command[0]}")
@@ -347,7 +338,11 @@ def run_check(
 
     output, dropped = capture.text()
     timed_out = not exited
-    tests = parse_junit(junit_path, workspace) if "{junit}" in " ".join(spec.command) else None
+    wants_report = "{junit}" in " ".join(spec.command)
+    tests = parse_junit(junit_path, workspace) if wants_report else None
+    error = _error_for(command, process.returncode, timed_out, timeout_s)
+    if wants_report and tests is None and process.returncode == 0 and not timed_out:
+        error = _NO_REPORT
     return CheckResult(
         name=spec.name,
         command=command,
@@ -357,7 +352,7 @@ def run_check(
         output=output,
         dropped_bytes=dropped,
         tests=tests or [],
-        error=_error_for(command, process.returncode, timed_out, timeout_s),
+        error=error,
     )
 
 

@@ -7,16 +7,43 @@ Every key has a default and a docstring; the docstrings are also the comments
 
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from core.checks import DEFAULT_TEST_COMMAND, is_secret_env_name
+from orch_tui.core.sandbox import SandboxMode
 
 CONFIG_NAME = "orchestrator.toml"
 MAX_RETRIES_RANGE = (1, 50)
+
+# pytest with a JUnit report. ``--rootdir`` keeps node ids relative to the workspace even when a
+# parent folder holds a pytest config; ``xunit1`` adds the test's file to the report; no cache
+# folder is written into the workspace.
+DEFAULT_TEST_COMMAND: tuple[str, ...] = (
+    "{python}",
+    "-m",
+    "pytest",
+    "-p",
+    "no:cacheprovider",
+    "--rootdir={workspace}",
+    "-o",
+    "junit_family=xunit1",
+    "--junitxml={junit}",
+)
+
+_SECRET_NAME = re.compile(r"^ANTHROPIC_|API_?KEY", re.IGNORECASE)
+
+
+def is_secret_env_name(name: str) -> bool:
+    """Whether an environment variable may hold an API key; such a name is never passed on.
+
+    Config validation refuses such a name early, with the file and the key; the check runner
+    refuses it again when it builds a check's environment.
+    """
+    return bool(_SECRET_NAME.search(name))
 
 
 class ConfigError(Exception):
@@ -30,11 +57,16 @@ class Section(BaseModel):
 
 
 class ModelConfig(Section):
-    provider: str = "anthropic"
-    """Where model turns come from: "anthropic" (the API) or "scripted" (replay a recorded script)."""
+    provider: Literal["anthropic", "openai", "claude-code", "scripted"] = "anthropic"
+    """Where model turns come from: "anthropic" (the API), "openai" (any OpenAI-compatible server),
+    "claude-code" (the claude command line) or "scripted" (replay a recorded script)."""
 
     name: str = "claude-sonnet-4-5"
-    """The Claude model id sent with every request."""
+    """The model id sent with every request (e.g. "gpt-4.1", or "qwen2.5-coder" on Ollama)."""
+
+    base_url: str | None = None
+    """Base URL of an OpenAI-compatible server, e.g. "http://localhost:11434/v1" (OPENAI_BASE_URL
+    wins when set; unset means OpenAI's own API)."""
 
     max_tokens: int = Field(default=16000, ge=256)
     """Upper bound on tokens the model may write in one response."""
@@ -43,13 +75,16 @@ class ModelConfig(Section):
     """Requests one attempt may make before it is cut off (each tool round trip is one)."""
 
     max_retries_sdk: int = Field(default=4, ge=0)
-    """Retries the Anthropic SDK makes itself on 429, 529, 5xx and connection errors."""
+    """Retries the SDK (Anthropic or OpenAI) makes itself on 429, 529, 5xx and connection errors."""
 
     stream_retries: int = Field(default=2, ge=0)
     """Times a turn whose stream broke mid-way is asked again from the start."""
 
     timeout_seconds: float = Field(default=600.0, gt=0)
     """Timeout of one request to the model, in seconds."""
+
+    escalate_to: str = ""
+    """A stronger model id that takes over after loop.escalate_after failed attempts; empty = off."""
 
 
 class LoopConfig(Section):
@@ -58,6 +93,15 @@ class LoopConfig(Section):
 
     max_cost_usd: float | None = None
     """Stop the run once its model cost reaches this many dollars; unset means no budget."""
+
+    plan: bool = False
+    """Plan mode (as --plan): plan the spec as tasks first, then one loop per task, each with max_retries."""
+    on_stuck: Literal["fail", "ask"] = "fail"
+    """With --auto, a stuck run (retries spent, no progress) "fail"s (exit 1) or "ask"s a person
+    (exit 4, answered with --guidance). The TUI always asks."""
+
+    escalate_after: int = Field(default=2, ge=1)
+    """Failed attempts after which model.escalate_to takes over (when it is set)."""
 
 
 class CheckCommand(Section):
@@ -82,8 +126,16 @@ class ChecksConfig(Section):
     max_output_bytes: int = Field(default=1_000_000, ge=1000)
     """Captured output kept per check; the middle of anything larger is dropped."""
 
+    python: str = ""
+    """The interpreter "{python}" stands for (a path or a name on PATH). Empty: the workspace's own
+    .venv when it has one, else the Python running orch-tui."""
+
     env_allow: list[str] = []
     """Environment variables passed to checks besides PATH, HOME, LANG, LC_ALL and PYTHONPATH."""
+
+    sandbox: SandboxMode = "auto"
+    """Where checks run: "auto" (bubblewrap when bwrap works here, else unconfined), "bwrap"
+    (bubblewrap or refuse to run) or "none"; see the README's Safety section."""
 
     @field_validator("env_allow")
     @classmethod
@@ -108,24 +160,43 @@ class FeedbackConfig(Section):
     """Characters of workspace files sent with a patch prompt, in total."""
 
 
+class PathsConfig(Section):
+    workspace: str = ""
+    """The folder the run works in, relative to this file: an existing project or git repository.
+    Empty means workspace/ (created and emptied by orch-tui); --workspace overrides it."""
+
+
 class SafetyConfig(Section):
     protected_paths: list[str] = []
     """Glob patterns (relative to workspace/) the model may not edit, e.g. "tests/test_acceptance.py"."""
 
+    protect_existing_tests: bool = True
+    """In an existing project (--workspace), the test files present when the run starts may not be
+    edited by the model; set false to let it change them (weakening hunks are still marked)."""
+
 
 class UiConfig(Section):
     theme: str = "vscode-dark"
-    """Theme of the TUI: vscode-dark, vscode-light or high-contrast (saved when changed in the app)."""
+    """Theme of the TUI: vscode-dark, vscode-light or high-contrast (a theme picked in the app is remembered in orch-tui's own ui.json and wins)."""
 
-    diff_layout: str = "split"
-    """Diff layout: "split" (side by side) or "unified"."""
+    diff_layout: Literal["split", "unified"] = "split"
+    """Diff layout: "split" (side by side) or "unified" (`v` in the app switches it and remembers it in ui.json)."""
 
-    @field_validator("diff_layout")
-    @classmethod
-    def _known_layout(cls, value: str) -> str:
-        if value not in ("split", "unified"):
-            raise ValueError('must be "split" or "unified"')
-        return value
+    keymap: dict[str, str] = {}
+    """Keys by binding id, replacing the defaults, e.g. { "review.accept_hunk" = "a" }; several
+    keys are comma-separated ("a,ctrl+a"). The ids are listed in README.md, "Keys"."""
+
+
+class NotifyConfig(Section):
+    bell: bool = True
+    """Ring the terminal bell when the run needs you (review, question, stuck) or ends."""
+
+    desktop: bool = True
+    """Show a desktop notification then, through notify-send where it is installed."""
+
+    command: list[str] = []
+    """A command run then (no shell), with ORCH_RUN_ID, ORCH_STATE and ORCH_REASON set, e.g.
+    ["ntfy", "publish", "mytopic", "orch-tui needs you"]."""
 
 
 class Price(Section):
@@ -149,6 +220,9 @@ def _default_prices() -> dict[str, Price]:
         "claude-sonnet-4-0": sonnet,
         "claude-opus-4-1": Price(input=15.0, output=75.0, cache_write=18.75, cache_read=1.50),
         "claude-haiku-4-5": Price(input=1.0, output=5.0, cache_write=1.25, cache_read=0.10),
+        "gpt-4.1": Price(input=2.0, output=8.0, cache_write=2.0, cache_read=0.50),
+        "gpt-4.1-mini": Price(input=0.40, output=1.60, cache_write=0.40, cache_read=0.10),
+        "gpt-4o": Price(input=2.50, output=10.0, cache_write=2.50, cache_read=1.25),
     }
 
 
@@ -165,11 +239,17 @@ class Config(Section):
     feedback: FeedbackConfig = FeedbackConfig()
     """How much of a failure goes back to the model."""
 
+    paths: PathsConfig = PathsConfig()
+    """Where the run works."""
+
     safety: SafetyConfig = SafetyConfig()
     """What the model may not touch."""
 
     ui: UiConfig = UiConfig()
     """The TUI's look."""
+
+    notify: NotifyConfig = NotifyConfig()
+    """How you hear that the run needs you or has ended (--no-notify turns it off for one run)."""
 
     prices: dict[str, Price] = Field(default_factory=_default_prices)
     """Price table per model id, in dollars per million tokens."""

@@ -1,16 +1,15 @@
-"""Writing ``orchestrator.toml``: the commented default and saved settings."""
+"""Writing ``orchestrator.toml``: the commented default (``orch-tui init``)."""
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 from typing import Any
 
 import tomli_w
 from pydantic import BaseModel
 
-from core.atomic import write_text_atomic
-from core.config import Config, ConfigError, parse_config
+from orch_tui.core.atomic import write_text_atomic
+from orch_tui.core.config import Config, ConfigError
 
 _HEADER = """\
 # orch-tui configuration. Every key is optional: the values below are the defaults.
@@ -19,7 +18,14 @@ _HEADER = """\
 
 
 def _toml_value(value: Any) -> str:
+    if isinstance(value, dict):  # an inline table: tomli-w would write a table of its own
+        items = ", ".join(f"{_toml_key(key)} = {_toml_value(item)}" for key, item in value.items())
+        return f"{{ {items} }}" if items else "{}"
     return tomli_w.dumps({"v": value}).split("=", 1)[1].strip()
+
+
+def _toml_key(key: str) -> str:
+    return tomli_w.dumps({key: 0}).rsplit("=", 1)[0].strip()
 
 
 def _comment(text: str | None) -> list[str]:
@@ -61,13 +67,3 @@ def write_default_config(path: Path) -> None:
     if path.exists():
         raise ConfigError(f"{path} already exists; remove it first to write the default")
     write_text_atomic(path, default_config_text())
-
-
-def save_setting(path: Path, section: str, key: str, value: Any) -> None:
-    """Set one key and rewrite the file with tomli-w (validated before it is written)."""
-    data: dict[str, Any] = {}
-    if path.exists():
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    data.setdefault(section, {})[key] = value
-    parse_config(data, path)
-    write_text_atomic(path, tomli_w.dumps(data))

@@ -1,11 +1,61 @@
-"""Token usage to dollars, from the config's price table."""
+"""Token usage, and what it costs by the config's price table."""
 
 from __future__ import annotations
 
-from core.config import Price
-from core.providers.base import Usage
+import re
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from orch_tui.core.config import Price
 
 PER_TOKENS = 1_000_000
+
+_DATED = re.compile(r"^(?P<family>.+)-\d{8}$")
+"""``claude-sonnet-4-5-20250929``: a dated snapshot of ``claude-sonnet-4-5``."""
+
+
+def price_for(prices: Mapping[str, Price], model: str) -> Price | None:
+    """The model's price: its own entry, else its family's for a dated id; None when unknown."""
+    if model in prices:
+        return prices[model]
+    dated = _DATED.match(model)
+    return prices.get(dated["family"]) if dated else None
+
+
+@dataclass
+class Usage:
+    """Token counts of one response (or a sum of several)."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+    cache_read_input_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.cache_creation_input_tokens + other.cache_creation_input_tokens,
+            self.cache_read_input_tokens + other.cache_read_input_tokens,
+        )
+
+    @property
+    def total(self) -> int:
+        return (
+            self.input_tokens
+            + self.output_tokens
+            + self.cache_creation_input_tokens
+            + self.cache_read_input_tokens
+        )
+
+    def to_json(self) -> dict[str, int]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any] | None) -> Usage:
+        data = data or {}
+        return cls(**{k: int(data.get(k) or 0) for k in cls.__dataclass_fields__})
 
 
 def usage_cost(usage: Usage, price: Price | None) -> float:

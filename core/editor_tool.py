@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from core.workspace import ProtectedPath, Staging
+from orch_tui.core.workspace import ProtectedPath, Staging
 
 TOOL_NAME = "str_replace_based_edit_tool"
 TOOL_DEFINITION = {"type": "text_editor_20250728", "name": TOOL_NAME}

@@ -2,21 +2,54 @@
 
 The JSONL run log, the headless printer and the TUI all subscribe to these;
 none of them reaches into the engine. Every event serialises to one JSON object
-whose ``event`` key is the class's ``kind``.
+whose ``event`` key is the class's ``kind``, one of :class:`EventKind`: the log
+writer and the history reader share that set.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Any, ClassVar
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from core.state import utc_now
+if TYPE_CHECKING:  # state.py stamps its files with utc_now: no import back at run time
+    from orch_tui.core.state import RunState
+
+
+def utc_now() -> str:
+    """The time events and state files are stamped with: ISO 8601, UTC, milliseconds."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class EventKind(StrEnum):
+    """The ``event`` key of every logged event."""
+
+    RUN_STARTED = "run_started"
+    NOTICE = "notice"
+    STATE = "state"
+    MODEL_TEXT = "model_text"
+    TOOL_EDIT = "tool_edit"
+    MODEL_TURN = "model_turn"
+    PROPOSAL = "proposal"
+    REVIEW = "review"
+    APPLIED = "applied"
+    CHECK_OUTPUT = "check_output"
+    TESTS = "tests"
+    PLAN = "plan"
+    TASK_STARTED = "task_started"
+    TASK_FINISHED = "task_finished"
+    QUESTION = "question"
+    GUIDANCE = "guidance"
+    REOPENED = "reopened"
+    ESCALATED = "escalated"
+    RUN_FINISHED = "run_finished"
 
 
 @dataclass(kw_only=True)
 class Event:
-    kind: ClassVar[str] = "event"
+    kind: ClassVar[EventKind]
     at: str = field(default_factory=utc_now)
 
     def to_json(self) -> dict[str, Any]:
@@ -25,29 +58,31 @@ class Event:
 
 @dataclass(kw_only=True)
 class RunStarted(Event):
-    kind: ClassVar[str] = "run_started"
+    kind: ClassVar[EventKind] = EventKind.RUN_STARTED
     run_id: str
     spec_path: str
     provider: str
     model: str
     max_retries: int
     resumed: bool
-    state: str
+    state: RunState
     attempt: int
+    sandbox: str = "none"
+    """What confines the checks: "bwrap" or "none" (checks.sandbox resolved on this machine)."""
 
 
 @dataclass(kw_only=True)
 class Notice(Event):
     """Something a person should read: a replay announcement, a clamped setting."""
 
-    kind: ClassVar[str] = "notice"
+    kind: ClassVar[EventKind] = EventKind.NOTICE
     message: str
 
 
 @dataclass(kw_only=True)
 class StateChanged(Event):
-    kind: ClassVar[str] = "state"
-    state: str
+    kind: ClassVar[EventKind] = EventKind.STATE
+    state: RunState
     attempt: int
     max_retries: int
 
@@ -56,14 +91,14 @@ class StateChanged(Event):
 class ModelText(Event):
     """A piece of the model's streamed text (not written to the JSONL log)."""
 
-    kind: ClassVar[str] = "model_text"
+    kind: ClassVar[EventKind] = EventKind.MODEL_TEXT
     attempt: int
     text: str
 
 
 @dataclass(kw_only=True)
 class ToolEdit(Event):
-    kind: ClassVar[str] = "tool_edit"
+    kind: ClassVar[EventKind] = EventKind.TOOL_EDIT
     attempt: int
     command: str
     path: str | None
@@ -75,7 +110,7 @@ class ToolEdit(Event):
 class ModelTurn(Event):
     """One model response finished; usage is that response's, cost the run's so far."""
 
-    kind: ClassVar[str] = "model_turn"
+    kind: ClassVar[EventKind] = EventKind.MODEL_TURN
     attempt: int
     turn: int
     stop_reason: str
@@ -89,7 +124,7 @@ class ModelTurn(Event):
 
 @dataclass(kw_only=True)
 class ProposalReady(Event):
-    kind: ClassVar[str] = "proposal"
+    kind: ClassVar[EventKind] = EventKind.PROPOSAL
     attempt: int
     files: list[str]
     added: int
@@ -99,7 +134,7 @@ class ProposalReady(Event):
 
 @dataclass(kw_only=True)
 class ReviewFinished(Event):
-    kind: ClassVar[str] = "review"
+    kind: ClassVar[EventKind] = EventKind.REVIEW
     attempt: int
     accepted: int
     rejected: int
@@ -110,7 +145,7 @@ class ReviewFinished(Event):
 
 @dataclass(kw_only=True)
 class ChangeApplied(Event):
-    kind: ClassVar[str] = "applied"
+    kind: ClassVar[EventKind] = EventKind.APPLIED
     attempt: int
     files: list[str]
 
@@ -119,7 +154,7 @@ class ChangeApplied(Event):
 class CheckOutput(Event):
     """A chunk of a check's live output (not written to the JSONL log)."""
 
-    kind: ClassVar[str] = "check_output"
+    kind: ClassVar[EventKind] = EventKind.CHECK_OUTPUT
     attempt: int
     check: str
     text: str
@@ -127,7 +162,7 @@ class CheckOutput(Event):
 
 @dataclass(kw_only=True)
 class TestsFinished(Event):
-    kind: ClassVar[str] = "tests"
+    kind: ClassVar[EventKind] = EventKind.TESTS
     attempt: int
     passed: bool
     summary: str
@@ -137,14 +172,88 @@ class TestsFinished(Event):
 
 
 @dataclass(kw_only=True)
+class PlanApproved(Event):
+    """Plan mode: the tasks the run will build, in order (``logs/<run_id>/plan.json``)."""
+
+    kind: ClassVar[EventKind] = EventKind.PLAN
+    tasks: list[dict[str, str]]
+    source: str
+    """Where the plan came from: "spec" (written in it) or "model" (a submit_plan call)."""
+
+
+@dataclass(kw_only=True)
+class TaskStarted(Event):
+    """Plan mode: a task begins (or resumes); its attempts count from ``first_attempt``."""
+
+    kind: ClassVar[EventKind] = EventKind.TASK_STARTED
+    task_id: str
+    title: str
+    index: int
+    total: int
+    first_attempt: int
+
+
+@dataclass(kw_only=True)
+class TaskFinished(Event):
+    kind: ClassVar[EventKind] = EventKind.TASK_FINISHED
+    task_id: str
+    status: str
+
+
+@dataclass(kw_only=True)
 class RunFinished(Event):
-    kind: ClassVar[str] = "run_finished"
-    state: str
+    kind: ClassVar[EventKind] = EventKind.RUN_FINISHED
+    state: RunState
     attempt: int
     stop_reason: str | None
+    retryable: bool
+    """Stopped by a model error: asking the model again may succeed (nothing was written)."""
     exit_code: int
     tokens: int
     cost_usd: float
+
+
+@dataclass(kw_only=True)
+class QuestionAsked(Event):
+    """The run stopped to ask a person (source "model": the ask_user tool; "stuck": the loop)."""
+
+    kind: ClassVar[EventKind] = EventKind.QUESTION
+    attempt: int
+    question: str
+    options: list[str]
+    recommendation: str
+    source: str
+
+
+@dataclass(kw_only=True)
+class GuidanceGiven(Event):
+    """A person's answer or guidance; it goes verbatim into the prompt of ``attempt``."""
+
+    kind: ClassVar[EventKind] = EventKind.GUIDANCE
+    attempt: int
+    text: str
+    question: str | None
+
+
+@dataclass(kw_only=True)
+class RunReopened(Event):
+    """A FAILED or NEEDS_HELP run continues with a fresh retry budget."""
+
+    kind: ClassVar[EventKind] = EventKind.REOPENED
+    from_state: str
+    attempt: int
+    max_retries: int
+
+
+@dataclass(kw_only=True)
+class Escalated(Event):
+    """A stronger model takes over after repeated failures."""
+
+    kind: ClassVar[EventKind] = EventKind.ESCALATED
+    attempt: int
+    from_model: str
+    to_model: str
+    failed_attempts: int
 
 
 # Events too chatty for the append-only log: their content is saved per attempt instead.

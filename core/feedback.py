@@ -1,20 +1,25 @@
 """What goes back to the model: the generation prompt and the patch prompt.
 
 The patch prompt carries the failing tests (names, messages, trimmed
-tracebacks), the raw output cut to a budget (head and tail), what the reviewer
-decided, and the files as they now stand.
+tracebacks), the raw output cut to a budget (head and tail) without the lines
+the test details already carry, what the reviewer decided, and the files as they
+now stand: in full where they differ from what the model last saw (a reviewer's
+edit, a rejected hunk), by name otherwise (it can ``view`` them).
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
-from core.checks import TestReport, trim_traceback
-from core.config import Config
-from core.junit import strip_paths
-from core.prompts import render
-from core.proposal import Decisions, HunkDecision, Proposal, effective_proposal
-from core.workspace import read_tree
+from orch_tui.core.checks import TestReport, trim_traceback
+from orch_tui.core.config import Config
+from orch_tui.core.junit import strip_paths
+from orch_tui.core.project_map import MAP_CHARS, files_that_matter, project_map
+from orch_tui.core.prompts import render
+from orch_tui.core.proposal import Decisions, HunkDecision, Proposal, effective_proposal
+from orch_tui.core.workspace import read_tree
 
 
 def clip_middle(text: str, budget: int) -> str:
@@ -26,7 +31,7 @@ def clip_middle(text: str, budget: int) -> str:
     return f"{text[:half]}\n[... {dropped:,} characters cut ...]\n{text[-half:]}"
 
 
-def system_prompt(config: Config) -> str:
+def system_prompt(config: Config, prompts_dir: Path | None = None) -> str:
     shown = [
         arg
         for arg in config.checks.test_command
@@ -37,17 +42,14 @@ def system_prompt(config: Config) -> str:
     protected = ", ".join([".git/", *config.safety.protected_paths])
     return render(
         "system",
+        prompts_dir,
         test_command=f"`{command}`" + (f", then {extra}" if extra else ""),
         protected=protected,
     )
 
 
-def generation_prompt(workspace: Path) -> str:
-    files = sorted(read_tree(workspace))
-    listing = (
-        "\n".join(f"- {path}" for path in files) if files else "(none: the workspace is empty)"
-    )
-    return render("generate", listing=listing)
+def generation_prompt(workspace: Path, prompts_dir: Path | None = None) -> str:
+    return render("generate", prompts_dir, listing=project_map(workspace, MAP_CHARS))
 
 
 def describe_review(proposal: Proposal | None, decisions: Decisions | None) -> str:
@@ -96,15 +98,57 @@ def describe_failures(report: TestReport, workspace: Path, config: Config) -> st
     return "\n\n".join(parts) if parts else "No individual failing tests were reported."
 
 
-def describe_files(workspace: Path, budget: int) -> str:
+_PYTEST_FRAMING = re.compile(
+    r"(platform |rootdir: |configfile: |plugins: |cachedir: |- generated xml file)"
+    r"|[=_]{3,} (?!.* in [\d.]+s).*[=_]{3,}$"  # section banners, not the closing count line
+    r"|(\S+\.py )?[.FEsxX]+\s+\[ *\d+%\]$"  # progress lines
+)
+
+
+def without_repeated_lines(output: str, details: str) -> str:
+    """``output`` without the non-blank lines ``details`` already carries (spacing aside),
+    and without pytest's framing (its header, section banners and progress lines)."""
+    known = {" ".join(line.split()) for line in details.splitlines() if line.strip()}
+    kept = [
+        line
+        for line in output.splitlines()
+        if not line.strip()
+        or (" ".join(line.split()) not in known and not _PYTEST_FRAMING.match(line))
+    ]
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(kept))
+
+
+def seen_files(tree: dict[str, str], proposal: Proposal | None) -> set[str]:
+    """The files of ``tree`` the model has seen as they stand: unchanged since its last turn.
+
+    The workspace changes only where a proposal lands, so a file is unchanged since the
+    model's last attempt unless that attempt's proposal touched it; a touched file is still
+    as the model saw it when it landed exactly as proposed (no reviewer edit, no rejected
+    hunk). An empty file is never worth a name instead of its text.
+    """
+    proposed = {c.path: c.new_text for c in proposal.changes} if proposal else {}
+    return {
+        path for path, text in tree.items() if text.strip() and proposed.get(path, text) == text
+    }
+
+
+def describe_files(tree: dict[str, str], budget: int, seen: Collection[str] = ()) -> str:
+    """The files in full within ``budget`` characters; the ``seen`` ones only by name."""
     blocks: list[str] = []
     used = 0
-    tree = read_tree(workspace)
-    for path, text in tree.items():
+    named = [path for path in tree if path in seen]
+    if named:
+        blocks.append(
+            "Unchanged since you last saw them (view them with the editor tool if you need to): "
+            + ", ".join(named)
+        )
+    shown = [path for path in tree if path not in seen]
+    for count, path in enumerate(shown):
+        text = tree[path]
         newline = "" if text.endswith("\n") else "\n"
         block = f"### {path}\n```\n{text}{newline}```"
         if used + len(block) > budget:
-            rest = len(tree) - len(blocks)
+            rest = len(shown) - count
             blocks.append(f"({rest} more files not shown: view them with the editor tool)")
             break
         blocks.append(block)
@@ -120,7 +164,13 @@ def patch_prompt(
     decisions: Decisions | None,
     workspace: Path,
     config: Config,
+    changed: Sequence[str] = (),
+    task: str = "",
+    prompts_dir: Path | None = None,
 ) -> str:
+    """When the project is large, the files sent in full are those the run ``changed`` and those
+    the failures or the ``task`` name."""
+    mentions: list[str] = [task]
     if report is None:
         summary = "The tests did not run: the proposal was rejected before it was applied."
         failures = ""
@@ -129,13 +179,29 @@ def patch_prompt(
         summary = report.summary()
         failures = describe_failures(report, workspace, config)
         raw = "\n".join(f"$ {c.name}\n{c.output}" for c in report.checks)
-        output = clip_middle(strip_paths(raw, workspace), config.feedback.output_chars)
+        output = without_repeated_lines(strip_paths(raw, workspace), failures)
+        output = clip_middle(output, config.feedback.output_chars)
+        mentions += [failures, output]
+    tree = read_tree(workspace)
+    project = ""
+    if sum(len(text) + len(path) + 12 for path, text in tree.items()) > config.feedback.file_chars:
+        project = (
+            "Project map (read any other file with `view`):\n"
+            + project_map(workspace, config.feedback.file_chars // 4)
+            + "\n\n"
+        )
+        focus = files_that_matter(workspace, changed, mentions)
+        tree = {path: tree[path] for path in focus if path in tree}
     return render(
         "patch",
+        prompts_dir,
         previous=previous,
         review=describe_review(proposal, decisions),
         summary=summary,
         failures=failures,
         output=output,
-        files=describe_files(workspace, config.feedback.file_chars),
+        files=project
+        + describe_files(
+            tree, config.feedback.file_chars - len(project), seen_files(tree, proposal)
+        ),
     )

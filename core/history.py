@@ -17,9 +17,11 @@ from typing import Any, NamedTuple
 from unidiff import PatchSet
 from unidiff.errors import UnidiffParseError
 
-from core import runlog
-from core.checks import TestReport
-from core.history_index import (
+from orch_tui.core import runlog
+from orch_tui.core.asking import describe_person_event
+from orch_tui.core.checks import TestReport
+from orch_tui.core.events import EventKind
+from orch_tui.core.history_index import (
     INDEX_NAME,
     RunSummary,
     build_index,
@@ -28,9 +30,16 @@ from core.history_index import (
     read_json_file,
     scan_run,
 )
-from core.proposal import Decisions, FileChange, HunkDecision, Proposal, effective_proposal
-from core.spec import Spec, SpecError, read_spec
-from core.state import StateError, StateStore
+from orch_tui.core.plan_history import (
+    PLANNING,
+    TaskOutcome,
+    attempt_task,
+    plan_section,
+    task_outcomes,
+)
+from orch_tui.core.proposal import Decisions, FileChange, HunkDecision, Proposal, effective_proposal
+from orch_tui.core.spec import Spec, SpecError, read_spec
+from orch_tui.core.state import RunState, StateError, StateStore
 
 __all__ = [
     "AttemptDetail",
@@ -225,6 +234,10 @@ class AttemptDetail:
     cost_usd: float = 0.0
     edits: list[dict[str, Any]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    task: str | None = None
+    """Plan mode: the task this attempt worked on (``plan`` for the planning attempt)."""
+    notes: list[str] = field(default_factory=list)
+    """Questions, answers, reopenings and escalations, in the order they happened."""
 
 
 @dataclass
@@ -235,6 +248,8 @@ class RunDetail:
     attempts: list[AttemptDetail]
     problems: list[str]
     torn_tail: bool = False
+    tasks: list[TaskOutcome] | None = None
+    """Plan mode: the approved plan's tasks with outcomes and attempts; None without a plan."""
 
     def attempt(self, number: int) -> AttemptDetail:
         for attempt in self.attempts:
@@ -243,7 +258,7 @@ class RunDetail:
         raise HistoryError(f"run {self.summary.run_id} has no attempt {number}")
 
 
-DECIDED_OUTCOMES = ("passed", "failed", "rejected", "no change")
+DECIDED_OUTCOMES = ("passed", "failed", "rejected", "no change", "asked")
 """Attempt outcomes that a later state change does not overwrite."""
 
 
@@ -269,14 +284,27 @@ def _run_folder(logs: Path, run_id: str) -> Path:
     raise HistoryError(f"no run {run_id!r} in {logs} (`orch-tui history` lists them)")
 
 
+# Events that mean an attempt was under way (a state change to INIT does not).
+_ATTEMPT_EVENTS = frozenset(
+    {
+        EventKind.STATE,
+        EventKind.MODEL_TURN,
+        EventKind.PROPOSAL,
+        EventKind.REVIEW,
+        EventKind.TESTS,
+        EventKind.QUESTION,
+    }
+)
+
+
 def _attempt_numbers(folder: Path, events: list[dict[str, Any]]) -> list[int]:
     numbers = {
         event["attempt"]
         for event in events
-        if event.get("event") in ("state", "model_turn", "proposal", "review", "tests")
+        if event.get("event") in _ATTEMPT_EVENTS
         and isinstance(event.get("attempt"), int)
         and event["attempt"] >= 0
-        and event.get("state") != "INIT"
+        and event.get("state") != RunState.INIT
     }
     for child in folder.glob("attempt-*"):
         suffix = child.name.removeprefix("attempt-")
@@ -355,10 +383,10 @@ def _apply_events(attempts: dict[int, AttemptDetail], events: list[dict[str, Any
     for event in events:
         kind = event.get("event")
         number = event.get("attempt")
-        if kind == "run_started":
+        if kind == EventKind.RUN_STARTED:
             running = committed
             continue
-        if kind == "state":
+        if kind == EventKind.STATE:
             committed = running
         if not isinstance(number, int) or number not in attempts:
             continue
@@ -367,9 +395,9 @@ def _apply_events(attempts: dict[int, AttemptDetail], events: list[dict[str, Any
         if isinstance(at, str):
             attempt.started = attempt.started or at
             ends[number] = at
-        if kind == "state" and attempt.outcome not in DECIDED_OUTCOMES:
+        if kind == EventKind.STATE and attempt.outcome not in DECIDED_OUTCOMES:
             attempt.outcome = str(event.get("state"))
-        elif kind == "model_turn":
+        elif kind == EventKind.MODEL_TURN:
             attempt.turns += 1
             attempt.tokens += sum(
                 int(event.get(name) or 0)
@@ -383,14 +411,18 @@ def _apply_events(attempts: dict[int, AttemptDetail], events: list[dict[str, Any
             total = float(event.get("run_cost_usd") or 0.0)
             attempt.cost_usd += max(total - running, 0.0)
             running = total
-        elif kind == "tool_edit":
+        elif kind == EventKind.TOOL_EDIT:
             attempt.edits.append(event)
-        elif kind == "proposal" and not event.get("files") and number > 0:
+        elif (note := describe_person_event(event)) is not None:
+            attempt.notes.append(note)
+            if kind == EventKind.QUESTION and event.get("source") == "model":
+                attempt.outcome, attempt.summary = "asked", str(event.get("question") or "")
+        elif kind == EventKind.PROPOSAL and not event.get("files") and number > 0:
             attempt.outcome, attempt.summary = "no change", "the model proposed no change"
-        elif kind == "review" and not event.get("files_landing"):
+        elif kind == EventKind.REVIEW and not event.get("files_landing"):
             attempt.outcome = "rejected"
             attempt.summary = str(event.get("reject_reason") or "every hunk was rejected")
-        elif kind == "tests":
+        elif kind == EventKind.TESTS:
             attempt.outcome = "passed" if event.get("passed") else "failed"
             attempt.summary = str(event.get("summary") or "")
     for number, end in ends.items():
@@ -413,6 +445,9 @@ def load_run(logs: Path, run_id: str) -> RunDetail:
     _apply_events(attempts, log.events)
     for attempt in attempts.values():
         _load_attempt(folder, attempt)
+        attempt.task = attempt_task(folder, attempt.number)
+        if attempt.task == PLANNING and attempt.outcome == RunState.PLANNING:
+            attempt.outcome = "planned"
     ordered = [attempts[number] for number in sorted(attempts)]
     if ordered and scanned.summary.finished and ordered[-1].outcome not in DECIDED_OUTCOMES:
         ordered[-1].outcome = "stopped"
@@ -428,6 +463,7 @@ def load_run(logs: Path, run_id: str) -> RunDetail:
         attempts=ordered,
         problems=problems,
         torn_tail=log.torn_tail,
+        tasks=task_outcomes(folder, {a.number: a.task for a in ordered}, log.events),
     )
 
 
@@ -556,7 +592,8 @@ def _decision_lines(attempt: AttemptDetail) -> list[str]:
 
 
 def _attempt_section(attempt: AttemptDetail) -> list[str]:
-    out = [f"## Attempt {attempt.number}: {attempt.outcome}", ""]
+    task = f" (task {attempt.task})" if attempt.task else ""
+    out = [f"## Attempt {attempt.number}{task}: {attempt.outcome}", ""]
     if attempt.summary:
         out += [attempt.summary, ""]
     out += [
@@ -564,6 +601,7 @@ def _attempt_section(attempt: AttemptDetail) -> list[str]:
         f"{attempt.turns} · duration: {format_duration(attempt.duration_s)}",
     ]
     out += [f"- problem: {problem}" for problem in attempt.problems]
+    out += [f"- {note}" for note in attempt.notes]
     if attempt.proposal is not None:
         out += ["", "### Proposal", "", "| file | change | + | - |", "|---|---|---|---|"]
         out += [
@@ -621,6 +659,8 @@ def export_markdown(logs: Path, run_id: str) -> str:
     ]
     if detail.problems:
         lines += ["**Damaged:**", "", *(f"- {problem}" for problem in detail.problems), ""]
+    if detail.tasks is not None:
+        lines += plan_section(detail.tasks)
     lines += _grid_section(test_grid(detail))
     for attempt in detail.attempts:
         lines += _attempt_section(attempt)

@@ -14,7 +14,6 @@ folder change no signature: the run view (``load_run``) reports them when the ru
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from dataclasses import asdict, dataclass, field
@@ -22,20 +21,23 @@ from datetime import datetime
 from pathlib import Path, PurePath
 from typing import Any
 
-from core import runlog
-from core.atomic import write_json_atomic
+from orch_tui.core import runlog
+from orch_tui.core.atomic import write_json_atomic
+from orch_tui.core.events import EventKind
+from orch_tui.core.spec import spec_digest
+from orch_tui.core.state import RunState
 
 INDEX_NAME = ".index.json"
 INDEX_VERSION = 1
 
-TERMINAL_STATES = ("SUCCESS", "FAILED")
+TERMINAL_STATES = (RunState.SUCCESS, RunState.FAILED)
 
 # Which attempt file an event promises: a log that has the event but not the file is damaged.
 _EVENT_FILES = {
-    "model_turn": runlog.CONVERSATION,
-    "proposal": runlog.PROPOSAL,
-    "applied": runlog.APPLIED,
-    "tests": runlog.REPORT,
+    EventKind.MODEL_TURN: runlog.CONVERSATION,
+    EventKind.PROPOSAL: runlog.PROPOSAL,
+    EventKind.APPLIED: runlog.APPLIED,
+    EventKind.TESTS: runlog.REPORT,
 }
 
 
@@ -144,7 +146,7 @@ def active_seconds(events: list[dict[str, Any]]) -> float | None:
         at = parse_time(event.get("at"))
         if at is None:
             continue
-        if event.get("event") == "run_started":
+        if event.get("event") == EventKind.RUN_STARTED:
             if start is not None and last is not None:
                 total += (last - start).total_seconds()
             start = at
@@ -153,10 +155,6 @@ def active_seconds(events: list[dict[str, Any]]) -> float | None:
     if start is not None and last is not None:
         total += (last - start).total_seconds()
     return total if seen else None
-
-
-def spec_digest(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _int(value: Any) -> int:
@@ -214,13 +212,13 @@ def scan_run(folder: Path) -> ScannedRun:
     log = read_events(folder / runlog.EVENTS)
     problems += log.problems
     events = log.events
-    if events and not any(e.get("event") == "run_started" for e in events):
+    if events and not any(e.get("event") == EventKind.RUN_STARTED for e in events):
         problems.append(f"{runlog.EVENTS} has no run_started")
     problems += _missing_attempt_files(folder, events)
 
-    first_start = next((e for e in events if e.get("event") == "run_started"), {})
+    first_start = next((e for e in events if e.get("event") == EventKind.RUN_STARTED), {})
     spec_path = str(meta.get("spec_path") or first_start.get("spec_path") or "")
-    state = "INIT"
+    state: str = RunState.INIT
     attempts = 0
     tokens = 0
     cost = 0.0
@@ -228,14 +226,14 @@ def scan_run(folder: Path) -> ScannedRun:
     for event in events:
         kind = event.get("event")
         attempt = _attempt_of(event)
-        if kind == "state" and isinstance(event.get("state"), str):
+        if kind == EventKind.STATE and isinstance(event.get("state"), str):
             state = event["state"]
-            if attempt is not None and state != "INIT":
+            if attempt is not None and state != RunState.INIT:
                 attempts = max(attempts, attempt + 1)
-        elif kind == "model_turn":
+        elif kind == EventKind.MODEL_TURN:
             tokens = _int(event.get("run_tokens"))
             cost = _float(event.get("run_cost_usd"))
-        elif kind == "run_finished":
+        elif kind == EventKind.RUN_FINISHED:
             finished = event
             if isinstance(event.get("state"), str):
                 state = event["state"]
@@ -283,10 +281,6 @@ class RunIndex:
     runs: list[RunSummary]
     spec_keys: dict[str, str | None]
     spec_texts: dict[str, str]
-
-    def spec_text_of(self, run_id: str) -> str:
-        key = self.spec_keys.get(run_id)
-        return self.spec_texts.get(key, "") if key else ""
 
 
 def _load_index_file(path: Path) -> dict[str, Any]:

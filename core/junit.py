@@ -15,8 +15,6 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-OUTCOMES = ("passed", "failed", "error", "skipped")
-
 # How bad an outcome is, for merging two reports of one test (pytest reports a test that failed
 # and then errored in teardown as two <testcase> elements with the same name).
 _SEVERITY = {"passed": 0, "skipped": 1, "failed": 2, "error": 3}

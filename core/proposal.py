@@ -21,7 +21,7 @@ from enum import StrEnum
 from functools import cached_property
 from typing import Any
 
-from core.unified_diff import git_lines, line_opcodes, render_patch, unified_diff
+from orch_tui.core.unified_diff import git_lines, line_opcodes, render_patch, unified_diff
 
 __all__ = [
     "ChangeKind",
@@ -162,9 +162,6 @@ class FileChange:
         """The same change with a hand-edited proposed text (its hunks are recomputed)."""
         return FileChange(self.path, self.old_text, text)
 
-    def unified_diff(self) -> str:
-        return unified_diff(self.path, self.old_text, self.new_text)
-
     def to_json(self) -> dict[str, Any]:
         return {
             "path": self.path,
@@ -235,10 +232,6 @@ class Proposal:
         )
         return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()
 
-    def patch(self) -> str:
-        """The whole proposal as one git-style patch."""
-        return render_patch((c.path, c.old_text, c.new_text) for c in self.changes)
-
     def to_json(self) -> dict[str, Any]:
         return {
             "attempt": self.attempt,
@@ -304,8 +297,12 @@ class Decisions:
 
     def counts(self, proposal: Proposal) -> tuple[int, int, int]:
         """(accepted, rejected, undecided) hunks of the proposal with its edits applied."""
+        return self.tally(effective_proposal(proposal, self))
+
+    def tally(self, effective: Proposal) -> tuple[int, int, int]:
+        """:meth:`counts` of a proposal whose edits are already in place."""
         tally = dict.fromkeys(HunkDecision, 0)
-        for change in effective_proposal(proposal, self).changes:
+        for change in effective.changes:
             for decision in self.for_file(change):
                 tally[decision] += 1
         return (

@@ -16,8 +16,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from core.atomic import write_json_atomic, write_text_atomic
-from core.events import STREAM_EVENTS, Event
+from orch_tui.core.atomic import write_json_atomic, write_text_atomic
+from orch_tui.core.events import STREAM_EVENTS, Event
 
 CONVERSATION = "conversation.json"
 PROPOSAL = "proposal.json"
@@ -29,6 +29,11 @@ REPORT = "report.json"
 EVENTS = "events.jsonl"
 RUN_META = "run.json"
 SPEC_COPY = "spec.md"
+RECORDS_FOR_PEOPLE = frozenset({CONVERSATION, APPLIED_PATCH, TEST_OUTPUT})
+"""Files no state points to and no resume reads: written atomically but not fsynced (a
+crash can lose the last of them, never a decision). The conversation is rewritten after
+every model turn; the state that resumes an attempt points at its proposal, decisions,
+applied changes and report, which are fsynced before the state moves on."""
 
 
 def attempt_dir_name(attempt: int) -> str:
@@ -60,11 +65,11 @@ class RunLog:
 
     def write_json(self, attempt: int | None, name: str, data: Any) -> None:
         folder = self.dir if attempt is None else self.attempt_dir(attempt)
-        write_json_atomic(folder / name, data)
+        write_json_atomic(folder / name, data, durable=name not in RECORDS_FOR_PEOPLE)
 
     def write_text(self, attempt: int | None, name: str, text: str) -> None:
         folder = self.dir if attempt is None else self.attempt_dir(attempt)
-        write_text_atomic(folder / name, text)
+        write_text_atomic(folder / name, text, durable=name not in RECORDS_FOR_PEOPLE)
 
     def read_json(self, attempt: int | None, name: str) -> Any | None:
         folder = self.dir if attempt is None else self.dir / attempt_dir_name(attempt)

@@ -13,6 +13,11 @@ class SpecError(Exception):
     """A spec that cannot be used, with the reason for a person."""
 
 
+def spec_digest(text: str) -> str:
+    """What ties a run to its spec (``state.json``'s ``spec_hash``, the history index's key)."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
 @dataclass(frozen=True)
 class Spec:
     path: Path
@@ -20,7 +25,7 @@ class Spec:
 
     @property
     def digest(self) -> str:
-        return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
+        return spec_digest(self.text)
 
 
 def read_spec(path: Path) -> Spec:

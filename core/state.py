@@ -14,8 +14,9 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from core.atomic import write_json_atomic
-from core.providers.base import Usage
+from orch_tui.core.atomic import write_json_atomic
+from orch_tui.core.cost import Usage
+from orch_tui.core.events import utc_now
 
 STATE_NAME = "state.json"
 STATE_VERSION = 1
@@ -23,24 +24,24 @@ STATE_VERSION = 1
 
 class RunState(StrEnum):
     INIT = "INIT"
+    PLANNING = "PLANNING"
     GENERATING = "GENERATING"
     REVIEWING = "REVIEWING"
     TESTING = "TESTING"
     PATCHING = "PATCHING"
     SUCCESS = "SUCCESS"
     FAILED = "FAILED"
+    NEEDS_HELP = "NEEDS_HELP"
+    """Waiting for a person's answer (``question`` says what); ``--guidance`` reopens it."""
 
     @property
     def terminal(self) -> bool:
-        return self in (RunState.SUCCESS, RunState.FAILED)
+        """The loop stops here; FAILED and NEEDS_HELP runs can be reopened with --continue."""
+        return self in (RunState.SUCCESS, RunState.FAILED, RunState.NEEDS_HELP)
 
 
 class StateError(Exception):
     """state.json cannot be trusted; it is left untouched."""
-
-
-def utc_now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def new_run_id() -> str:
@@ -60,12 +61,25 @@ class State:
     stop_reason: str | None = None
     last_error: str | None = None
     exit_code: int | None = None
+    question: dict[str, Any] | None = None
+    """While NEEDS_HELP: the question (text, options, recommendation, source)."""
     usage: Usage = field(default_factory=Usage)
     cost_usd: float = 0.0
     created_at: str = field(default_factory=utc_now)
     updated_at: str = field(default_factory=utc_now)
+    workspace: dict[str, Any] | None = None
+    """Where the run works (core.run_workspace): path, default or not, git start and commits."""
+    plan: dict[str, Any] | None = None
+    """Plan mode only: ``{"tasks": [{"id", "title", "status", "first_attempt"}], "current": ID}``."""
+
+    @property
+    def retryable(self) -> bool:
+        """Stopped by a model error (network, overload, bad key): nothing of the failed attempt
+        was written, so asking the model again is safe. Other failures are final."""
+        return self.state is RunState.FAILED and bool(self.last_error)
 
     def to_json(self) -> dict[str, Any]:
+        plan = {} if self.plan is None else {"plan": self.plan}
         return {
             "version": STATE_VERSION,
             "run_id": self.run_id,
@@ -78,10 +92,13 @@ class State:
             "stop_reason": self.stop_reason,
             "last_error": self.last_error,
             "exit_code": self.exit_code,
+            "question": self.question,
             "usage": self.usage.to_json(),
             "cost_usd": round(self.cost_usd, 6),
             "created_at": self.created_at,
             "updated_at": self.updated_at,
+            "workspace": self.workspace,
+            **plan,
         }
 
     @classmethod
@@ -108,11 +125,22 @@ class State:
             stop_reason=data.get("stop_reason"),
             last_error=data.get("last_error"),
             exit_code=data.get("exit_code"),
+            question=data.get("question"),
             usage=Usage.from_json(data.get("usage")),
             cost_usd=float(data.get("cost_usd") or 0.0),
             created_at=str(data["created_at"]),
             updated_at=str(data["updated_at"]),
+            workspace=data.get("workspace"),
+            plan=_plan_or_none(data.get("plan")),
         )
+
+
+def _plan_or_none(plan: Any) -> dict[str, Any] | None:
+    if plan is None:
+        return None
+    if not isinstance(plan, dict) or not isinstance(plan.get("tasks"), list):
+        raise ValueError("bad plan: expected an object with a tasks list")
+    return plan
 
 
 class StateStore:

@@ -12,16 +12,23 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.checks import CheckSpec, TestReport, run_checks
-from core.config import Config
-from core.proposal import Decisions, Proposal, resolve
-from core.workspace import apply_change, copy_tree
+from orch_tui.core.checks import CheckSpec, TestReport, run_checks
+from orch_tui.core.config import Config
+from orch_tui.core.project_env import check_python
+from orch_tui.core.proposal import Decisions, Proposal, resolve
+from orch_tui.core.sandbox import resolve_sandbox
+from orch_tui.core.workspace import apply_change, copy_tree
 
 
-def configured_checks(config: Config) -> list[CheckSpec]:
+def configured_checks(config: Config, python: str) -> list[CheckSpec]:
+    """The test command and the extra checks, ``{python}`` replaced by ``python``."""
     checks = config.checks
-    return [CheckSpec("tests", list(checks.test_command))] + [
-        CheckSpec(extra.name, list(extra.command)) for extra in checks.extra
+
+    def argv(command: list[str]) -> list[str]:
+        return [arg.replace("{python}", python) for arg in command]
+
+    return [CheckSpec("tests", argv(checks.test_command))] + [
+        CheckSpec(extra.name, argv(extra.command)) for extra in checks.extra
     ]
 
 
@@ -30,15 +37,18 @@ def run_configured(
     workspace: Path,
     report_dir: Path,
     on_output: Callable[[str, str], None] | None = None,
+    python: str | None = None,
 ) -> TestReport:
+    """``python``: the interpreter chosen for the real workspace (a trial runs in a copy)."""
     return run_checks(
-        configured_checks(config),
+        configured_checks(config, python or check_python(config, workspace)),
         workspace,
         report_dir,
         timeout_s=config.checks.timeout_seconds,
         max_output_bytes=config.checks.max_output_bytes,
         extra_env_allow=config.checks.env_allow,
         on_output=on_output,
+        sandbox=resolve_sandbox(config.checks.sandbox),
     )
 
 
@@ -81,4 +91,5 @@ def run_trial(
         apply_change(scratch, resolve(proposal, Decisions()))
         reports = Path(tmp) / "reports"
         reports.mkdir()
-        return TrialOutcome(run_configured(config, scratch, reports), before)
+        python = check_python(config, workspace)
+        return TrialOutcome(run_configured(config, scratch, reports, python=python), before)

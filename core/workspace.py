@@ -19,14 +19,14 @@ import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from core.atomic import fsync_dir
-from core.proposal import FileChange, Proposal
+from orch_tui.core.atomic import fsync_dir
+from orch_tui.core.proposal import FileChange, Proposal
 
 VIRTUAL_ROOT = "/workspace"
 """Where the model believes the project lives; ``/workspace/a.py`` means ``a.py``."""
 
 SKIPPED_DIRS = frozenset(
-    {".git", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".hypothesis"}
+    {".git", ".venv", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".hypothesis"}
 )
 """Folders that are never listed, read into prompts, or copied for trial runs."""
 

@@ -4,12 +4,21 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from tests.e2e_support import Project, make_project
 from tests.fake_anthropic import FakeAnthropic
+
+if TYPE_CHECKING:
+    from tests.test_history import DemoProject
+
+# The suite runs in parallel on two cores beside real pytest subprocesses, so example
+# generation can be slow through no fault of the code: time is not what these tests check.
+settings.register_profile("suite", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("suite")
 
 
 @pytest.fixture
@@ -41,3 +50,20 @@ def project_factory(tmp_path: Path) -> Callable[..., Project]:
         return make_project(tmp_path / name, **kwargs)
 
     return make
+
+
+@pytest.fixture(autouse=True)
+def _own_ui_state(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each test remembers UI choices (theme, layout) in a state folder of its own, not ~."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("state")))
+
+
+@pytest.fixture(scope="session")
+def demo_runs(tmp_path_factory: pytest.TempPathFactory) -> DemoProject:
+    """Three real runs (a success, a failure, an unfinished one), built once per session (per
+    xdist worker) for both history test files; tests copy the folder before touching it."""
+    from tests.test_history import make_demo_project
+
+    return make_demo_project(tmp_path_factory.mktemp("history") / "project")

@@ -11,7 +11,9 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,6 +60,7 @@ def child_env(fake_url: str | None = None, key: str | None = TEST_KEY) -> dict[s
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
     env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     env["PYTHONUNBUFFERED"] = "1"
+    env["PYTHONFAULTHANDLER"] = "1"  # a hung orch-tui told to abort prints every thread's stack
     if fake_url is not None:
         env["ANTHROPIC_BASE_URL"] = fake_url
     if key is not None:
@@ -153,6 +156,27 @@ class Project:
                 stderr=err,
                 text=True,
             )
+
+    def signal_once(self, flag: Path, sig: int, *args: str) -> int:
+        """Start ``orch-tui ARGS``, send ``sig`` once ``flag`` exists; returns the exit code."""
+        process = self.start(*args)
+        try:
+            deadline = time.monotonic() + 60
+            while not flag.exists() and process.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert flag.exists(), (self.root / "stdout.txt").read_text()
+            process.send_signal(sig)
+            try:
+                return process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.send_signal(signal.SIGABRT)  # the fault handler dumps the stacks
+                process.wait(timeout=10)
+                stderr = (self.root / "stderr.txt").read_text()
+                raise AssertionError(f"orch-tui did not stop after {sig!r}:\n{stderr}") from None
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
 
     def state(self) -> dict[str, Any] | None:
         if not self.state_path.exists():

@@ -7,9 +7,8 @@ a :class:`Turn` is streamed as server-sent events exactly like the API does, an
 :class:`CutStream` starts a turn and then drops the connection (or sends an SSE
 ``error`` event) part-way.
 
-Prompt caching is simulated: a request's prefix up to each ``cache_control``
-breakpoint is remembered, so the first request writes the cache and later ones
-with the same prefix read it, as the usage numbers of the real API show.
+Prompt caching is simulated by the API's prefix rules (see :class:`_PromptCache`), so the
+usage numbers say how many input tokens a request read from the cache and wrote to it.
 
 Run ``python -m tests.fake_anthropic --script FILE.json --port-file F`` to serve a
 JSON script (see :func:`item_from_json`) until killed.
@@ -35,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 EDITOR_TOOL_NAME = "str_replace_based_edit_tool"
+ASK_USER_TOOL_NAME = "ask_user"
 DEFAULT_KEYS = frozenset({"test-key"})
 RETRY_AFTER_MS = "10"
 
@@ -100,6 +100,12 @@ class Turn:
         blocks = [{"type": "text", "text": text}] if text else []
         blocks += [tool_use(EDITOR_TOOL_NAME, _edit_input(e)) for e in edits]
         return cls(blocks, "tool_use")
+
+    @classmethod
+    def ask(cls, question: str, options: Iterable[str] = (), recommendation: str = "") -> Turn:
+        """A turn that calls the ``ask_user`` tool with a question for the person."""
+        call = {"question": question, "options": list(options), "recommendation": recommendation}
+        return cls([text("I need a decision."), tool_use(ASK_USER_TOOL_NAME, call)], "tool_use")
 
 
 @dataclass
@@ -211,29 +217,63 @@ def _tokens(value: Any) -> int:
     return max(1, len(json.dumps(value)) // 4)
 
 
+CACHE_LOOKBACK_BLOCKS = 20
+"""How far before a breakpoint the API looks for an earlier cached prefix, in blocks."""
+
+
+def _without_breakpoint(part: dict[str, Any]) -> dict[str, Any]:
+    """A block as the cache sees it: where the breakpoints sit does not change the content."""
+    return {k: v for k, v in part.items() if k != "cache_control"}
+
+
+MAX_BREAKPOINTS = 4
+"""The most ``cache_control`` blocks the API accepts in one request."""
+
+
+def _cache_parts(body: dict[str, Any]) -> tuple[list[dict[str, Any]], list[int]]:
+    """A request's blocks in cache order (tools, system, messages; breakpoints taken out),
+    and where each breakpoint's prefix ends (a count of blocks)."""
+    parts: list[Any] = [*body.get("tools", [])]
+    system = body.get("system", [])
+    parts += [text(system)] if isinstance(system, str) else system
+    for message in body.get("messages", []):
+        content = message.get("content", [])
+        blocks = [text(content)] if isinstance(content, str) else content
+        parts += [{"role": message.get("role"), **b} for b in blocks]
+    breakpoints = [i + 1 for i, p in enumerate(parts) if "cache_control" in p]
+    return [_without_breakpoint(p) for p in parts], breakpoints
+
+
 class _PromptCache:
-    """Remembers request prefixes that ended at a ``cache_control`` breakpoint."""
+    """Prompt caching by the API's prefix rules.
+
+    A request's blocks are its tools, then its system blocks, then every message's content
+    blocks. A ``cache_control`` breakpoint caches everything up to and including its block.
+    A later request reads the longest earlier-cached prefix that ends at one of its
+    breakpoints or within :data:`CACHE_LOOKBACK_BLOCKS` blocks before one; what lies between
+    that prefix and its last breakpoint is written to the cache; the rest is plain input.
+    """
 
     def __init__(self) -> None:
         self._seen: set[str] = set()
 
     def usage(self, body: dict[str, Any]) -> dict[str, int]:
-        parts: list[Any] = [*body.get("tools", [])]
-        system = body.get("system", [])
-        parts += [text(system)] if isinstance(system, str) else system
-        for message in body.get("messages", []):
-            content = message.get("content", [])
-            blocks = [text(content)] if isinstance(content, str) else content
-            parts += [{"role": message.get("role"), **b} for b in blocks]
-        breakpoints = [i + 1 for i, p in enumerate(parts) if "cache_control" in p]
+        parts, breakpoints = _cache_parts(body)
         total = _tokens(parts)
         if not breakpoints:
             return _usage(total, 0, 0)
-        keys = [hashlib.sha256(json.dumps(parts[:n]).encode()).hexdigest() for n in breakpoints]
-        read = max(
-            (n for n, k in zip(breakpoints, keys, strict=True) if k in self._seen), default=0
-        )
-        self._seen.update(keys)
+        running = hashlib.sha256()
+        keys = [""]
+        for part in parts:
+            running.update(json.dumps(part).encode() + b"\0")
+            keys.append(running.copy().hexdigest())
+        read = 0
+        for end in breakpoints:
+            for n in range(end, max(0, end - CACHE_LOOKBACK_BLOCKS) - 1, -1):
+                if n and keys[n] in self._seen:
+                    read = max(read, n)
+                    break
+        self._seen.update(keys[n] for n in breakpoints)
         read_tokens = _tokens(parts[:read]) if read else 0
         written = _tokens(parts[: breakpoints[-1]]) - read_tokens if breakpoints[-1] > read else 0
         return _usage(max(1, total - read_tokens - written), written, read_tokens)
@@ -335,6 +375,14 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_error(Error(400, "invalid_request_error", f"body is not JSON: {exc}"))
             return
         headers = {k.lower(): v for k, v in self.headers.items()}
+        breakpoints = len(_cache_parts(body)[1])
+        if breakpoints > MAX_BREAKPOINTS:
+            message = (
+                f"A maximum of {MAX_BREAKPOINTS} blocks with cache_control may be provided. "
+                f"Found {breakpoints}."
+            )
+            self._send_error(Error(400, "invalid_request_error", message))
+            return
         item = fake._answer(RecordedRequest(body, headers, self.path))
         if isinstance(item, Error):
             self._send_error(item)

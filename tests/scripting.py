@@ -5,8 +5,9 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from core.providers.base import AssistantTurn, Usage
-from core.providers.scripted import ScriptedProvider
+from orch_tui.core.cost import Usage
+from orch_tui.core.providers.base import AssistantTurn
+from orch_tui.core.providers.scripted import ScriptedProvider
 
 _ids = itertools.count(1)
 
@@ -38,6 +39,12 @@ def turn(text: str, *edits: dict[str, Any], usage: Usage | None = None) -> Assis
     )
 
 
+def prompt_text(request: Any) -> str:
+    """The text of a request's opening user message (the generation or patch prompt)."""
+    content = request.messages[0]["content"]
+    return content if isinstance(content, str) else "".join(b["text"] for b in content)
+
+
 def attempt(*edits: dict[str, Any], text: str = "Editing.") -> list[AssistantTurn]:
     """A whole attempt: one turn of edits, then a closing turn."""
     return [turn(text, *edits), turn("Done.")]
@@ -57,3 +64,13 @@ class CountingProvider(ScriptedProvider):
     @property
     def attempts_asked(self) -> list[int]:
         return sorted({request.attempt for request in self.requests})
+
+
+def ask(question: str, *options: str, recommendation: str = "") -> list[AssistantTurn]:
+    """A whole attempt that ends by asking the person through the ``ask_user`` tool."""
+    call = {"question": question, "options": list(options), "recommendation": recommendation}
+    content = [
+        {"type": "text", "text": "I need a decision."},
+        {"type": "tool_use", "id": f"toolu_{next(_ids):04d}", "name": "ask_user", "input": call},
+    ]
+    return [AssistantTurn(content=content, stop_reason="tool_use", usage=Usage(100, 50))]

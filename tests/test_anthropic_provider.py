@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from core.providers.anthropic import STREAM_RETRY_MARKER, AnthropicProvider
-from core.providers.base import ModelError, TurnRequest, Usage
+from orch_tui.core.cost import Usage
+from orch_tui.core.providers.anthropic import STREAM_RETRY_MARKER, AnthropicProvider
+from orch_tui.core.providers.base import ModelError, TurnRequest
 from tests.fake_anthropic import CutStream, Error, FakeAnthropic, Turn
 
 REPO = Path(__file__).resolve().parent.parent
@@ -313,7 +314,7 @@ def test_exhausted_script_shows_in_the_error(fake: FakeAnthropic) -> None:
 
 
 def test_importing_the_provider_does_not_import_the_sdk() -> None:
-    code = "import core.providers.anthropic, sys; print('anthropic' in sys.modules)"
+    code = "import orch_tui.core.providers.anthropic, sys; print('anthropic' in sys.modules)"
     result = subprocess.run(
         [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True
     )

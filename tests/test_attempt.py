@@ -6,9 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from core.attempt import CONTINUE_PROMPT, AttemptSetup, run_attempt
-from core.providers.base import AssistantTurn
-from core.workspace import SafetyViolation, Staging
+from orch_tui.core.attempt import (
+    CONTINUE_PROMPT,
+    AttemptCallbacks,
+    AttemptSetup,
+    run_attempt,
+    with_cache_breakpoints,
+)
+from orch_tui.core.providers.base import AssistantTurn
+from orch_tui.core.workspace import SafetyViolation, Staging
 from tests.scripting import CountingProvider, create, turn
 
 
@@ -40,7 +46,8 @@ def test_a_response_cut_by_max_tokens_is_asked_to_continue(tmp_path: Path) -> No
     cut = AssistantTurn(content=[{"type": "text", "text": "half"}], stop_reason="max_tokens")
     provider = CountingProvider([[cut, turn("rest", create("a.py", "x\n")), turn("done")]])
     run_attempt(provider, setup(), Staging(tmp_path))
-    assert provider.requests[1].messages[-1] == {"role": "user", "content": CONTINUE_PROMPT}
+    continued = provider.requests[1].messages[-1]
+    assert continued["role"] == "user" and continued["content"][0]["text"] == CONTINUE_PROMPT
 
 
 def test_an_unknown_tool_goes_back_as_an_error(tmp_path: Path) -> None:
@@ -62,3 +69,37 @@ def test_a_path_outside_the_workspace_raises(tmp_path: Path) -> None:
     provider = CountingProvider([[turn("x", create("/etc/passwd", "x\n")), turn("done")]])
     with pytest.raises(SafetyViolation):
         run_attempt(provider, setup(), Staging(workspace))
+
+
+def breakpoints(messages: list[dict]) -> list[int]:
+    """Indexes of the messages whose last block carries a cache breakpoint."""
+    return [
+        i
+        for i, message in enumerate(messages)
+        if isinstance(message["content"], list) and "cache_control" in message["content"][-1]
+    ]
+
+
+def test_cache_breakpoints_move_with_the_conversation(tmp_path: Path) -> None:
+    edits = [turn("one", create("a.py", "a\n")), turn("two", create("b.py", "b\n"))]
+    provider = CountingProvider([[*edits, turn("done")]])
+
+    logged: list[list[dict]] = []
+    callbacks = AttemptCallbacks(on_messages=lambda messages, turns: logged.append(messages))
+    run_attempt(provider, setup(), Staging(tmp_path), callbacks)
+
+    marked = [breakpoints(request.messages) for request in provider.requests]
+    assert marked == [[0], [0, 2], [2, 4]]
+    assert breakpoints(logged[-1]) == []  # the logged conversation carries none
+
+
+def test_a_string_message_gets_its_breakpoint_as_a_text_block() -> None:
+    messages = [{"role": "user", "content": "hi"}]
+
+    assert with_cache_breakpoints(messages, 0) == [
+        {
+            "role": "user",
+            "content": [{"type": "text", "text": "hi", "cache_control": {"type": "ephemeral"}}],
+        }
+    ]
+    assert messages == [{"role": "user", "content": "hi"}]

@@ -6,14 +6,14 @@ import _thread
 import json
 import os
 import re
+import signal
 import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from core.checks import (
-    DEFAULT_TEST_COMMAND,
+from orch_tui.core.checks import (
     CheckResult,
     CheckSpec,
     TestReport,
@@ -21,6 +21,7 @@ from core.checks import (
     run_check,
     run_checks,
 )
+from orch_tui.core.config import DEFAULT_TEST_COMMAND
 
 PYTEST = CheckSpec("tests", list(DEFAULT_TEST_COMMAND))
 # With -s, so that what a test prints reaches the captured output at once.
@@ -212,7 +213,7 @@ def test_a_child_that_outlives_its_parent_with_stdout_open_does_not_hang_the_che
 
 
 def test_ctrl_c_while_waiting_kills_the_process_group_before_propagating(
-    workspace, report_dir, tmp_path
+    workspace, report_dir, tmp_path, request
 ):
     pid_file = tmp_path / "child.pid"
     script = (
@@ -227,6 +228,11 @@ def test_ctrl_c_while_waiting_kills_the_process_group_before_propagating(
     def interrupt_when_ready(text: str) -> None:
         if "READY" in text:
             _thread.interrupt_main()  # what Ctrl+C does to the waiting main thread
+
+    # interrupt_main does nothing unless Python's own handler is installed, and a test run
+    # earlier in this worker may have left another one (asyncio's runner installs its own).
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    request.addfinalizer(lambda: signal.signal(signal.SIGINT, previous))
 
     with pytest.raises(KeyboardInterrupt):
         run(spec, workspace, report_dir, timeout_s=60, on_output=interrupt_when_ready)
@@ -416,7 +422,7 @@ def test_kill_running_checks_takes_down_a_check_in_flight(workspace, report_dir,
     """What the TUI calls when the person quits mid-test: the group dies, the check returns."""
     import threading
 
-    from core.checks import kill_running_checks
+    from orch_tui.core.checks import kill_running_checks
 
     pid_file = tmp_path / "test.pid"
     write(
@@ -439,3 +445,37 @@ def test_kill_running_checks_takes_down_a_check_in_flight(workspace, report_dir,
     assert not worker.is_alive()
     assert not results[0].passed and not results[0].timed_out
     assert wait_until_dead(int(pid_file.read_text()))
+
+
+@pytest.mark.parametrize(
+    "conftest",
+    ["import os\nos._exit(0)\n", "import sys\nsys.exit(0)\n"],
+    ids=["os._exit", "sys.exit"],
+)
+def test_a_conftest_that_exits_0_without_a_report_is_a_failure_the_model_is_told_about(
+    workspace, report_dir, conftest
+):
+    write(workspace / "conftest.py", conftest)
+    write(workspace / "tests/test_bad.py", "def test_one():\n    assert False\n")
+
+    report = run_all([PYTEST], workspace, report_dir)
+
+    check = report.checks[0]
+    assert check.exit_code == 0 and not check.passed and not report.passed
+    assert "without writing its JUnit report" in check.error
+    assert report.failing == ["check:tests"]
+    assert "without writing its JUnit report" in report.summary()
+
+
+def test_os_exit_0_in_one_test_beside_a_failing_one_is_a_failure(workspace, report_dir):
+    write(
+        workspace / "tests/test_mixed.py",
+        "import os\n\ndef test_a_fails():\n    assert False\n\n"
+        "def test_b_exits():\n    os._exit(0)\n",
+    )
+
+    report = run_all([PYTEST], workspace, report_dir)
+
+    assert report.checks[0].exit_code == 0
+    assert not report.passed
+    assert "without writing its JUnit report" in report.checks[0].error

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from core.config import Config, ConfigError, clamp_retries, find_project_root, load_config
-from core.config_file import default_config_text, save_setting, write_default_config
+from orch_tui.core.config import Config, ConfigError, clamp_retries, find_project_root, load_config
+from orch_tui.core.config_file import default_config_text, write_default_config
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -46,6 +46,28 @@ def test_a_wrong_type_names_the_file_and_the_key(tmp_path: Path) -> None:
         load_config(path)
 
 
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            '[model]\nprovider = "gemini"\n',
+            "'model.provider': Input should be 'anthropic', 'openai', 'claude-code' or 'scripted'",
+        ),
+        (
+            '[ui]\ndiff_layout = "sideways"\n',
+            "'ui.diff_layout': Input should be 'split' or 'unified'",
+        ),
+    ],
+)
+def test_a_value_outside_a_closed_set_names_the_file_the_key_and_the_choices(
+    tmp_path: Path, text: str, message: str
+) -> None:
+    path = write(tmp_path, text)
+    with pytest.raises(ConfigError) as error:
+        load_config(path)
+    assert str(error.value) == f"{path}: {message}"
+
+
 def test_invalid_toml_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="not valid TOML"):
         load_config(write(tmp_path, "[loop\n"))
@@ -79,16 +101,6 @@ def test_the_default_file_is_commented_and_parses_back_to_the_defaults(tmp_path:
     assert load_config(path) == Config()
     with pytest.raises(ConfigError, match="already exists"):
         write_default_config(path)
-
-
-def test_saving_a_setting_keeps_the_others_and_validates(tmp_path: Path) -> None:
-    path = write(tmp_path, "[loop]\nmax_retries = 9\n")
-    save_setting(path, "ui", "theme", "vscode-light")
-    config = load_config(path)
-    assert config.ui.theme == "vscode-light" and config.loop.max_retries == 9
-    with pytest.raises(ConfigError):
-        save_setting(path, "ui", "diff_layout", "sideways")
-    assert load_config(path).ui.diff_layout == "split"
 
 
 @pytest.mark.parametrize(

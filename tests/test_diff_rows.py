@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from core.proposal import FileChange
-from tui.widgets.diff_rows import (
+from orch_tui.core.proposal import FileChange
+from orch_tui.tui.widgets.diff_rows import (
     DiffRows,
     LineHighlighter,
     Row,
@@ -240,3 +242,10 @@ def test_highlighter_lexes_big_files_chunk_by_chunk() -> None:
     spans = highlighter.spans(last)
     assert styles_of(spans, line_text(lines[last]))[str(last)] == "Token.Literal.Number.Integer"
     assert list(highlighter._chunks) == [2]  # only the chunk holding that line was lexed
+
+
+def test_highlighting_uses_only_public_pygments_api() -> None:
+    source = (
+        Path(__file__).resolve().parent.parent / "tui" / "widgets" / "diff_rows.py"
+    ).read_text()
+    assert "pygments.lexers._" not in source

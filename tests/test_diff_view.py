@@ -9,11 +9,11 @@ from textual.app import App, ComposeResult
 from textual.color import Color
 from textual.strip import Strip
 
-from core.proposal import Decisions, FileChange, HunkDecision, Proposal
-from themes import DEFAULT_THEME, THEMES, register_themes, theme_variable_defaults
-from tui.widgets.diff_rows import RowKind
-from tui.widgets.diff_view import DiffView
-from tui.widgets.file_list import FileList
+from orch_tui.core.proposal import Decisions, FileChange, HunkDecision, Proposal
+from orch_tui.themes import DEFAULT_THEME, THEMES, register_themes, theme_variable_defaults
+from orch_tui.tui.widgets.diff_rows import RowKind
+from orch_tui.tui.widgets.diff_view import DiffView
+from orch_tui.tui.widgets.file_list import FileList
 
 OLD = '''"""Greeting helpers."""
 import os
@@ -102,7 +102,7 @@ class DiffApp(App[None]):
         register_themes(self)
         self.theme = self._theme_name
         view = self.query_one(DiffView)
-        view.layout = self._layout
+        view.diff_layout = self._layout
         view.show(self._change, self._decisions)
         view.focus()
 
@@ -131,7 +131,7 @@ async def test_split_shows_old_and_new_side_by_side_and_unified_one_above_the_ot
         split = texts(view)
         line = next(text for text in split if "def greet(name):" in text)
         assert "def greet(name: str) -> str:" in line and "│" in line
-        view.layout = "unified"
+        view.diff_layout = "unified"
         await pilot.pause()
         unified = texts(view)
         old_row = next(text for text in unified if "def greet(name):" in text)
@@ -140,11 +140,22 @@ async def test_split_shows_old_and_new_side_by_side_and_unified_one_above_the_ot
         assert len(view.rows) > sum(1 for text in split if text.strip())
 
 
+async def test_a_new_or_deleted_file_uses_the_whole_width_in_split_view() -> None:
+    long_line = "x = '" + "a" * 70 + "'\n"
+    for change in (FileChange("new.py", None, long_line), FileChange("old.py", long_line, None)):
+        app = DiffApp(change, (U,))
+        async with app.run_test(size=(100, 24)):
+            view = app.query_one(DiffView)
+            assert view.diff_layout == "split"
+            shown = "\n".join(texts(view))
+            assert "a" * 70 in shown and "│" not in shown
+
+
 async def test_layout_rejects_unknown_names() -> None:
     app = DiffApp()
     async with app.run_test(size=(80, 20)):
         with pytest.raises(ValueError):
-            app.query_one(DiffView).layout = "sideways"
+            app.query_one(DiffView).diff_layout = "sideways"
 
 
 async def test_gutter_marks_follow_set_decisions() -> None:
@@ -382,3 +393,85 @@ async def test_page_down_moves_a_whole_page_at_once() -> None:
         await pilot.pause()
         view.action_page_down()  # what pagedown runs; checked before any animation frame
         assert view.scroll_y >= view.scrollable_content_region.height - 1
+
+
+async def test_a_test_file_hunk_deleting_an_assert_is_marked() -> None:
+    old = "def test_a():\n    x = 1\n    assert x == 1\n\n\ndef test_b():\n    assert True\n"
+    new = "def test_a():\n    x = 2\n    assert x == 2\n\n\ndef test_b():\n    pass\n"
+    app = DiffApp(FileChange("tests/test_x.py", old, new), (U, U))
+    async with app.run_test(size=(100, 24)):
+        view = app.query_one(DiffView)
+        first_rows = [view.rows.hunk_rows(h).start for h in range(view.rows.hunk_count)]
+        assert [row_text(view, i)[:2] for i in first_rows] == ["● ", "●!"]
+
+
+class RowCountingDiffView(DiffView):
+    """Records which rows are rendered afresh (not served from the line cache)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rendered: list[int] = []
+
+    def _render_row(self, index: int, width: int, scroll_x: int) -> Strip:
+        self.rendered.append(index)
+        return super()._render_row(index, width, scroll_x)
+
+
+class RowCountingApp(DiffApp):
+    def compose(self) -> ComposeResult:
+        yield RowCountingDiffView()
+
+
+async def test_a_decision_or_cursor_move_re_renders_only_the_rows_of_the_hunks_it_changes() -> None:
+    app = RowCountingApp()
+    async with app.run_test(size=(100, 40)) as pilot:
+        view = app.query_one(RowCountingDiffView)
+        await pilot.pause()
+        hunk_rows = [set(view.rows.hunk_rows(h)) for h in range(view.rows.hunk_count)]
+        assert len(hunk_rows) >= 3
+        view.rendered.clear()
+
+        view.set_decisions((U, A, U, U))
+        await pilot.pause()
+        decided = set(view.rendered)
+        view.rendered.clear()
+        view.cursor_hunk = 2
+        await pilot.pause()
+        moved = set(view.rendered)
+
+    assert decided == hunk_rows[1]
+    assert moved == hunk_rows[0] | hunk_rows[2]
+
+
+class TextCountingDiffView(DiffView):
+    """Counts how often a line's styled text is built."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.built = 0
+
+    def _styled_text(self, *args, **kwargs) -> Strip:  # type: ignore[no-untyped-def]
+        self.built += 1
+        return super()._styled_text(*args, **kwargs)
+
+
+class TextCountingApp(DiffApp):
+    def compose(self) -> ComposeResult:
+        yield TextCountingDiffView()
+
+
+async def test_a_horizontal_scroll_crops_the_cached_line_texts_instead_of_building_them() -> None:
+    wide = "".join(f"value_{n} = {'x' * 150}  # {n}\n" for n in range(10))
+    change = FileChange("wide.py", wide, wide.replace("value_4 =", "value_4: int ="))
+    app = TextCountingApp(change, (U,))
+    async with app.run_test(size=(100, 30)) as pilot:
+        view = app.query_one(TextCountingDiffView)
+        await pilot.pause()
+        before = texts(view)
+        built = view.built
+        view.scroll_to(x=40, animate=False)
+        await pilot.pause()
+        after = texts(view)
+
+    assert built > 0 and view.built == built
+    assert after != before and any("xxxx" in line for line in after)

@@ -8,19 +8,21 @@ the workspace and the run's logs.
 from __future__ import annotations
 
 import json
+import shutil
 import signal
 import subprocess
-import time
+import sys
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from core.checks import TestReport
-from core.config import Config, load_config
+from orch_tui.core.checks import TestReport
+from orch_tui.core.config import Config, load_config
 from tests.e2e_support import (
     DEMO_DIR,
+    FAST_CONFIG,
     Project,
     assert_clean_exit,
     attempt_turns,
@@ -335,7 +337,7 @@ import time
 
 from app import ITEMS
 
-STARTED = pathlib.Path(__file__).resolve().parents[2] / "tests-started.flag"
+STARTED = pathlib.Path(__file__).resolve().parents[1] / "tests-started.flag"  # in workspace/
 
 
 def test_items():
@@ -346,7 +348,23 @@ def test_items():
 """
 
 
-def test_ctrl_c_during_tests_exits_130_and_the_same_command_resumes(project_factory, fake_server):
+def pytest_processes_in(folder: Path) -> list[int]:
+    """Live processes whose working folder is ``folder``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and Path(entry / "cwd").resolve() == folder.resolve():
+                if (entry / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
+                    found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGHUP], ids=["ctrl-c", "sighup"])
+def test_ctrl_c_during_tests_exits_130_and_the_same_command_resumes(
+    project_factory, fake_server, stop
+):
     project, fake = http_project(
         project_factory,
         fake_server,
@@ -355,22 +373,12 @@ def test_ctrl_c_during_tests_exits_130_and_the_same_command_resumes(project_fact
             "Appending b.", [("str_replace", "app.py", '    "a",\n', '    "a",\n    "b",\n')]
         ),
     )
-    flag = project.root / "tests-started.flag"
-    process = project.start(str(project.spec), "--auto")
-    try:
-        deadline = time.monotonic() + 60
-        while not flag.exists() and process.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert flag.exists(), (project.root / "stdout.txt").read_text()
-        process.send_signal(signal.SIGINT)
-        code = process.wait(timeout=30)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
+    flag = project.workspace / "tests-started.flag"
+    code = project.signal_once(flag, stop, str(project.spec), "--auto")
 
     assert code == 130
     assert "resume" in (project.root / "stderr.txt").read_text()
+    assert not pytest_processes_in(project.workspace)  # the check died with the run
     state = project.state()
     assert state is not None and (state["state"], state["attempt"]) == ("TESTING", 1)
 
@@ -443,7 +451,14 @@ def test_status_json_and_reset(project_factory, tmp_path):
     data = json.loads(status.stdout)
     assert (data["state"], data["run_id"], data["attempt"]) == ("SUCCESS", run_dir.name, 0)
 
-    reset = project.run("reset")
+    again = project.run_auto("--provider", "scripted", "--script", str(script))
+
+    assert_clean_exit(again, 0)
+    assert f"run {run_dir.name} already finished (SUCCESS)" in again.stdout
+    assert "--fresh" in again.stdout and "orch-tui reset" in again.stdout
+    assert "after 1 attempt " in again.stdout or "after 1 attempt\n" in again.stdout
+
+    reset = project.run("reset", "--yes")
 
     assert_clean_exit(reset, 0)
     assert not project.state_path.exists()
@@ -507,5 +522,41 @@ def test_help_works_without_importing_textual_or_anthropic(tmp_path):
     assert result.stdout.startswith("usage: orch-tui")
     assert "exit codes" in result.stdout
     modules = imported_modules(result.stderr)
-    assert "tui.cli" in modules  # the profile really covered the command
+    assert "orch_tui.tui.cli" in modules  # the profile really covered the command
     assert heavy_imports(modules) == set()
+
+
+READ_PARENT_ENVIRON = """\
+import os, sys
+try:
+    leaked = b"ANTHROPIC_API_KEY" in open(f"/proc/{os.getppid()}/environ", "rb").read()
+except OSError:
+    leaked = False
+print("LEAKED" if leaked else "NO-LEAK")
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl is Linux only")
+@pytest.mark.skipif(shutil.which("setpriv") is None, reason="setpriv (util-linux) is missing")
+def test_a_check_without_a_sandbox_cannot_read_the_api_key_from_the_parent(
+    project_factory, tmp_path
+):
+    (tmp_path / "leak.py").write_text(READ_PARENT_ENVIRON, encoding="utf-8")
+    config = FAST_CONFIG.replace(
+        "[checks]\n",
+        f'[checks]\nsandbox = "none"\ntest_command = ["{{python}}", "{tmp_path / "leak.py"}"]\n',
+    )
+    project = project_factory(spec_text=SPEC, config=config)
+    script = write_attempts_script(tmp_path / "script.json", [generate(("app.py", FIXED_APP))])
+
+    # Without capabilities, as a user runs it: root's CAP_SYS_PTRACE reads any process's
+    # environment, dumpable or not (only the sandbox stops that; see the README).
+    no_caps = ["setpriv", "--bounding-set=-all", "--inh-caps=-all", orch_tui()]
+    result = subprocess.run(
+        [*no_caps, str(project.spec), "--auto", "--provider", "scripted", "--script", str(script)],
+        cwd=project.root, env=project.env, capture_output=True, text=True, timeout=90,
+    )  # fmt: skip
+
+    assert_clean_exit(result, 0)
+    output = (project.attempt_dir(0) / "test-output.txt").read_text(encoding="utf-8")
+    assert "NO-LEAK" in output and "LEAKED" not in output

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from core.editor_tool import TOOL_DEFINITION, TOOL_NAME, EditorTool, ToolOutcome
-from core.workspace import SafetyViolation, Staging
+from orch_tui.core.editor_tool import TOOL_DEFINITION, TOOL_NAME, EditorTool, ToolOutcome
+from orch_tui.core.workspace import SafetyViolation, Staging
 
 
 @pytest.fixture

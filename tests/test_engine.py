@@ -7,16 +7,17 @@ from pathlib import Path
 
 import pytest
 
-from core import runlog
-from core.config import Config
-from core.engine import EXIT_FAILED, EXIT_SAFETY, EXIT_SUCCESS, Engine, RunOptions
-from core.events import ChangeApplied, Event, EventBus
-from core.proposal import HunkDecision
-from core.providers.base import ModelError, Usage
-from core.review import AcceptAllReviewer, ReviewAborted, ReviewSession
-from core.spec import read_spec
-from core.state import RunState, StateError, StateStore
-from tests.scripting import CountingProvider, attempt, create, replace, turn
+from orch_tui.core import runlog
+from orch_tui.core.config import Config
+from orch_tui.core.cost import Usage
+from orch_tui.core.engine import EXIT_FAILED, EXIT_SAFETY, EXIT_SUCCESS, Engine, RunOptions
+from orch_tui.core.events import ChangeApplied, Event, EventBus, RunFinished, StateChanged
+from orch_tui.core.proposal import HunkDecision
+from orch_tui.core.providers.base import ModelError
+from orch_tui.core.review import AcceptAllReviewer, ReviewAborted, ReviewSession
+from orch_tui.core.spec import read_spec
+from orch_tui.core.state import RunState, StateError, StateStore
+from tests.scripting import CountingProvider, attempt, create, prompt_text, replace, turn
 
 GOOD = "def add(a, b):\n    return a + b\n"
 BAD = "def add(a, b):\n    return a - b\n"
@@ -40,7 +41,7 @@ def make_engine(
     events: list[Event] | None = None,
     spec: str = "spec.md",
 ) -> tuple[Engine, CountingProvider]:
-    from core.paths import ProjectPaths
+    from orch_tui.core.paths import ProjectPaths
 
     provider = attempts if isinstance(attempts, CountingProvider) else CountingProvider(attempts)
     config = config or fast_config()
@@ -102,7 +103,7 @@ def test_generation_failing_test_patch_success(project: Path) -> None:
     ):
         assert (folder / "attempt-00" / name).exists(), name
     # The patch request carried the failing test and what it said.
-    patch_prompt = provider.requests[2].messages[0]["content"]
+    patch_prompt = prompt_text(provider.requests[2])
     assert "tests/test_calc.py::test_add" in patch_prompt
     assert "assert -1 == 5" in patch_prompt
     assert str(project) not in patch_prompt  # absolute paths are trimmed away
@@ -193,7 +194,7 @@ def test_whole_rejection_sends_the_reason_to_the_model_and_costs_a_retry(project
     engine, provider = make_engine(project, attempts, reviewer=reviewer)
     assert engine.run() == EXIT_SUCCESS
     assert state_of(project).attempt == 1
-    second_prompt = provider.requests[2].messages[0]["content"]
+    second_prompt = prompt_text(provider.requests[2])
     assert "use a lambda-free style and type hints" in second_prompt
     assert not (run_dir(project) / "attempt-00" / "applied.json").exists()
 
@@ -328,6 +329,23 @@ def test_changed_spec_starts_a_fresh_run(project: Path) -> None:
     assert any("the spec changed" in getattr(e, "message", "") for e in events)
 
 
+def test_a_new_run_starts_from_an_empty_workspace_and_the_old_one_is_kept(project: Path) -> None:
+    engine, _ = make_engine(
+        project, [attempt(create("calc.py", GOOD), create("tests/test_calc.py", TEST))]
+    )
+    assert engine.run() == EXIT_SUCCESS
+    first = state_of(project).run_id
+    (project / "spec.md").write_text("# calc\n\nNow with subtraction too.\n")
+    events: list[Event] = []
+    engine, _ = make_engine(project, [attempt(create("calc.py", GOOD))], events=events)
+    engine._open_run()  # opening the new run, before any attempt
+
+    assert list((project / "workspace").iterdir()) == []
+    kept = project / "logs" / first / "workspace"
+    assert (kept / "calc.py").read_text() == GOOD and (kept / "tests" / "test_calc.py").exists()
+    assert any(str(kept) in getattr(e, "message", "") for e in events)
+
+
 @pytest.mark.parametrize(
     "content",
     [
@@ -398,6 +416,40 @@ def test_model_error_fails_the_run_and_the_next_run_asks_again(project: Path) ->
     assert state.stop_reason.startswith("model error: overloaded") and state.last_error
     engine, _ = make_engine(project, provider)
     assert engine.run() == EXIT_SUCCESS
+
+
+def test_the_run_outcome_is_typed_and_says_whether_asking_again_can_help(project: Path) -> None:
+    attempts = [attempt(create("calc.py", GOOD), create("tests/test_calc.py", TEST))]
+    provider = FailingProvider(attempts, failures=1)
+    events: list[Event] = []
+    engine, _ = make_engine(project, provider, events=events)
+    assert engine.run() == EXIT_FAILED
+    stopped = [e for e in events if isinstance(e, RunFinished)]
+    assert [(e.state, e.retryable) for e in stopped] == [(RunState.FAILED, True)]
+    assert all(isinstance(e.state, RunState) for e in events if isinstance(e, StateChanged))
+    # The same engine asks again (the TUI's retry, on the engine thread) and finishes.
+    assert engine.retry() == EXIT_SUCCESS
+    assert (events[-1].state, events[-1].retryable) == (RunState.SUCCESS, False)
+    logged = json.loads((run_dir(project) / runlog.EVENTS).read_text().splitlines()[-1])
+    assert (logged["event"], logged["state"], logged["retryable"]) == (
+        "run_finished",
+        "SUCCESS",
+        False,
+    )
+
+
+def test_a_final_failure_is_not_retryable(project: Path) -> None:
+    failing = [
+        attempt(create("calc.py", BAD), create("tests/test_calc.py", TEST)),
+        attempt(replace("calc.py", "a - b", "a * b")),
+    ]
+    events: list[Event] = []
+    engine, provider = make_engine(project, failing, max_retries=1, events=events)
+    assert engine.run() == EXIT_FAILED
+    finished = events[-1]
+    assert isinstance(finished, RunFinished)
+    assert (finished.state, finished.retryable) == (RunState.FAILED, False)
+    assert engine.retry() == EXIT_FAILED and provider.attempts_asked == [0, 1]
 
 
 def test_a_finished_run_is_reported_not_repeated(project: Path) -> None:

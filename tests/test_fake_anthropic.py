@@ -14,7 +14,16 @@ from typing import Any
 import anthropic
 import pytest
 
-from tests.fake_anthropic import CutStream, Error, FakeAnthropic, Turn, item_from_json, write_script
+from tests.fake_anthropic import (
+    CACHE_LOOKBACK_BLOCKS,
+    CutStream,
+    Error,
+    FakeAnthropic,
+    Turn,
+    _PromptCache,
+    item_from_json,
+    write_script,
+)
 
 REPO = Path(__file__).resolve().parent.parent
 CACHED_SYSTEM = [{"type": "text", "text": "x" * 400, "cache_control": {"type": "ephemeral"}}]
@@ -80,6 +89,66 @@ def test_prompt_cache_is_written_then_read() -> None:
     assert first.usage.cache_read_input_tokens == 0
     assert second.usage.cache_read_input_tokens == first.usage.cache_creation_input_tokens
     assert second.usage.cache_creation_input_tokens == 0
+
+
+def user_blocks(count: int, *, breakpoint: bool) -> list[dict[str, Any]]:
+    """One user message per block, ``count`` of them; a breakpoint on the last one if asked."""
+    messages = [
+        {"role": "user", "content": [{"type": "text", "text": f"block {i} " * 20}]}
+        for i in range(count)
+    ]
+    if breakpoint:
+        messages[-1]["content"][-1]["cache_control"] = {"type": "ephemeral"}
+    return messages
+
+
+def test_a_moved_breakpoint_reads_the_prefix_an_earlier_breakpoint_cached() -> None:
+    cache = _PromptCache()
+    first = user_blocks(3, breakpoint=True)
+    written = cache.usage({"system": CACHED_SYSTEM, "messages": first})
+    later = user_blocks(3 + CACHE_LOOKBACK_BLOCKS, breakpoint=True)
+
+    usage = cache.usage({"system": CACHED_SYSTEM, "messages": later})
+
+    assert written["cache_read_input_tokens"] == 0
+    cached = written["cache_creation_input_tokens"]
+    assert usage["cache_read_input_tokens"] == cached
+    assert usage["cache_creation_input_tokens"] > 0 and usage["input_tokens"] == 1
+
+
+def test_a_cached_prefix_further_than_the_lookback_before_a_breakpoint_is_not_read() -> None:
+    cache = _PromptCache()
+    cache.usage({"messages": user_blocks(3, breakpoint=True)})
+    later = user_blocks(3 + CACHE_LOOKBACK_BLOCKS + 1, breakpoint=True)
+
+    usage = cache.usage({"messages": later})
+
+    assert usage["cache_read_input_tokens"] == 0
+
+
+def test_a_request_without_breakpoints_neither_reads_nor_writes() -> None:
+    cache = _PromptCache()
+    cache.usage({"messages": user_blocks(2, breakpoint=True)})
+
+    usage = cache.usage({"messages": user_blocks(2, breakpoint=False)})
+
+    assert usage["cache_read_input_tokens"] == usage["cache_creation_input_tokens"] == 0
+
+
+def test_more_than_four_breakpoints_are_refused_as_the_api_does() -> None:
+    body = {"model": "m", "max_tokens": 10, "messages": user_blocks(5, breakpoint=False)}
+    for message in body["messages"]:
+        message["content"][-1]["cache_control"] = {"type": "ephemeral"}
+    with FakeAnthropic([Turn.say("kept")]) as fake:
+        with pytest.raises(urllib.error.HTTPError) as caught:
+            urllib.request.urlopen(post(fake.url, body))
+        remaining = fake.remaining
+
+    assert caught.value.code == 400 and remaining == 1
+    assert (
+        "maximum of 4 blocks with cache_control"
+        in json.loads(caught.value.read())["error"]["message"]
+    )
 
 
 def test_wrong_key_gets_401_without_using_the_script() -> None:

@@ -4,10 +4,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.checks import CheckResult, TestCase, TestReport
-from core.config import Config
-from core.feedback import clip_middle, describe_review, patch_prompt, system_prompt
-from core.proposal import Decisions, FileChange, HunkDecision, Proposal
+from orch_tui.core.checks import CheckResult, TestCase, TestReport
+from orch_tui.core.config import Config
+from orch_tui.core.feedback import (
+    clip_middle,
+    describe_files,
+    describe_review,
+    patch_prompt,
+    seen_files,
+    system_prompt,
+    without_repeated_lines,
+)
+from orch_tui.core.proposal import Decisions, FileChange, HunkDecision, Proposal
 
 
 def test_clip_middle_keeps_head_and_tail() -> None:
@@ -39,6 +47,21 @@ def test_a_whole_rejection_carries_the_reason() -> None:
     assert "> no globals please" in describe_review(proposal(), decisions)
 
 
+def failed_report(failing: TestCase, output: str) -> TestReport:
+    """A pytest check that failed with one failing test."""
+    check = CheckResult(
+        name="tests",
+        command=["pytest"],
+        exit_code=1,
+        timed_out=False,
+        duration_s=0.1,
+        output=output,
+        dropped_bytes=0,
+        tests=[failing],
+    )
+    return TestReport([check])
+
+
 def test_patch_prompt_carries_failures_output_and_files(tmp_path: Path) -> None:
     (tmp_path / "m.py").write_text("print('hi')\n")
     config = Config()
@@ -49,19 +72,10 @@ def test_patch_prompt_carries_failures_output_and_files(tmp_path: Path) -> None:
         message="assert 1 == 2",
         traceback=f"{tmp_path}/tests/test_m.py:3: in test_x\n    assert 1 == 2\nE   assert 1 == 2",
     )
-    check = CheckResult(
-        name="tests",
-        command=["pytest"],
-        exit_code=1,
-        timed_out=False,
-        duration_s=0.1,
-        output="x" * 5000 + f"\nFAILED {tmp_path}/tests/test_m.py::test_x",
-        dropped_bytes=0,
-        tests=[failing],
-    )
+    output = "x" * 5000 + f"\nFAILED {tmp_path}/tests/test_m.py::test_x"
     prompt = patch_prompt(
         previous=0,
-        report=TestReport([check]),
+        report=failed_report(failing, output),
         proposal=proposal(),
         decisions=Decisions(),
         workspace=tmp_path,
@@ -80,3 +94,35 @@ def test_the_system_prompt_names_the_test_command_and_protected_paths() -> None:
     text = system_prompt(config)
     assert "python -m pytest" in text and "{junit}" not in text
     assert "tests/test_spec.py" in text and "/workspace" in text
+
+
+def test_raw_output_drops_the_lines_the_test_details_carry() -> None:
+    details = "### t::test_x (failed)\nassert 1 == 2\n```\nE       assert 1 == 2\n```"
+    output = (
+        "===== test session starts =====\nplatform linux -- Python 3.11\nrootdir: /w\n"
+        "collected 1 item\n\ntests/test_x.py F.   [ 50%]\n..   [100%]\n\n==== FAILURES ====\n"
+        "____ test_x ____\nE   assert 1 == 2\nFAILED t::test_x - assert 1 == 2\n"
+        "===== 1 failed in 0.12s =====\n"
+    )
+
+    trimmed = without_repeated_lines(output, details)
+
+    assert trimmed == (
+        "collected 1 item\n\nFAILED t::test_x - assert 1 == 2\n===== 1 failed in 0.12s ====="
+    )
+
+
+def test_files_seen_are_those_untouched_or_landed_as_the_model_wrote_them() -> None:
+    tree = {"m.py": "A\nb\nc\nd\ne\nF\n", "n.py": "edited\n", "old.py": "x\n", "e.py": ""}
+
+    assert seen_files(tree, proposal()) == {"m.py", "old.py"}  # n.py: the reviewer edited it
+    assert seen_files(tree, None) == {"n.py", "m.py", "old.py"}  # nothing landed
+
+
+def test_seen_files_are_named_and_the_others_sent_in_full() -> None:
+    tree = {"a.py": "seen\n", "b.py": "new\n"}
+
+    text = describe_files(tree, 10_000, {"a.py"})
+
+    assert text.startswith("Unchanged since you last saw them") and "a.py" in text
+    assert "seen\n" not in text and "### b.py\n```\nnew\n```" in text

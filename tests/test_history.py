@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from bench.synthetic_runs import write_synthetic_runs
-from core import runlog
-from core.config import Config
-from core.engine import Engine, RunOptions
-from core.events import EventBus
-from core.history import (
+from orch_tui.core import runlog
+from orch_tui.core.config import Config
+from orch_tui.core.engine import Engine, RunOptions
+from orch_tui.core.events import EventBus
+from orch_tui.core.history import (
     ABSENT,
     FAILED,
     PASSED,
@@ -32,12 +32,12 @@ from core.history import (
     sort_runs,
     workspace_at,
 )
-from core.history import test_grid as grid_of  # aliased: pytest would collect test_*
-from core.history_index import INDEX_NAME
-from core.paths import ProjectPaths
-from core.providers.scripted import ScriptedProvider
-from core.review import AcceptAllReviewer, ReviewAborted, ReviewSession
-from core.spec import Spec
+from orch_tui.core.history import test_grid as grid_of  # aliased: pytest would collect test_*
+from orch_tui.core.history_index import INDEX_NAME
+from orch_tui.core.paths import ProjectPaths
+from orch_tui.core.providers.scripted import ScriptedProvider
+from orch_tui.core.review import AcceptAllReviewer, ReviewAborted, ReviewSession
+from orch_tui.core.spec import Spec
 
 DEMO = Path(__file__).resolve().parent.parent / "core" / "demo"
 FAILING_TEST = "tests/test_wordstats.py::test_counting_ignores_case"
@@ -67,12 +67,11 @@ def run_engine(root: Path, *, script: dict | None = None, leave_mid_review: bool
         bus=EventBus(),
         options=RunOptions(max_retries=1 if script is not None else 5),
     )
-    state = engine.open_run()
     try:
         engine.run()
     except ReviewAborted:
         pass
-    return state.run_id
+    return engine.state.run_id
 
 
 @dataclass
@@ -105,17 +104,12 @@ def make_demo_project(root: Path) -> DemoProject:
     return DemoProject(root, success, failed, unfinished)
 
 
-@pytest.fixture(scope="session")
-def demo_source(tmp_path_factory: pytest.TempPathFactory) -> DemoProject:
-    return make_demo_project(tmp_path_factory.mktemp("history") / "project")
-
-
 @pytest.fixture
-def demo(demo_source: DemoProject, tmp_path: Path) -> DemoProject:
+def demo(demo_runs: DemoProject, tmp_path: Path) -> DemoProject:
     """A private copy of the real runs, free to damage."""
     root = tmp_path / "project"
-    shutil.copytree(demo_source.root, root)
-    return DemoProject(root, demo_source.success, demo_source.failed, demo_source.unfinished)
+    shutil.copytree(demo_runs.root, root)
+    return DemoProject(root, demo_runs.success, demo_runs.failed, demo_runs.unfinished)
 
 
 # -- the list -----------------------------------------------------------------------------------

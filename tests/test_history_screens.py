@@ -19,18 +19,18 @@ from textual.app import App
 from textual.widgets import DataTable, Input, OptionList, TabbedContent
 
 from bench.synthetic_runs import write_synthetic_runs
-from core import runlog
-from tests.test_history import DemoProject, make_demo_project
-from themes import DEFAULT_THEME, register_themes, theme_variable_defaults
-from tui.screens.history import (
+from orch_tui.core import runlog
+from orch_tui.themes import DEFAULT_THEME, register_themes, theme_variable_defaults
+from orch_tui.tui.screens.history import (
     AttemptScreen,
     CompareScreen,
     ResumeRun,
     RunScreen,
     RunsScreen,
 )
-from tui.widgets.diff_view import DiffView
-from tui.widgets.runs_table import RunsTable
+from orch_tui.tui.widgets.diff_view import DiffView
+from orch_tui.tui.widgets.runs_table import RunsTable
+from tests.test_history import DemoProject
 
 SIZE = (120, 34)
 pytestmark = pytest.mark.anyio
@@ -68,18 +68,11 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-@pytest.fixture(scope="module")
-def project_source(tmp_path_factory: pytest.TempPathFactory) -> DemoProject:
-    return make_demo_project(tmp_path_factory.mktemp("screens") / "project")
-
-
 @pytest.fixture
-def project(project_source: DemoProject, tmp_path: Path) -> DemoProject:
+def project(demo_runs: DemoProject, tmp_path: Path) -> DemoProject:
     root = tmp_path / "project"
-    shutil.copytree(project_source.root, root)
-    return DemoProject(
-        root, project_source.success, project_source.failed, project_source.unfinished
-    )
+    shutil.copytree(demo_runs.root, root)
+    return DemoProject(root, demo_runs.success, demo_runs.failed, demo_runs.unfinished)
 
 
 @pytest.fixture
@@ -319,7 +312,7 @@ async def test_attempt_screen_shows_proposal_decisions_report_and_text(
         await pilot.press("right_curly_bracket")
         assert diff.change.path == "wordstats.py"
         await pilot.press("v")
-        assert diff.layout == "unified"
+        assert diff.diff_layout == "unified"
         decisions = str(screen.query_one("#attempt-decisions").render())
         assert "2 hunks accepted, 0 rejected" in decisions
         report = str(screen.query_one("#attempt-report").render())

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from core.junit import TestCase, node_id_of, parse_junit, strip_paths, trim_traceback
+from orch_tui.core.junit import TestCase, node_id_of, parse_junit, strip_paths, trim_traceback
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.proposal import (
+from orch_tui.core.proposal import (
     ChangeKind,
     Decisions,
     FileChange,

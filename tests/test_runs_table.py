@@ -18,10 +18,10 @@ from textual.strip import Strip
 from textual.widgets import Input
 
 from bench.synthetic_runs import write_synthetic_runs
-from core.history_index import RunSummary
-from themes import DEFAULT_THEME, register_themes, theme_variable_defaults
-from tui.screens.history import RunScreen, RunsScreen
-from tui.widgets.runs_table import RunsTable
+from orch_tui.core.history_index import RunSummary
+from orch_tui.themes import DEFAULT_THEME, register_themes, theme_variable_defaults
+from orch_tui.tui.screens.history import RunScreen, RunsScreen
+from orch_tui.tui.widgets.runs_table import RunsTable
 
 pytestmark = pytest.mark.anyio
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from core.providers.base import ModelError, TurnRequest
-from core.providers.scripted import ScriptedProvider, ScriptError
+from orch_tui.core.providers.base import ModelError, TurnRequest
+from orch_tui.core.providers.scripted import ScriptedProvider, ScriptError
 
 
 def request(attempt: int, assistant_turns: int) -> TurnRequest:

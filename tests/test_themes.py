@@ -7,16 +7,16 @@ from textual.app import App, ComposeResult
 from textual.color import Color
 from textual.theme import BUILTIN_THEMES
 
-from core.proposal import FileChange
-from themes import (
+from orch_tui.core.proposal import FileChange
+from orch_tui.themes import (
     DEFAULT_THEME,
     DIFF_VARIABLES,
     THEMES,
     register_themes,
     theme_variable_defaults,
 )
-from tui.widgets.diff_view import DiffView
-from tui.widgets.file_list import FileList
+from orch_tui.tui.widgets.diff_view import DiffView
+from orch_tui.tui.widgets.file_list import FileList
 
 
 @pytest.fixture

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
 from tests.e2e_support import make_project, orch_tui
 from tests.fake_anthropic import Turn
 from tests.tui_support import TmuxTui
 
-pytestmark = [pytest.mark.tmux, pytest.mark.e2e]
+pytestmark = [
+    pytest.mark.tmux,
+    pytest.mark.e2e,
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
+]
 
 SPECS = {
     "alpha.md": "alpha_value",

@@ -6,10 +6,13 @@ from pathlib import Path
 
 import pytest
 from textual.color import Color
+from textual.command import CommandList
 
-from tests.tui_support import SIZE, make_tui_project, wait_for, wait_for_review
-from tui.app import OrchApp, ResumeRequest
-from tui.screens.history import RunsScreen
+from orch_tui.core.engine import RunOptions
+from orch_tui.tui.app import OrchApp, ResumeRequest
+from orch_tui.tui.screens.history import RunsScreen
+from orch_tui.tui.widgets.diff_view import DiffView
+from tests.tui_support import SIZE, make_tui_project, wait_for, wait_for_finish, wait_for_review
 
 pytestmark = pytest.mark.anyio
 
@@ -34,12 +37,14 @@ async def test_r_in_the_history_app_returns_the_unfinished_run_to_resume(tmp_pat
     assert history.resume_request == ResumeRequest(run_id, str(tmp_path / "spec.md"))
 
 
-async def test_leaving_the_history_app_resumes_nothing(tmp_path: Path) -> None:
+@pytest.mark.parametrize("key", ["escape", "q"])
+async def test_leaving_the_history_app_resumes_nothing(tmp_path: Path, key: str) -> None:
     project = make_tui_project(tmp_path)
     history = OrchApp(project.paths, project.config())
     async with history.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(history.screen, RunsScreen), "the run list")
-        await pilot.press("escape")
+        await pilot.press(key)
+        await wait_for(pilot, lambda: history.return_value is not None, "the app to exit")
     assert history.resume_request is None
     assert history.return_value == 0
 
@@ -52,3 +57,44 @@ def test_a_builtin_theme_gets_diff_colours_from_its_own_palette(tmp_path: Path) 
     theme = app.current_theme
     assert defaults["diff-added-sign"] == Color.parse(theme.success or "").hex
     assert defaults["diff-removed-sign"] == Color.parse(theme.error or "").hex
+
+
+async def test_the_palette_offers_the_review_actions(tmp_path: Path) -> None:
+    project = make_tui_project(tmp_path)
+    app = project.app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await wait_for_review(pilot, app)
+        titles = [command.title for command in app.get_system_commands(screen)]
+        assert {"Apply", "Layout", "History", "Theme", "Help"} <= set(titles)
+        diff = screen.query_one(DiffView)
+        assert diff.diff_layout == "split"
+        app.action_command_palette()
+        await pilot.pause()
+        await pilot.press(*"Layout")
+        results = app.screen.query_one(CommandList)
+        await wait_for(pilot, lambda: results.option_count >= 1, "the palette's search")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: diff.diff_layout == "unified", "the layout to switch")
+        await pilot.press("q")
+
+
+async def test_the_elapsed_clock_stops_when_the_run_succeeds(tmp_path: Path) -> None:
+    project = make_tui_project(tmp_path)
+    now = [0.0]
+    app = OrchApp(
+        project.paths,
+        project.config(),
+        project.spec(),
+        project.provider(),
+        RunOptions(max_retries=3),
+        clock=lambda: now[0],
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await wait_for_review(pilot, app)
+        now[0] = 65.0
+        await pilot.press("enter")
+        assert await wait_for_finish(pilot, app) == "SUCCESS"
+        now[0] = 3600.0
+        header = str(screen.query_one("#run-header").render())
+        assert "1:05" in header and "60:00" not in header
+        await pilot.press("q")

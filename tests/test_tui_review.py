@@ -7,21 +7,30 @@ workspace, and every assertion reads what the person would see (widgets) or what
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 from textual.command import CommandList
-from textual.widgets import Log, Static, TextArea
+from textual.widgets import Log, Markdown, Static, TextArea
 from textual.widgets._toast import Toast
 
-from core.providers.base import AssistantTurn, ModelError, TextSink, TurnRequest
+from orch_tui.core import events as ev
+from orch_tui.core.providers.base import AssistantTurn, ModelError, TextSink, TurnRequest
+from orch_tui.core.ui_state import load_ui_state
+from orch_tui.tui.messages import EngineEvent
+from orch_tui.tui.screens.dialogs import EditScreen, FeedbackScreen, HelpScreen, StoppedScreen
+from orch_tui.tui.screens.history import RunsScreen
+from orch_tui.tui.screens.review import ReviewScreen
+from orch_tui.tui.widgets.diff_view import DiffView
 from tests.e2e_support import attempt_turns
 from tests.tui_support import (
     ADD_TESTS,
     CALC_BUGGY,
     CALC_FIXED,
     CALC_TESTS,
+    CONFIG_TEXT,
     FIRST_ATTEMPT,
     FIX_ADD,
     FIX_MUL,
@@ -32,12 +41,9 @@ from tests.tui_support import (
     wait_for,
     wait_for_finish,
     wait_for_review,
+    wait_for_screen,
     wait_for_trial,
 )
-from tui.screens.dialogs import EditScreen, FeedbackScreen, HelpScreen, StoppedScreen
-from tui.screens.history import RunsScreen
-from tui.screens.loop import LoopScreen
-from tui.widgets.diff_view import DiffView
 
 pytestmark = pytest.mark.anyio
 
@@ -53,7 +59,7 @@ def _fast_workspace_pytest(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
 
 
-def position(screen: LoopScreen) -> tuple[str, int]:
+def position(screen: ReviewScreen) -> tuple[str, int]:
     """The file and hunk under the cursor, as the diff view shows them."""
     diff = screen.query_one(DiffView)
     assert diff.change is not None
@@ -102,6 +108,8 @@ async def test_y_and_n_decide_hunks_move_on_and_are_saved_as_made(tmp_path: Path
         assert project.read("calc.py") == CALC_FIXED.replace("return a * b", "return a + b")
         assert project.read("tests/test_calc.py") == CALC_TESTS
         assert app.engine.state.last_test["failing"] == ["tests/test_calc.py::test_mul"]
+        # The script has no attempt 1: the run stops on a model error. q answers that dialog.
+        await wait_for_screen(pilot, app, StoppedScreen, "the stop message")
         await pilot.press("q")
 
 
@@ -156,7 +164,7 @@ async def test_e_edits_the_file_with_highlighting_and_the_saved_text_lands(
     async with app.run_test(size=SIZE) as pilot:
         screen = await wait_for_review(pilot, app)
         await pilot.press("}", "e")
-        await wait_for(pilot, lambda: isinstance(app.screen, EditScreen), "the editor")
+        await wait_for_screen(pilot, app, EditScreen, "the editor")
         editor = app.screen.query_one(TextArea)
         assert editor.language == "python"
         assert editor.text == CALC_TESTS
@@ -177,7 +185,7 @@ async def test_escape_in_the_editor_discards_the_edit(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         screen = await wait_for_review(pilot, app)
         await pilot.press("e")
-        await wait_for(pilot, lambda: isinstance(app.screen, EditScreen), "the editor")
+        await wait_for_screen(pilot, app, EditScreen, "the editor")
         await pilot.press(*"junk", "escape")
         await wait_for(pilot, lambda: app.screen is screen, "the editor to close")
         assert screen.session is not None and screen.session.decisions.edits == {}
@@ -192,7 +200,7 @@ async def test_f_rejects_the_proposal_and_the_reason_goes_to_the_model(tmp_path:
     async with app.run_test(size=SIZE) as pilot:
         await wait_for_review(pilot, app)
         await pilot.press("f")
-        await wait_for(pilot, lambda: isinstance(app.screen, FeedbackScreen), "the reason box")
+        await wait_for_screen(pilot, app, FeedbackScreen, "the reason box")
         await pilot.press("enter")  # an empty reason is refused
         assert isinstance(app.screen, FeedbackScreen)
         await pilot.press(*"no test files please", "enter")
@@ -210,7 +218,7 @@ async def test_escape_in_the_reason_box_keeps_reviewing(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         screen = await wait_for_review(pilot, app)
         await pilot.press("f")
-        await wait_for(pilot, lambda: isinstance(app.screen, FeedbackScreen), "the reason box")
+        await wait_for_screen(pilot, app, FeedbackScreen, "the reason box")
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.screen is screen, "the review screen")
         assert screen.session is not None and screen.session.decisions.reject_reason is None
@@ -259,19 +267,39 @@ async def test_failing_tests_are_listed_and_the_patch_reviewed_with_trial_eviden
         await pilot.press("q")
 
 
-async def test_v_switches_the_diff_layout_and_remembers_it(tmp_path: Path) -> None:
-    project = make_tui_project(tmp_path)
+COMMENTED_CONFIG = "# my checks\n[checks]  # inline\ntimeout_seconds = 60  # a minute\n"
+
+
+async def test_v_switches_the_diff_layout_and_remembers_it_outside_the_config(
+    tmp_path: Path,
+) -> None:
+    project = make_tui_project(tmp_path / "p", config_text=COMMENTED_CONFIG)
     app = project.app()
     async with app.run_test(size=SIZE) as pilot:
         screen = await wait_for_review(pilot, app)
         diff = screen.query_one(DiffView)
-        assert diff.layout == "split"
+        assert diff.diff_layout == "split"
         await pilot.press("v")
-        assert diff.layout == "unified"
-        assert 'diff_layout = "unified"' in (tmp_path / "orchestrator.toml").read_text()
-        await pilot.press("v")
-        assert diff.layout == "split"
+        assert diff.diff_layout == "unified"
+        assert load_ui_state() == {"diff_layout": "unified"}
         await pilot.press("q")
+    assert (tmp_path / "p" / "orchestrator.toml").read_text() == COMMENTED_CONFIG
+    reopened = project.app()
+    async with reopened.run_test(size=SIZE) as pilot:
+        screen = await wait_for_review(pilot, reopened)
+        assert screen.query_one(DiffView).diff_layout == "unified"
+        await pilot.press("q")
+
+
+async def test_v_without_a_config_creates_no_config(tmp_path: Path) -> None:
+    project = make_tui_project(tmp_path)
+    (tmp_path / "orchestrator.toml").unlink()
+    app = project.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_review(pilot, app)
+        await pilot.press("v")
+        await pilot.press("q")
+    assert not (tmp_path / "orchestrator.toml").exists()
 
 
 async def test_help_and_history_open_over_the_review_and_close_back_to_it(
@@ -283,10 +311,11 @@ async def test_help_and_history_open_over_the_review_and_close_back_to_it(
         screen = await wait_for_review(pilot, app)
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
+        assert "scroll the diff sideways" in app.screen.query_one(Markdown).source
         await pilot.press("escape")
         assert app.screen is screen
         await pilot.press("h")
-        await wait_for(pilot, lambda: isinstance(app.screen, RunsScreen), "the run history")
+        await wait_for_screen(pilot, app, RunsScreen, "the run history")
         runs = app.screen
         assert isinstance(runs, RunsScreen)
         await wait_for(pilot, lambda: len(runs.runs) == 1, "the run in the history")
@@ -349,7 +378,7 @@ async def test_a_model_error_is_a_message_with_choices_and_r_asks_again(tmp_path
     project = make_tui_project(tmp_path)
     app = project.app(provider=FailsOnce(project.provider()))
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, StoppedScreen), "the stop message")
+        await wait_for_screen(pilot, app, StoppedScreen, "the stop message")
         stopped = app.screen
         message = str(stopped.query_one("#stopped-message").render())
         assert "model error: authentication failed (401)" in message
@@ -368,7 +397,7 @@ async def test_a_safety_stop_says_nothing_was_written_and_offers_no_retry(tmp_pa
     project = make_tui_project(tmp_path, [escape])
     app = project.app()
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, StoppedScreen), "the stop message")
+        await wait_for_screen(pilot, app, StoppedScreen, "the stop message")
         message = str(app.screen.query_one("#stopped-message").render())
         assert "safety violation" in message and "Nothing the model proposed was written" in message
         await pilot.press("r")  # no retry for a safety stop
@@ -379,15 +408,15 @@ async def test_a_safety_stop_says_nothing_was_written_and_offers_no_retry(tmp_pa
 
 
 async def test_a_check_command_that_cannot_run_is_reported_in_the_app(tmp_path: Path) -> None:
-    config = '[checks]\ntest_command = ["orch-no-such-command-here"]\n'
+    config = '[checks]\ntest_command = ["orch-no-such-[b=1]"]\n'  # brackets stay as written
     project = make_tui_project(tmp_path, config_text=config)
     app = project.app(max_retries=1)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         screen = await wait_for_review(pilot, app)
         await pilot.press("enter")
         await wait_for(pilot, lambda: "could not run" in toasts(app), "the check error")
-        assert "orch-no-such-command-here" in str(screen.query_one("#failing", Static).render())
-        assert "orchestrator.toml" in toasts(app)
+        assert "orch-no-such-[b=1]" in str(screen.query_one("#failing", Static).render())
+        assert "Check [checks] in orchestrator.toml" in toasts(app)
         await pilot.press("q")
 
 
@@ -403,8 +432,146 @@ async def test_the_theme_picked_in_the_command_palette_is_saved(tmp_path: Path) 
         await wait_for(pilot, lambda: results.option_count == 1, "the palette's search")
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.theme == "vscode-light", "the light theme")
-        assert 'theme = "vscode-light"' in (tmp_path / "orchestrator.toml").read_text()
+        assert load_ui_state()["theme"] == "vscode-light"
         app.theme = "high-contrast"
         await pilot.pause()
-        assert 'theme = "high-contrast"' in (tmp_path / "orchestrator.toml").read_text()
+        assert load_ui_state()["theme"] == "high-contrast"
+        assert "theme" not in (tmp_path / "orchestrator.toml").read_text()
+        await pilot.press("q")
+
+
+# -- text from the model, tests and files is never read as markup ([/] once crashed this screen)
+
+BRACKETED = ["[/]", "test_path[/tmp]", "[zero]", "[b=1]", "[bold]x[/bold]"]
+
+BRACKET_TESTS = """\
+import pytest
+
+
+@pytest.mark.parametrize("b", [0, 1], ids=["zero", "b=1"])
+def test_div(b):
+    assert b == "never"
+
+
+@pytest.mark.parametrize("p", ["/tmp", "/"], ids=["/tmp", "/"])
+def test_path(p):
+    assert p == "never"
+"""
+
+FIX_BRACKET_TESTS = [
+    ("str_replace", "tests/test_b.py", 'assert b == "never"', "assert b is not None"),
+    ("str_replace", "tests/test_b.py", 'assert p == "never"', "assert p"),
+]
+
+
+async def test_bracketed_test_ids_and_model_text_show_as_written(tmp_path: Path) -> None:
+    first = attempt_turns(
+        "Tests for [/] and [b=1].", [("create", "tests/test_b.py", BRACKET_TESTS)]
+    )
+    second = attempt_turns("Fixing [zero].", FIX_BRACKET_TESTS)
+    project = make_tui_project(tmp_path, [first, second], seed={})
+    app = project.app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await wait_for_review(pilot, app)
+        await pilot.press("enter")
+        await wait_for_review(pilot, app, attempt=1)
+        failing = str(screen.query_one("#failing", Static).render())
+        for test_id in ("test_div[zero]", "test_div[b=1]", "test_path[/tmp]", "test_path[/]"):
+            assert f"✗ tests/test_b.py::{test_id}" in failing
+        timeline = "\n".join(
+            str(option.prompt)
+            for option in screen.query_one("#timeline").options  # type: ignore[attr-defined]
+        )
+        assert "4 failed" in timeline
+        await wait_for(pilot, lambda: "fixes" in status_text(screen), "the trial run's outcome")
+        assert "fixes test_div[b=1], test_div[zero], test_path[/], test_path[/tmp]" in (
+            status_text(screen)
+        )
+        assert "Tests for [/] and [b=1]." in "\n".join(screen.query_one("#model-log", Log).lines)
+        await pilot.press("q")
+
+
+async def test_notices_and_dialogs_show_bracketed_text_as_written(tmp_path: Path) -> None:
+    project = make_tui_project(tmp_path)
+    app = project.app()
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        screen = await wait_for_review(pilot, app)
+        for text in BRACKETED:
+            screen.post_message(EngineEvent(ev.Notice(message=f"notice {text}")))
+        await pilot.pause()
+        shown = toasts(app)
+        for text in BRACKETED:
+            assert f"notice {text}" in shown
+        app.push_screen(EditScreen("src/[b=1]/[/].py", "x = 1\n"))
+        await pilot.pause()
+        assert "Editing src/[b=1]/[/].py" in str(app.screen.query_one("#edit-title").render())
+        await pilot.press("escape")
+        app.push_screen(StoppedScreen("stopped [zero]", "breaks test_path[/tmp], [/]", False))
+        await pilot.pause()
+        assert str(app.screen.query_one("#stopped-title").render()) == "stopped [zero]"
+        message = str(app.screen.query_one("#stopped-message").render())
+        assert message == "breaks test_path[/tmp], [/]"
+        await pilot.press("escape")
+        await pilot.press("q")
+
+
+SLOW_TRIAL = """\
+import os, sys, time
+if "orch-trial-" in os.getcwd():
+    time.sleep(300)
+"""
+
+
+def trial_checks() -> list[tuple[int, Path]]:
+    """Live processes whose working folder is in an ``orch-trial-*`` folder, with that folder."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            cwd = Path(entry / "cwd").resolve()
+            if entry.name.isdigit() and "orch-trial-" in str(cwd):
+                if (entry / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
+                    found.append((int(entry.name), cwd))
+        except OSError:
+            continue
+    return found
+
+
+async def test_applying_stops_the_trial_run_and_removes_its_folder(tmp_path: Path) -> None:
+    (tmp_path / "slow_trial.py").write_text(SLOW_TRIAL, encoding="utf-8")
+    config = f'[checks]\nsandbox = "none"\ntest_command = ["{{python}}", "{tmp_path / "slow_trial.py"}"]\n'
+    project = make_tui_project(tmp_path / "project", config_text=config)
+    app = project.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_review(pilot, app)
+        await wait_for(pilot, lambda: bool(mine()), "the trial run to start")
+        [(pid, scratch)] = mine()
+
+        await pilot.press("enter")
+        assert await wait_for_finish(pilot, app) == "SUCCESS"
+
+        await wait_for(pilot, lambda: not mine(), "the trial run to be stopped")
+        assert not scratch.exists()
+
+
+def mine() -> list[tuple[int, Path]]:
+    """Trial checks of this test (children of this process)."""
+    return [
+        (pid, cwd)
+        for pid, cwd in trial_checks()
+        if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1] == str(os.getpid())
+    ]
+
+
+async def test_a_key_remapped_in_the_config_keymap_works(tmp_path: Path) -> None:
+    config = CONFIG_TEXT + '[ui]\nkeymap = { "review.accept_hunk" = "a" }\n'
+    project = make_tui_project(tmp_path, config_text=config)
+    app = project.app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await wait_for_review(pilot, app)
+        await pilot.press("y")  # no longer bound: nothing decided, the cursor stays
+        await pilot.pause()
+        assert position(screen) == ("calc.py", 0)
+        await pilot.press("a")
+        assert position(screen) == ("calc.py", 1)
+        assert saved_decisions(project)["hunks"]["calc.py"] == ["accepted"]
         await pilot.press("q")

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
+from orch_tui.themes import THEMES
 from tests.tui_support import SIZE, make_tui_project, wait_for_review, wait_for_trial
-from themes import THEMES
 
 RUN_ID = "20260101-120000-snap"
 
@@ -21,7 +21,7 @@ RUN_ID = "20260101-120000-snap"
 @pytest.fixture(autouse=True)
 def _deterministic_run(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
-    monkeypatch.setattr("core.engine.new_run_id", lambda: RUN_ID)
+    monkeypatch.setattr("orch_tui.core.engine.new_run_id", lambda: RUN_ID)
 
 
 @pytest.mark.parametrize("theme", sorted(THEMES))

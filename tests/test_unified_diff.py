@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from unidiff import PatchSet
 
-from core.proposal import FileChange, render_patch, unified_diff
+from orch_tui.core.proposal import FileChange, render_patch, unified_diff
 
 line_pieces = st.sampled_from(["a\n", "b\n", "c\n", "\n", "  x = 1\n", "d\r\n", "é\n", "tab\t\n"])
 newline_texts = st.builds(

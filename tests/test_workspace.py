@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from core.proposal import ChangeKind
-from core.workspace import (
+from orch_tui.core.proposal import ChangeKind
+from orch_tui.core.workspace import (
     ProtectedPath,
     SafetyViolation,
     Staging,

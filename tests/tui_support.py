@@ -16,18 +16,21 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from core.config import Config, load_config
-from core.engine import RunOptions
-from core.paths import ProjectPaths
-from core.providers.base import Provider
-from core.providers.scripted import ScriptedProvider
-from core.spec import Spec, read_spec
+from textual.app import App
+from textual.screen import Screen
+
+from orch_tui.core.config import Config, load_config
+from orch_tui.core.engine import RunOptions
+from orch_tui.core.paths import ProjectPaths
+from orch_tui.core.providers.base import Provider
+from orch_tui.core.providers.scripted import ScriptedProvider
+from orch_tui.core.spec import Spec, read_spec
+from orch_tui.tui.app import OrchApp
+from orch_tui.tui.screens.review import TRIAL_RUNNING, ReviewScreen
 from tests.e2e_support import attempt_turns, write_attempts_script, write_tree
 from tests.fake_anthropic import Turn
-from tui.app import OrchApp
-from tui.screens.loop import TRIAL_RUNNING, LoopScreen
 
 SPEC_TEXT = """\
 # calc
@@ -94,6 +97,7 @@ CALC_FIXED = CALC_BUGGY.replace("return a - b", "return a + b", 1).replace(
 
 CONFIG_TEXT = """\
 [checks]
+sandbox = "none"
 timeout_seconds = 60
 env_allow = ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"]
 """
@@ -172,9 +176,9 @@ def make_tui_project(
     return TuiProject(root, script)
 
 
-def loop_screen(app: OrchApp) -> LoopScreen:
-    assert app.loop_screen is not None
-    return app.loop_screen
+def review_screen(app: OrchApp) -> ReviewScreen:
+    assert app.review_screen is not None
+    return app.review_screen
 
 
 async def wait_for(
@@ -188,10 +192,25 @@ async def wait_for(
         await pilot.pause(0.05)
 
 
-async def wait_for_review(pilot: Any, app: OrchApp, attempt: int = 0) -> LoopScreen:
+ScreenT = TypeVar("ScreenT", bound=Screen[Any])
+
+
+async def wait_for_screen(pilot: Any, app: App[Any], kind: type[ScreenT], what: str) -> ScreenT:
+    """Wait until a ``kind`` screen is on top *and mounted*, so its widgets can be queried.
+
+    The screen stack changes when a screen is pushed; its compose runs a moment later, so a
+    test that only waits for ``isinstance(app.screen, kind)`` can query an empty screen.
+    """
+    await wait_for(pilot, lambda: isinstance(app.screen, kind) and app.screen.is_mounted, what)
+    screen = app.screen
+    assert isinstance(screen, kind)
+    return screen
+
+
+async def wait_for_review(pilot: Any, app: OrchApp, attempt: int = 0) -> ReviewScreen:
     """Wait until the proposal of ``attempt`` is under review; returns the review screen."""
-    await wait_for(pilot, lambda: app.loop_screen is not None, "the review screen")
-    screen = loop_screen(app)
+    await wait_for(pilot, lambda: app.review_screen is not None, "the review screen")
+    screen = review_screen(app)
     await wait_for(
         pilot,
         lambda: screen.session is not None and screen.session.attempt == attempt,
@@ -201,7 +220,7 @@ async def wait_for_review(pilot: Any, app: OrchApp, attempt: int = 0) -> LoopScr
     return screen
 
 
-async def wait_for_trial(pilot: Any, screen: LoopScreen) -> None:
+async def wait_for_trial(pilot: Any, screen: ReviewScreen) -> None:
     """Wait until the trial run of the checks has reported on the proposal."""
     await wait_for(
         pilot, lambda: screen.trial_text not in ("", TRIAL_RUNNING), "the trial run's outcome"
@@ -210,14 +229,14 @@ async def wait_for_trial(pilot: Any, screen: LoopScreen) -> None:
 
 async def wait_for_finish(pilot: Any, app: OrchApp) -> str:
     """Wait for the run to reach SUCCESS or FAILED; returns the final state."""
-    screen = loop_screen(app)
+    screen = review_screen(app)
     await wait_for(pilot, lambda: screen.finished is not None, "the run to finish")
     assert screen.finished is not None
     await pilot.pause()
     return screen.finished.state
 
 
-def status_text(screen: LoopScreen) -> str:
+def status_text(screen: ReviewScreen) -> str:
     return str(screen.query_one("#review-status").render())
 
 

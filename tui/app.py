@@ -9,28 +9,41 @@ from __future__ import annotations
 import os
 import sys
 import time
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from typing import ClassVar
 
-from textual.app import App
+from textual import on
+from textual.app import App, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
 from textual.theme import Theme
 
-from core.checks import kill_running_checks
-from core.config import Config, ConfigError
-from core.config_file import save_setting
-from core.engine import EXIT_INTERRUPTED, EXIT_STATE, Engine, RunOptions
-from core.events import EventBus
-from core.paths import ProjectPaths
-from core.providers.base import Provider
-from core.spec import Spec
-from core.state import StateError, StateStore
-from themes import DEFAULT_THEME, THEMES, register_themes, theme_variable_defaults
-from tui.bridge import EngineThread, TuiReviewer
-from tui.screens.history import ResumeRun, RunsScreen
-from tui.widgets.run_header import Clock
-
-if TYPE_CHECKING:
-    from tui.screens.loop import LoopScreen
+from orch_tui.core.checks import kill_running_checks
+from orch_tui.core.config import Config
+from orch_tui.core.engine import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_STATE, Engine, RunOptions
+from orch_tui.core.events import EventBus
+from orch_tui.core.notify import subscribe_notifier
+from orch_tui.core.paths import ProjectPaths
+from orch_tui.core.providers.base import Provider
+from orch_tui.core.spec import Spec
+from orch_tui.core.state import StateError, StateStore
+from orch_tui.core.ui_state import load_ui_state, save_ui_choice
+from orch_tui.themes import DEFAULT_THEME, THEMES, register_themes, theme_variable_defaults
+from orch_tui.tui.bridge import EngineThread, TuiReviewer
+from orch_tui.tui.messages import (
+    ContinueRun,
+    DecisionsFinal,
+    EngineStopped,
+    OpenHistory,
+    PlanApproved,
+    QuitRun,
+    RetryRun,
+    SettingChanged,
+)
+from orch_tui.tui.screens.history import ResumeRun, RunsScreen
+from orch_tui.tui.screens.review import ReviewScreen
+from orch_tui.tui.widgets.run_header import Clock
 
 QUIT_GRACE_S = 2.0
 """How long leaving waits for the engine thread to stop after the review was aborted."""
@@ -47,6 +60,10 @@ class ResumeRequest:
 class OrchApp(App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "orch-tui"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        # The review screen's own q (quit_run) comes first there; in history, q leaves.
+        Binding("q", "leave", "Quit", show=False, id="app.leave"),
+    ]
 
     def __init__(
         self,
@@ -69,11 +86,19 @@ class OrchApp(App[int]):
         self.engine: Engine
         self.reviewer: TuiReviewer
         self.engine_thread: EngineThread | None = None
-        self.loop_screen: LoopScreen | None = None
+        self.review_screen: ReviewScreen | None = None
         self.resume_request: ResumeRequest | None = None
         self.left_mid_review = False
+        self.quitting = False
+        """The person pressed q: an engine stop arriving now opens no dialog over the exit."""
         register_themes(self)
-        self.theme = config.ui.theme if config.ui.theme in self.available_themes else DEFAULT_THEME
+        saved = load_ui_state()
+        if saved.get("diff_layout") in ("split", "unified"):
+            config.ui.diff_layout = saved["diff_layout"]
+        theme = saved.get("theme", config.ui.theme)
+        self.theme = theme if theme in self.available_themes else DEFAULT_THEME
+        config.ui.theme = self.theme  # in memory only: what a change in the app compares with
+        self.set_keymap(config.ui.keymap)  # [ui] keymap: binding id -> keys
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         """Diff colours for a theme that lacks them (Textual's own), from its palette."""
@@ -88,22 +113,22 @@ class OrchApp(App[int]):
         if self.spec is None:
             self.push_screen(RunsScreen(self.paths.logs, self.paths.state), self._history_closed)
             return
-        from tui.screens.loop import LoopScreen
-
-        screen = self.loop_screen = LoopScreen(
-            self.spec.text, self.config.ui.diff_layout, self.clock
+        screen = self.review_screen = ReviewScreen(
+            self.spec.text, self.config, self.paths, self.clock
         )
         self.push_screen(screen)
         self.reviewer = TuiReviewer(screen)
         assert self.provider is not None and self.options is not None
+        bus = EventBus()
+        subscribe_notifier(bus, self.config.notify, interactive=True)
         self.engine = Engine(
             paths=self.paths,
             config=self.config,
             spec=self.spec,
             provider=self.provider,
             reviewer=self.reviewer,
-            bus=EventBus(),
-            options=self.options,
+            bus=bus,
+            options=replace(self.options, ask_when_stuck=True),  # a person is here to ask
         )
         self.engine_thread = EngineThread(self.engine, screen)
         self.engine_thread.start()
@@ -112,17 +137,46 @@ class OrchApp(App[int]):
     def engine_running(self) -> bool:
         return self.engine_thread is not None and self.engine_thread.thread.is_alive()
 
-    def retry_run(self) -> None:
+    # -- what the review screen asks for ------------------------------------------------
+
+    @on(EngineStopped)
+    def _engine_stopped(self, message: EngineStopped) -> None:
+        self.exit_code = message.exit_code
+
+    @on(DecisionsFinal)
+    def _decisions_final(self, _message: DecisionsFinal) -> None:
+        self.reviewer.finish()
+
+    @on(PlanApproved)
+    def _plan_approved(self, message: PlanApproved) -> None:
+        self.reviewer.approve_plan(message.plan)
+
+    @on(RetryRun)
+    def _retry_run(self, _message: RetryRun) -> None:
         """Ask the model again after a model error, on a fresh engine thread."""
         if self.engine_running or self.engine_thread is None:
             return
-        if self.engine.reopen_after_error():
-            screen = self.engine_thread.target
-            self.engine_thread = EngineThread(self.engine, screen, subscribe=False)
-            self.engine_thread.start()
+        self._restart_engine()
 
-    def quit_run(self) -> None:
+    @on(ContinueRun)
+    def _continue_run(self, message: ContinueRun) -> None:
+        """Reopen a FAILED or NEEDS_HELP run (with the person's guidance) and go on."""
+        guidance = message.guidance
+        if self.engine_running or self.engine_thread is None:
+            return
+        self.engine.continue_with(guidance)
+        self._restart_engine()
+
+    def _restart_engine(self) -> None:
+        assert self.engine_thread is not None
+        screen = self.engine_thread.target
+        self.engine_thread = EngineThread(self.engine, screen, retry=True)
+        self.engine_thread.start()
+
+    @on(QuitRun)
+    def _quit_run(self, _message: QuitRun) -> None:
         """Leave; the state on disk is the one to resume from."""
+        self.quitting = True
         if self.engine_running:
             self.left_mid_review = self.reviewer.waiting
             self.engine.cancel.set()
@@ -131,8 +185,36 @@ class OrchApp(App[int]):
             return
         self.exit(self.exit_code)
 
-    def open_history(self) -> None:
+    def action_leave(self) -> None:
+        if self.spec is None:
+            self.exit(0)
+        else:
+            self.post_message(QuitRun())
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        """The palette (ctrl+p): the review's actions as well as Textual's own (theme, keys)."""
+        review = self.review_screen
+        if review is not None:
+            yield SystemCommand(
+                "Apply", "Apply the decisions and run the checks", review.action_apply
+            )
+            yield SystemCommand(
+                "Layout", "Switch the diff: side by side / unified", review.action_toggle_layout
+            )
+            yield SystemCommand(
+                "History", "Browse past runs", lambda: self.post_message(OpenHistory())
+            )
+            yield SystemCommand("Help", "Keys of the review screen", review.action_help)
+        yield from super().get_system_commands(screen)
+
+    @on(OpenHistory)
+    def _open_history(self, _message: OpenHistory) -> None:
         self.push_screen(RunsScreen(self.paths.logs, self.paths.state))
+
+    @on(SettingChanged)
+    def _setting_changed(self, message: SettingChanged) -> None:
+        setattr(self.config.ui, message.key, message.value)
+        self.save_setting(message.key, message.value)
 
     def _history_closed(self, _result: object) -> None:
         """``orch-tui history``: leaving the runs list leaves the app."""
@@ -146,7 +228,7 @@ class OrchApp(App[int]):
         # Only the run in state.json can be resumed, and while a run is open that is this one.
         while len(self.screen_stack) > 2:
             self.pop_screen()
-        self.notify(f"Run {message.run_id} is the one open here.", timeout=6)
+        self.notify(f"Run {message.run_id} is the one open here.", timeout=6, markup=False)
 
     def _theme_changed(self, theme: Theme) -> None:
         if theme.name in THEMES and theme.name != self.config.ui.theme:
@@ -154,10 +236,11 @@ class OrchApp(App[int]):
             self.save_setting("theme", theme.name)
 
     def save_setting(self, key: str, value: str) -> None:
+        """Remember a UI choice in orch-tui's own state file (never in orchestrator.toml)."""
         try:
-            save_setting(self.paths.config, "ui", key, value)
-        except (ConfigError, OSError, ValueError) as exc:
-            self.notify(f"could not save ui.{key}: {exc}", severity="error")
+            save_ui_choice(key, value)
+        except OSError as exc:
+            self.notify(f"could not save ui.{key}: {exc}", severity="error", markup=False)
 
 
 def _check_state(paths: ProjectPaths) -> str | None:
@@ -173,8 +256,15 @@ def run_app(
 ) -> int:
     problem = _check_state(paths)
     if problem:
-        print(f"orch-tui: {problem}")
+        print(f"orch-tui: {problem}", file=sys.stderr)
         return EXIT_STATE
+    if config.ui.theme not in THEMES:
+        print(
+            f"orch-tui: {paths.config}: ui.theme: no theme {config.ui.theme!r}; "
+            f"one of {', '.join(THEMES)}",
+            file=sys.stderr,
+        )
+        return EXIT_FAILED
     app = OrchApp(paths, config, spec, provider, options)
     result = app.run()
     code = result if isinstance(result, int) else app.exit_code

@@ -11,13 +11,15 @@ import queue
 import threading
 from typing import Literal
 
+from textual.message import Message
 from textual.message_pump import MessagePump
 
-from core.engine import EXIT_INTERRUPTED, EXIT_STATE, Engine
-from core.events import Event
-from core.review import ReviewAborted, ReviewSession
-from core.state import StateError
-from tui.messages import EngineEvent, EngineStopped, ReviewRequested
+from orch_tui.core.engine import EXIT_INTERRUPTED, EXIT_STATE, Engine
+from orch_tui.core.events import Event
+from orch_tui.core.plan import Plan
+from orch_tui.core.review import ReviewAborted, ReviewSession
+from orch_tui.core.state import StateError
+from orch_tui.tui.messages import EngineEvent, EngineStopped, PlanRequested, ReviewRequested
 
 Verdict = Literal["apply", "abort"]
 
@@ -25,26 +27,39 @@ Verdict = Literal["apply", "abort"]
 class TuiReviewer:
     def __init__(self, target: MessagePump) -> None:
         self.target = target
-        self._verdicts: queue.Queue[Verdict] = queue.Queue()
+        self._answers: queue.Queue[Verdict | Plan] = queue.Queue()
         self.waiting = False
         """True while the engine thread waits for the person's decisions."""
 
-    def review(self, session: ReviewSession) -> None:
+    def _ask(self, request: Message) -> Verdict | Plan:
+        """Post ``request`` to the app and block the engine thread until the person answers."""
         self.waiting = True
         try:
-            self.target.post_message(ReviewRequested(session))
-            verdict = self._verdicts.get()
+            self.target.post_message(request)
+            answer = self._answers.get()
         finally:
             self.waiting = False
-        if verdict == "abort":
+        if answer == "abort":
             raise ReviewAborted
+        return answer
+
+    def review(self, session: ReviewSession) -> None:
+        self._ask(ReviewRequested(session))
+
+    def review_plan(self, plan: Plan) -> Plan:
+        approved = self._ask(PlanRequested(plan))
+        assert isinstance(approved, Plan)
+        return approved
+
+    def approve_plan(self, plan: Plan) -> None:
+        self._answers.put(plan)
 
     def finish(self) -> None:
         """The decisions are final: the engine applies them and runs the checks."""
-        self._verdicts.put("apply")
+        self._answers.put("apply")
 
     def abort(self) -> None:
-        self._verdicts.put("abort")
+        self._answers.put("abort")
 
 
 class EngineThread:
@@ -55,11 +70,13 @@ class EngineThread:
     to resume from.
     """
 
-    def __init__(self, engine: Engine, target: MessagePump, *, subscribe: bool = True) -> None:
+    def __init__(self, engine: Engine, target: MessagePump, *, retry: bool = False) -> None:
+        """``retry``: the engine already ran and stopped on a model error; ask the model again."""
         self.engine = engine
         self.target = target
+        self.retry = retry
         self.thread = threading.Thread(target=self._run, name="orch-engine", daemon=True)
-        if subscribe:  # a retry reuses the engine, whose bus already forwards to target
+        if not retry:  # a retry reuses the engine, whose bus already forwards to target
             engine.bus.subscribe(self._forward)
 
     def _forward(self, event: Event) -> None:
@@ -70,7 +87,7 @@ class EngineThread:
 
     def _run(self) -> None:
         try:
-            code = self.engine.run()
+            code = self.engine.retry() if self.retry else self.engine.run()
         except (ReviewAborted, KeyboardInterrupt):
             self.target.post_message(EngineStopped(EXIT_INTERRUPTED))
         except StateError as exc:

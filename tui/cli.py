@@ -8,35 +8,57 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
+import os
 import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
-from core.config import Config, ConfigError, clamp_retries, load_config
-from core.engine import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_STATE, EXIT_SUCCESS, Engine, RunOptions
-from core.events import EventBus
-from core.paths import ProjectPaths
-from core.providers.base import ModelError, Provider
-from core.providers.factory import choose_provider
-from core.providers.scripted import ScriptError
-from core.spec import Spec, SpecError, read_spec
-from core.state import StateError, StateStore
+from orch_tui.core.config import Config, ConfigError, NotifyConfig, clamp_retries, load_config
+from orch_tui.core.cost import price_for
+from orch_tui.core.doctor import local_findings, refusal
+from orch_tui.core.dotenv import provider_env
+from orch_tui.core.engine import (
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_NEEDS_HELP,
+    EXIT_STATE,
+    EXIT_SUCCESS,
+    Engine,
+    ReopenRefused,
+    RunOptions,
+)
+from orch_tui.core.events import EventBus
+from orch_tui.core.notify import subscribe_notifier
+from orch_tui.core.paths import ProjectPaths
+from orch_tui.core.process_guard import make_non_dumpable
+from orch_tui.core.project_lock import ProjectLock, ProjectLocked
+from orch_tui.core.providers.base import ModelError, Provider
+from orch_tui.core.providers.factory import choose_provider
+from orch_tui.core.providers.scripted import ScriptError
+from orch_tui.core.run_workspace import WorkspaceError, reset_workspace
+from orch_tui.core.sandbox import SandboxError, resolve_sandbox
+from orch_tui.core.spec import Spec, SpecError, read_spec
+from orch_tui.core.state import StateError, StateStore
+from orch_tui.core.wording import plural
 
-SUBCOMMANDS = ("status", "reset", "history", "init")
+SUBCOMMANDS = ("status", "reset", "restore", "history", "init", "doctor")
 
 EPILOG = """\
 other commands:
   orch-tui status [--json]          where the current run stands
-  orch-tui reset                    clear state.json and workspace/ (logs/ is kept)
+  orch-tui reset [--yes]            clear state.json and undo the run in its workspace
+                                    (workspace/ is emptied; an existing project is restored)
+  orch-tui restore K                put the workspace back to attempt K's result (a new step)
   orch-tui history [--export ID]    browse past runs, or print one as Markdown
+  orch-tui history --costs          tokens and dollars per day and per model
   orch-tui init                     write a commented default orchestrator.toml
+  orch-tui doctor                   check key, API, model, check commands and folder
 
 exit codes: 0 success · 1 failed (retries or budget spent, model error, no progress,
-bad input) · 2 safety violation · 3 corrupt or unreadable state · 130 interrupted
-(state kept: the same command resumes)
+bad input) · 2 safety violation · 3 corrupt or unreadable state · 4 needs help (answer
+with --guidance TEXT) · 130 interrupted (state kept: the same command resumes)
 """
 
 
@@ -57,13 +79,19 @@ def run_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("spec", type=Path, help="the spec (Markdown) to build")
+    parser.add_argument("--version", action="version", version=f"orch-tui {_version()}")
     parser.add_argument("--auto", action="store_true", help="headless: accept every proposal")
     parser.add_argument("--json", action="store_true", help="with --auto: one JSON event per line")
+    parser.add_argument(
+        "--plan", action="store_true", help="plan tasks first, then build them one by one"
+    )
     parser.add_argument("--max-retries", type=int, metavar="N", help="patch attempts (1..50)")
     parser.add_argument("--max-cost-usd", type=float, metavar="X", help="stop when the run costs X")
-    parser.add_argument("--model", metavar="M", help="Claude model id")
+    parser.add_argument("--model", metavar="M", help="model id sent to the provider")
     parser.add_argument(
-        "--provider", choices=("anthropic", "scripted"), help="where turns come from"
+        "--provider",
+        choices=("anthropic", "openai", "claude-code", "scripted"),
+        help="where turns come from",
     )
     parser.add_argument(
         "--script", type=Path, metavar="FILE", help="recorded turns or logs/<run_id>"
@@ -72,16 +100,62 @@ def run_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--fresh", action="store_true", help="start a new run even if one can resume"
     )
+    _add_workspace_option(parser)
+    parser.add_argument(
+        "--allow-dirty",
+        action="store_true",
+        help="start in a git repository with uncommitted changes to tracked files",
+    )
+    parser.add_argument(
+        "--continue",
+        dest="continue_run",
+        action="store_true",
+        help="reopen a FAILED or NEEDS_HELP run with a fresh retry budget",
+    )
+    parser.add_argument(
+        "--guidance",
+        metavar="TEXT",
+        help="answer the run's question (or an option's number); implies --continue",
+    )
+    parser.add_argument(
+        "--no-notify", action="store_true", help="no bell, desktop notification or notify command"
+    )
     return parser
+
+
+def _add_workspace_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--workspace",
+        type=Path,
+        metavar="PATH",
+        help="work in this existing folder or git repository instead of workspace/",
+    )
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("orch-tui")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
 
 
 def sub_parser(command: str) -> argparse.ArgumentParser:
     parser = _Parser(prog=f"orch-tui {command}")
     parser.add_argument("--config", type=Path, metavar="FILE", help="orchestrator.toml to use")
+    if command == "reset":
+        parser.add_argument("--yes", action="store_true", help="do not ask before removing")
+        _add_workspace_option(parser)
+    if command == "restore":
+        parser.add_argument("attempt", type=int, metavar="K", help="the attempt to go back to")
     if command == "status":
         parser.add_argument("--json", action="store_true", help="print state.json's fields as JSON")
     if command == "history":
         parser.add_argument("--export", metavar="RUN_ID", help="print the run as a Markdown report")
+        parser.add_argument(
+            "--costs", action="store_true", help="tokens and dollars per day and per model"
+        )
     return parser
 
 
@@ -94,53 +168,170 @@ def _sigterm_as_interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
+VALUE_OPTIONS = frozenset(
+    ("--max-retries", "--max-cost-usd", "--model", "--provider", "--script", "--config", "--export")
+)
+"""Options of ``run_parser`` and ``sub_parser`` that take the next word as their value."""
+
+
+def split_command(args: Sequence[str]) -> tuple[str | None, list[str]]:
+    """The subcommand named anywhere among ``args`` (options may come first), and the rest.
+
+    The first word that is not an option or an option's value is either a subcommand or the
+    spec: ``orch-tui --config f status`` is ``status`` with ``--config f``.
+    """
+    expects_value = False
+    for index, word in enumerate(args):
+        if expects_value:
+            expects_value = False
+        elif word == "--":
+            break
+        elif word.startswith("-"):
+            expects_value = word in VALUE_OPTIONS
+        else:
+            if word in SUBCOMMANDS:
+                return word, [*args[:index], *args[index + 1 :]]
+            break
+    return None, list(args)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
-    if args and args[0] in SUBCOMMANDS:
-        command = args.pop(0)
+    """The ``orch-tui`` command; ``argv`` None means this process's own command line."""
+    # Before any check runs: a check must not read the API key from /proc/<our pid>/environ.
+    make_non_dumpable()
+    command, args = split_command(sys.argv[1:] if argv is None else argv)
+    if command is not None:
         return run_subcommand(command, sub_parser(command).parse_args(args))
-    return run_spec(run_parser().parse_args(args))
+    parsed = run_parser().parse_args(args)
+    code = run_spec(parsed)
+    if argv is None and parsed.auto:
+        _exit_now(code)
+    return code
 
 
-def _load(config_path: Path | None) -> tuple[ProjectPaths, Config]:
+def _exit_now(code: int) -> NoReturn:
+    """End the process without the interpreter's teardown (about a second with the SDK loaded).
+
+    Safe after a headless run: every state and log file is written (state.json, the attempt
+    files atomically with fsync, events.jsonl with one ``write`` per line), no check is left
+    running, and only Python's own buffers need flushing.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except OSError:  # a reader that went away (a closed pipe) takes nothing more
+            pass
+    os._exit(code)
+
+
+def has_terminal() -> bool:
+    """Both ends of a person's terminal: keys come in on stdin, the screen goes to stdout."""
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+NO_TERMINAL = "the review screen needs a terminal (stdin and stdout); use --auto to run without one"
+
+
+def _load(config_path: Path | None, workspace: Path | None = None) -> tuple[ProjectPaths, Config]:
+    """Paths and config; ``--workspace`` (relative to the current folder) beats ``paths.workspace``."""
     paths = ProjectPaths.locate(config_path)
     if config_path is not None and not config_path.is_file():
         raise ConfigError(f"{config_path}: no such file")
-    return paths, load_config(paths.config)
+    config = load_config(paths.config)
+    chosen = workspace.resolve() if workspace is not None else config.paths.workspace
+    return paths.with_workspace(chosen), config
 
 
 def run_spec(args: argparse.Namespace) -> int:
+    if args.json and not args.auto:
+        return _fail("--json only works with --auto (the review screen prints no events)")
+    if not args.auto and not has_terminal():
+        return _fail(NO_TERMINAL)
     try:
-        paths, config = _load(args.config)
+        paths, config = _load(args.config, args.workspace)
         spec = read_spec(args.spec)
     except (ConfigError, SpecError) as exc:
         return _fail(str(exc))
+    try:
+        resolve_sandbox(config.checks.sandbox)  # "bwrap" without bubblewrap stops here
+    except SandboxError as exc:
+        return _fail(f"{exc} ({paths.config})")
+    lock = ProjectLock(paths.root)
+    try:
+        lock.acquire()
+    except ProjectLocked as exc:
+        return _fail(str(exc))
+    except OSError as exc:
+        return _fail(f"cannot lock {lock.path}: {exc.strerror or exc}")
+    try:
+        return _run_locked(args, paths, config, spec)
+    finally:
+        lock.release()
+
+
+def _run_locked(args: argparse.Namespace, paths: ProjectPaths, config: Config, spec: Spec) -> int:
     if args.model:
         config.model.name = args.model
     if args.provider:
         config.model.provider = args.provider
     if args.script and not args.provider:
         config.model.provider = "scripted"
+    if args.no_notify:
+        config.notify = NotifyConfig(bell=False, desktop=False, command=[])
     retries, warning = clamp_retries(
         args.max_retries if args.max_retries is not None else config.loop.max_retries
     )
     budget = args.max_cost_usd if args.max_cost_usd is not None else config.loop.max_cost_usd
+    not_ready = refusal(local_findings(paths, config))
+    if not_ready:
+        return _fail(not_ready)
+    model = config.model.name
+    if budget is not None and price_for(config.prices, model) is None:
+        return _fail(
+            f"no price known for model {model}, so a cost budget cannot be kept: add "
+            f'[prices."{model}"] to orchestrator.toml, or run without a budget'
+        )
     try:
-        choice = choose_provider(config, spec, args.script)
-    except (ModelError, ScriptError) as exc:
+        choice = choose_provider(
+            config, spec, args.script, provider_env(paths.root), paths.workspace
+        )
+    except (ModelError, ScriptError, ConfigError) as exc:
         return _fail(str(exc))
     options = RunOptions(
         max_retries=retries,
         max_cost_usd=budget,
         fresh=args.fresh,
         max_retries_given=args.max_retries is not None,
+        allow_dirty=args.allow_dirty,
         notices=tuple(message for message in (choice.notice, warning) if message),
+        plan=args.plan or config.loop.plan,
+        continue_run=args.continue_run or args.guidance is not None,
+        guidance=args.guidance,
     )
     if not args.auto:
-        from tui.app import run_app  # Textual is imported only here
+        from orch_tui.tui.app import run_app  # Textual is imported only here
 
         return run_app(paths, config, spec, choice.provider, options)
-    return _run_headless(paths, config, spec, choice.provider, options, as_json=args.json)
+    code = _run_headless(paths, config, spec, choice.provider, options, as_json=args.json)
+    if code == EXIT_NEEDS_HELP and not args.json:
+        _print_question(paths, args.spec)
+    return code
+
+
+def _print_question(paths: ProjectPaths, spec: Path) -> None:
+    """The question a NEEDS_HELP run waits on, and the command that answers it."""
+    state = StateStore(paths.state).load()
+    if state is not None and state.question:
+        print("\nquestion  " + "\n          ".join(_question_lines(state.question, str(spec))))
+
+
+def _question_lines(question: dict[str, Any], spec: str) -> list[str]:
+    from orch_tui.core.asking import Question
+
+    return [
+        *Question.from_json(question).lines(),
+        f'answer with: orch-tui {spec} --auto --guidance "TEXT" (or an option\'s number)',
+    ]
 
 
 def _run_headless(
@@ -152,11 +343,12 @@ def _run_headless(
     *,
     as_json: bool,
 ) -> int:
-    from core.review import AcceptAllReviewer
-    from tui.headless import JsonPrinter, LinePrinter
+    from orch_tui.core.review import AcceptAllReviewer
+    from orch_tui.tui.headless import JsonPrinter, LinePrinter
 
     bus = EventBus()
     bus.subscribe(JsonPrinter(sys.stdout) if as_json else LinePrinter(sys.stdout))
+    subscribe_notifier(bus, config.notify, interactive=False)
     engine = Engine(
         paths=paths,
         config=config,
@@ -167,11 +359,13 @@ def _run_headless(
         options=options,
     )
     signal.signal(signal.SIGTERM, _sigterm_as_interrupt)
+    signal.signal(signal.SIGHUP, _sigterm_as_interrupt)  # the terminal closed: stop the same way
     try:
-        engine.open_run()
         return engine.run()
     except StateError as exc:
         return _fail(str(exc), EXIT_STATE)
+    except (WorkspaceError, ReopenRefused) as exc:
+        return _fail(str(exc))
     except KeyboardInterrupt:
         return _fail(
             f"interrupted{_where(engine)}: state saved; run the same command to resume",
@@ -202,11 +396,11 @@ def _save_crash(engine: Engine) -> Path:
 
 def run_subcommand(command: str, args: argparse.Namespace) -> int:
     try:
-        paths, config = _load(args.config)
+        paths, config = _load(args.config, getattr(args, "workspace", None))
     except ConfigError as exc:
         return _fail(str(exc))
     if command == "init":
-        from core.config_file import write_default_config
+        from orch_tui.core.config_file import write_default_config
 
         try:
             write_default_config(paths.config)
@@ -214,14 +408,42 @@ def run_subcommand(command: str, args: argparse.Namespace) -> int:
             return _fail(str(exc))
         print(f"wrote {paths.config}")
         return EXIT_SUCCESS
+    if command == "doctor":
+        return _doctor(paths, config)
     if command == "status":
-        return _status(paths, as_json=args.json)
+        return _status(paths, config, as_json=args.json)
     if command == "reset":
-        return _reset(paths)
+        here = ProjectPaths.here(args.config)  # never a parent folder's project
+        chosen = args.workspace.resolve() if args.workspace is not None else config.paths.workspace
+        return _reset(here.with_workspace(chosen), yes=args.yes)
+    if command == "restore":
+        return _restore(paths, args.attempt)
+    if command == "history" and args.costs:
+        from orch_tui.core.cost_totals import cost_rows, format_costs
+
+        sys.stdout.write(format_costs(cost_rows(paths.logs)))
+        return EXIT_SUCCESS
     return _history(paths, config, args.export)
 
 
-def _status(paths: ProjectPaths, *, as_json: bool) -> int:
+def _doctor(paths: ProjectPaths, config: Config) -> int:
+    from orch_tui.core.doctor import model_findings, sandbox_finding
+
+    try:
+        env = provider_env(paths.root)
+    except ConfigError as exc:
+        return _fail(str(exc))
+    findings = [
+        *local_findings(paths, config),
+        sandbox_finding(config),
+        *model_findings(config, env),
+    ]
+    for finding in findings:
+        print(finding.line())
+    return EXIT_SUCCESS if all(finding.ok for finding in findings) else EXIT_FAILED
+
+
+def _status(paths: ProjectPaths, config: Config, *, as_json: bool) -> int:
     try:
         state = StateStore(paths.state).load()
     except StateError as exc:
@@ -236,46 +458,114 @@ def _status(paths: ProjectPaths, *, as_json: bool) -> int:
     print(f"run       {state.run_id}")
     print(f"spec      {state.spec_path}")
     print(f"state     {state.state} (attempt {state.attempt}/{state.max_retries})")
+    record = state.workspace or {}
+    if not record.get("default", True):
+        git = record.get("git") or {}
+        print(f"workspace {record['path']}" + (f" (branch {git['branch']})" if git else ""))
+    if state.plan:
+        from orch_tui.core.plan_runner import status_lines
+
+        print("plan")
+        for line in status_lines(state.plan):
+            print(f"  {line}")
     if last:
         print(f"tests     {last.get('summary', '')}")
     if state.stop_reason:
         print(f"stopped   {state.stop_reason}")
     if state.last_error:
         print(f"error     {state.last_error}")
+    if state.question:
+        print("question  " + "\n          ".join(_question_lines(state.question, state.spec_path)))
     print(f"tokens    {state.usage.total:,}  cost ${state.cost_usd:.4f}")
+    try:
+        print(f"sandbox   {resolve_sandbox(config.checks.sandbox).describe()}")
+    except SandboxError as exc:
+        print(f"sandbox   none: {exc}")
     print(f"updated   {state.updated_at}")
     return EXIT_SUCCESS
 
 
-def _reset(paths: ProjectPaths) -> int:
-    removed = StateStore(paths.state).clear()
-    cleared = 0
-    if paths.workspace.is_dir():
-        for child in paths.workspace.iterdir():
-            if child.name == ".gitkeep":
-                continue
-            if child.is_dir() and not child.is_symlink():
-                shutil.rmtree(child)
-            else:
-                child.unlink()
-            cleared += 1
-    print(
-        f"{'removed state.json' if removed else 'no state.json'}; cleared {cleared} entries "
-        f"from workspace/; logs/ kept"
-    )
+def _reset(paths: ProjectPaths, *, yes: bool) -> int:
+    """Clear state.json and undo the run in its workspace, in this folder only.
+
+    Never deletes what the run did not create; asks first (or needs ``--yes``) wherever files
+    would be removed or overwritten.
+    """
+    if not paths.state.is_file():
+        print(f"no run to reset in {paths.root} (no state.json); nothing removed")
+        return EXIT_SUCCESS
+    store = StateStore(paths.state)
+    try:
+        state = store.load()
+    except StateError:
+        state = None  # a corrupt state.json is what reset is for
+    record = state.workspace if state is not None else None
+    if record is None and not paths.is_default_workspace:
+        print(f"no run recorded for {paths.workspace}: left it as it is")
+        return EXIT_SUCCESS
+    listing = ""
+    if record is None or record.get("default", True):
+        entries = workspace_entries(paths.workspace)
+        listing = "".join(f"\n  {paths.workspace.name}/{entry.name}" for entry in entries)
+        plan: str | None = f"reset removes {paths.state}" + (
+            f" and {plural(len(entries), 'entry', 'entries')} of {paths.workspace}:{listing}"
+            if entries
+            else ""
+        )
+    elif not record.get("git"):
+        plan = (
+            f"reset removes {paths.state}, restores the files the run changed in "
+            f"{record['path']} and removes the ones it created"
+        )
+    else:
+        plan = None  # git: back to the starting branch; the run's branch and every file stay
+    if plan and not yes:
+        if not sys.stdin.isatty():
+            return _fail(f"{plan}\nnot a terminal: run `orch-tui reset --yes` to confirm")
+        print(plan)
+        print("remove them? [y/N] ", end="", flush=True)  # input() would prompt on stderr
+        if sys.stdin.readline().strip().lower() not in ("y", "yes"):
+            print("nothing removed")
+            return EXIT_SUCCESS
+    log_dir = paths.logs / state.run_id if state is not None else None
+    did = reset_workspace(paths, record, log_dir)
+    store.clear()
+    print(f"removed {paths.state}; {did}{listing}\nlogs/ kept")
     return EXIT_SUCCESS
+
+
+def _restore(paths: ProjectPaths, attempt: int) -> int:
+    from orch_tui.core.restore import RestoreError, restore_current_run
+
+    try:
+        said = restore_current_run(paths, attempt)
+    except StateError as exc:
+        return _fail(str(exc), EXIT_STATE)
+    except RestoreError as exc:
+        return _fail(str(exc))
+    print(said)
+    return EXIT_SUCCESS
+
+
+def workspace_entries(workspace: Path) -> list[Path]:
+    """What reset would remove from ``workspace`` (its ``.gitkeep`` stays)."""
+    if not workspace.is_dir():
+        return []
+    return sorted(child for child in workspace.iterdir() if child.name != ".gitkeep")
 
 
 def _history(paths: ProjectPaths, config: Config, export: str | None) -> int:
     if export:
-        from core.history import HistoryError, export_markdown
+        from orch_tui.core.history import HistoryError, export_markdown
 
         try:
             sys.stdout.write(export_markdown(paths.logs, export))
         except HistoryError as exc:
             return _fail(str(exc))
         return EXIT_SUCCESS
-    from tui.app import run_history_app
+    if not sys.stdout.isatty() or not sys.stdin.isatty():
+        return _print_runs(paths)
+    from orch_tui.tui.app import run_history_app
 
     chosen = run_history_app(paths, config)
     if chosen is None:
@@ -285,6 +575,18 @@ def _history(paths: ProjectPaths, config: Config, export: str | None) -> int:
     if paths.config.is_file():
         argv += ["--config", str(paths.config)]
     return run_spec(run_parser().parse_args(argv))
+
+
+def _print_runs(paths: ProjectPaths) -> int:
+    """``orch-tui history`` without a terminal: the runs list as tab-separated lines."""
+    from orch_tui.core.history import list_runs, mark_resumable
+    from orch_tui.tui.widgets.runs_table import RUN_COLUMNS, cell_texts
+
+    print("\t".join(column.heading for column in RUN_COLUMNS))
+    for run in mark_resumable(list_runs(paths.logs), paths.state):
+        cells = ("".join(c if c.isprintable() else " " for c in text) for text in cell_texts(run))
+        print("\t".join(cells))
+    return EXIT_SUCCESS
 
 
 if __name__ == "__main__":

@@ -5,20 +5,29 @@ from __future__ import annotations
 import json
 from typing import TextIO
 
-from core.events import (
+from orch_tui.core.events import (
     STREAM_EVENTS,
     ChangeApplied,
+    Escalated,
     Event,
+    GuidanceGiven,
     ModelTurn,
     Notice,
+    PlanApproved,
     ProposalReady,
+    QuestionAsked,
     ReviewFinished,
     RunFinished,
+    RunReopened,
     RunStarted,
     StateChanged,
+    TaskFinished,
+    TaskStarted,
     TestsFinished,
     ToolEdit,
 )
+from orch_tui.core.plan_runner import task_label
+from orch_tui.core.wording import plural
 
 
 def _count(number: int, noun: str) -> str:
@@ -45,9 +54,15 @@ class LinePrinter:
         self.attempt = 0
         self.tokens = 0
         self.cost = 0.0
+        self.task: TaskStarted | None = None
 
     def _line(self, text: str) -> None:
-        self.out.write(f"[{self.attempt}/{self.max_retries}] {text}\n")
+        where = f"{self.attempt}/{self.max_retries}"
+        if self.task is not None:
+            task = self.task
+            relative = self.attempt - task.first_attempt
+            where = task_label(task.index, task.total, relative, self.max_retries)
+        self.out.write(f"[{where}] {text}\n")
         self.out.flush()
 
     def _money(self) -> str:
@@ -59,13 +74,25 @@ class LinePrinter:
             how = f"resuming at {event.state}" if event.resumed else "new run"
             self.out.write(
                 f"orch-tui · run {event.run_id} · {event.spec_path} · {event.provider} "
-                f"{event.model} · {how}\n"
+                f"{event.model} · sandbox {event.sandbox} · {how}\n"
             )
         elif isinstance(event, Notice):
             self.out.write(f"note: {event.message}\n")
+        elif isinstance(event, PlanApproved):
+            where = "written in the spec" if event.source == "spec" else "from the model"
+            self.out.write(f"plan ({_count(len(event.tasks), 'task')}, {where}):\n")
+            for number, task in enumerate(event.tasks, start=1):
+                self.out.write(f"  {number}. {task['id']}: {task['title']}\n")
+        elif isinstance(event, TaskStarted):
+            self.task = event
+            self.out.write(
+                f"task {event.index + 1}/{event.total}: {event.task_id}: {event.title}\n"
+            )
+        elif isinstance(event, TaskFinished):
+            self._line(f"task {event.task_id} {event.status}")
         elif isinstance(event, StateChanged):
             self.attempt, self.max_retries = event.attempt, event.max_retries
-            if event.state not in ("SUCCESS", "FAILED"):
+            if not event.state.terminal:
                 self._line(event.state)
         elif isinstance(event, ToolEdit):
             mark = (
@@ -97,11 +124,25 @@ class LinePrinter:
             more = f" (+{len(event.failing) - 5} more)" if len(event.failing) > 5 else ""
             errors = "".join(f"\n      {error}" for error in event.errors)
             self._line(f"tests: {event.summary}{failing}{more}{errors}")
+        elif isinstance(event, QuestionAsked):
+            who = "the model asks" if event.source == "model" else "stuck: asking a person"
+            self._line(f"{who}: {event.question}")
+        elif isinstance(event, GuidanceGiven):
+            self._line(f"guidance for attempt {event.attempt}: {event.text}")
+        elif isinstance(event, RunReopened):
+            self._line(
+                f"reopened a {event.from_state} run at attempt {event.attempt} "
+                f"(retries up to {event.max_retries})"
+            )
+        elif isinstance(event, Escalated):
+            self._line(
+                f"escalated to {event.to_model} after {_count(event.failed_attempts, 'failed attempt')}"
+            )
         elif isinstance(event, RunFinished):
             self.tokens, self.cost = event.tokens, event.cost_usd
             reason = f": {event.stop_reason}" if event.stop_reason else ""
             self.out.write(
-                f"{event.state}{reason} · {event.attempt + 1} attempts · {self._money()} "
+                f"{event.state}{reason} · {plural(event.attempt + 1, 'attempt')} · {self._money()} "
                 f"· exit {event.exit_code}\n"
             )
             self.out.flush()

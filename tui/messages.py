@@ -1,12 +1,18 @@
-"""Messages the engine thread posts to the app. Workers post; widgets react."""
+"""Messages between the engine thread, the review screen and the app.
+
+The engine thread and workers post; widgets react. The review screen asks the app for what
+only the app may do (release the engine, retry, quit, open the history, save a setting)
+by posting a message that bubbles up to it, so the screen never imports the app.
+"""
 
 from __future__ import annotations
 
 from textual.message import Message
 
-from core.events import Event
-from core.review import ReviewSession
-from core.verify import TrialOutcome
+from orch_tui.core.events import Event
+from orch_tui.core.plan import Plan
+from orch_tui.core.review import ReviewSession
+from orch_tui.core.verify import TrialOutcome
 
 
 class EngineEvent(Message):
@@ -23,6 +29,14 @@ class ReviewRequested(Message):
     def __init__(self, session: ReviewSession) -> None:
         super().__init__()
         self.session = session
+
+
+class PlanRequested(Message):
+    """The engine waits for the person to approve (or edit) ``plan``."""
+
+    def __init__(self, plan: Plan) -> None:
+        super().__init__()
+        self.plan = plan
 
 
 class EngineStopped(Message):
@@ -42,3 +56,44 @@ class TrialFinished(Message):
         self.attempt = attempt
         self.outcome = outcome
         self.error = error
+
+
+class DecisionsFinal(Message):
+    """The person applied the decisions (or rejected the whole proposal): release the engine."""
+
+
+class PlanApproved(Message):
+    """The person approved ``plan`` (as edited): release the engine to run it."""
+
+    def __init__(self, plan: Plan) -> None:
+        super().__init__()
+        self.plan = plan
+
+
+class RetryRun(Message):
+    """Ask the model again after the run stopped on a model error."""
+
+
+class ContinueRun(Message):
+    """Reopen a FAILED or NEEDS_HELP run, with the person's guidance (None: none), and go on."""
+
+    def __init__(self, guidance: str | None) -> None:
+        super().__init__()
+        self.guidance = guidance
+
+
+class QuitRun(Message):
+    """Leave the app; the state on disk is the one to resume from."""
+
+
+class OpenHistory(Message):
+    """Show the run history."""
+
+
+class SettingChanged(Message):
+    """The person changed a ``[ui]`` setting in the app: keep it and save it."""
+
+    def __init__(self, key: str, value: str) -> None:
+        super().__init__()
+        self.key = key
+        self.value = value

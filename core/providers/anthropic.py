@@ -1,7 +1,9 @@
 """The Anthropic provider: one streamed Messages API request per assistant turn.
 
-The ``anthropic`` SDK is imported only when a request is made: importing it costs about a
-second, which ``orch-tui --help`` must not pay. The SDK retries rate limits, overloads,
+The ``anthropic`` SDK is imported only once this provider is chosen: importing it costs
+about a second, which ``orch-tui --help`` and the scripted provider must not pay. The
+import starts on a background thread as the provider is made, so it overlaps what runs
+before the first request (state, lock, the TUI's first paint). The SDK retries rate limits, overloads,
 server errors and connection failures before a stream starts (``max_retries``); a stream
 that breaks off part-way is retried here as a whole turn (``stream_retries``). Every
 failure left over becomes a :class:`ModelError` a person can act on.
@@ -10,16 +12,45 @@ failure left over becomes a :class:`ModelError` a person can act on.
 from __future__ import annotations
 
 import importlib
+import sys
+import threading
 from typing import TYPE_CHECKING, Any
 
-from core.providers.base import AssistantTurn, ModelError, TextSink, TurnRequest, Usage
+from orch_tui.core.cost import Usage
+from orch_tui.core.providers.base import (
+    RESUME_HINT,
+    AssistantTurn,
+    ModelError,
+    StatusHints,
+    TextSink,
+    TurnRequest,
+    describe_cause,
+    status_error,
+    transport_errors,
+)
 
 if TYPE_CHECKING:
     import anthropic
     from anthropic.types import Message
 
 STREAM_RETRY_MARKER = "\n[stream interrupted, retrying]\n"
-RESUME_HINT = "run the same command again later; the run resumes where it stopped"
+STATUS_HINTS = StatusHints(
+    key_name="ANTHROPIC_API_KEY",
+    permissions="check the key's workspace and permissions in the Anthropic Console",
+)
+
+
+def _import_sdk() -> None:
+    """Import the SDK, quietly: a failure is raised again where a request imports it."""
+    try:
+        importlib.import_module("anthropic")
+    except Exception:  # noqa: BLE001, S110 - reported by the import on the request path
+        pass
+
+
+def import_sdk_in_background() -> None:
+    if "anthropic" not in sys.modules:
+        threading.Thread(target=_import_sdk, name="import-anthropic", daemon=True).start()
 
 
 class _StreamInterrupted(Exception):
@@ -50,6 +81,7 @@ class AnthropicProvider:
         self._timeout_s = timeout_s
         self._stream_retries = stream_retries
         self._client: anthropic.Anthropic | None = None
+        import_sdk_in_background()
 
     def complete(self, request: TurnRequest, on_text: TextSink) -> AssistantTurn:
         interruption: _StreamInterrupted | None = None
@@ -98,7 +130,7 @@ class AnthropicProvider:
             params["system"] = request.system
         if request.tools:
             params["tools"] = request.tools
-        mid_stream_errors = (anthropic.APIError, *_transport_errors())
+        mid_stream_errors = (anthropic.APIError, *transport_errors())
         text_sent = False
         with self._client_for_requests().messages.stream(**params) as stream:
             try:
@@ -140,45 +172,11 @@ class AnthropicProvider:
         return None
 
     def _status_error(self, exc: anthropic.APIStatusError, model: str) -> ModelError:
-        status, detail = exc.status_code, _api_message(exc)
         after = _after_retries(exc, self._max_retries)
-        if status == 401:
-            return ModelError(
-                f"the API key was rejected (401): {detail}", "check the value of ANTHROPIC_API_KEY"
-            )
-        if status == 403:
-            return ModelError(
-                f"the API key is not allowed to do this (403): {detail}",
-                "check the key's workspace and permissions in the Anthropic Console",
-            )
-        if status == 404:
-            return ModelError(
-                f"model {model!r} was not found (404): {detail}",
-                "check --model or `model` in orchestrator.toml",
-            )
-        if status == 400:
-            return ModelError(f"the API refused the request (400): {detail}")
-        if status == 429:
-            return ModelError(f"rate limited by the API (429) {after}: {detail}", RESUME_HINT)
-        if status == 529:
-            return ModelError(f"the API is overloaded (529) {after}: {detail}", RESUME_HINT)
-        if status >= 500:
-            return ModelError(f"the API failed ({status}) {after}: {detail}", RESUME_HINT)
-        return ModelError(f"the API answered {status}: {detail}")
+        return status_error(exc.status_code, _api_message(exc), model, STATUS_HINTS, after)
 
     def _url(self) -> str:
         return str(self._client_for_requests().base_url).rstrip("/")
-
-
-def _transport_errors() -> tuple[type[Exception], ...]:
-    """Errors of the HTTP library the SDK streams through (``httpx2`` since SDK 2)."""
-    found: list[type[Exception]] = []
-    for name in ("httpx2", "httpx"):
-        try:
-            found.append(importlib.import_module(name).HTTPError)
-        except ImportError:
-            continue
-    return tuple(found)
 
 
 def _after_retries(exc: anthropic.APIStatusError, max_retries: int) -> str:
@@ -203,11 +201,7 @@ def _describe(exc: BaseException) -> str:
 
     if isinstance(exc, anthropic.APIStatusError):
         return _api_message(exc)
-    cause = exc.__cause__ or exc.__context__
-    text = str(exc) or type(exc).__name__
-    if cause is not None and str(cause) and str(cause) not in text:
-        text = f"{text} ({cause})"
-    return text
+    return describe_cause(exc)
 
 
 def _block(block: Any) -> dict[str, Any]:

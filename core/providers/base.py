@@ -8,44 +8,12 @@ provider and the scripted provider go through exactly the same engine code.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-
-@dataclass
-class Usage:
-    """Token counts of one response (or a sum of several)."""
-
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_creation_input_tokens: int = 0
-    cache_read_input_tokens: int = 0
-
-    def __add__(self, other: Usage) -> Usage:
-        return Usage(
-            self.input_tokens + other.input_tokens,
-            self.output_tokens + other.output_tokens,
-            self.cache_creation_input_tokens + other.cache_creation_input_tokens,
-            self.cache_read_input_tokens + other.cache_read_input_tokens,
-        )
-
-    @property
-    def total(self) -> int:
-        return (
-            self.input_tokens
-            + self.output_tokens
-            + self.cache_creation_input_tokens
-            + self.cache_read_input_tokens
-        )
-
-    def to_json(self) -> dict[str, int]:
-        return asdict(self)
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any] | None) -> Usage:
-        data = data or {}
-        return cls(**{k: int(data.get(k) or 0) for k in cls.__dataclass_fields__})
+from orch_tui.core.cost import Usage
 
 
 @dataclass
@@ -69,14 +37,19 @@ class AssistantTurn:
     stop_reason: str
     usage: Usage = field(default_factory=Usage)
     model: str = ""
+    cost_usd: float | None = None
+    """Dollars the provider itself reported (Claude Code); None: priced from the usage."""
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data = {
             "content": self.content,
             "stop_reason": self.stop_reason,
             "usage": self.usage.to_json(),
             "model": self.model,
         }
+        if self.cost_usd is not None:
+            data["cost_usd"] = self.cost_usd
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> AssistantTurn:
@@ -85,6 +58,7 @@ class AssistantTurn:
             stop_reason=str(data.get("stop_reason") or "end_turn"),
             usage=Usage.from_json(data.get("usage")),
             model=str(data.get("model") or ""),
+            cost_usd=data.get("cost_usd"),
         )
 
 
@@ -104,6 +78,49 @@ class ModelError(Exception):
         return f"{self.message} ({self.hint})" if self.hint else self.message
 
 
+RESUME_HINT = "run the same command again later; the run resumes where it stopped"
+
+
+@dataclass(frozen=True)
+class StatusHints:
+    """What a person checks when a provider's API answers an HTTP error."""
+
+    key_name: str
+    """The variable holding the key (checked on a 401)."""
+
+    permissions: str
+    """Where the key's permissions are set (a 403)."""
+
+    model: str = "check --model or `model` in orchestrator.toml"
+    """How to fix an unknown model id (a 404)."""
+
+
+def status_error(
+    status: int, detail: str, model: str, hints: StatusHints, after: str = ""
+) -> ModelError:
+    """The ModelError for an HTTP error answer; ``after`` says how often the SDK retried it."""
+    retried = f" {after}" if after else ""
+    if status == 401:
+        return ModelError(
+            f"the API key was rejected (401): {detail}", f"check the value of {hints.key_name}"
+        )
+    if status == 403:
+        return ModelError(
+            f"the API key is not allowed to do this (403): {detail}", hints.permissions
+        )
+    if status == 404:
+        return ModelError(f"model {model!r} was not found (404): {detail}", hints.model)
+    if status == 400:
+        return ModelError(f"the API refused the request (400): {detail}")
+    if status == 429:
+        return ModelError(f"rate limited by the API (429){retried}: {detail}", RESUME_HINT)
+    if status == 529:
+        return ModelError(f"the API is overloaded (529){retried}: {detail}", RESUME_HINT)
+    if status >= 500:
+        return ModelError(f"the API failed ({status}){retried}: {detail}", RESUME_HINT)
+    return ModelError(f"the API answered {status}: {detail}")
+
+
 TextSink = Callable[[str], None]
 
 
@@ -113,3 +130,23 @@ class Provider(Protocol):
     name: str
 
     def complete(self, request: TurnRequest, on_text: TextSink) -> AssistantTurn: ...
+
+
+def transport_errors() -> tuple[type[Exception], ...]:
+    """Errors of the HTTP library the SDKs stream through (``httpx2`` since SDK 2, else ``httpx``)."""
+    found: list[type[Exception]] = []
+    for name in ("httpx2", "httpx"):
+        try:
+            found.append(importlib.import_module(name).HTTPError)
+        except ImportError:
+            continue
+    return tuple(found)
+
+
+def describe_cause(exc: BaseException) -> str:
+    """An error's text with its root cause (the SDKs wrap transport errors)."""
+    cause = exc.__cause__ or exc.__context__
+    text = str(exc) or type(exc).__name__
+    if cause is not None and str(cause) and str(cause) not in text:
+        text = f"{text} ({cause})"
+    return text

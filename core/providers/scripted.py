@@ -14,8 +14,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from core.providers.base import AssistantTurn, ModelError, TextSink, TurnRequest
-from core.runlog import CONVERSATION
+from orch_tui.core.providers.base import AssistantTurn, ModelError, TextSink, TurnRequest
+from orch_tui.core.runlog import CONVERSATION
 
 _WORD = re.compile(r"\S+\s*|\s+")
 

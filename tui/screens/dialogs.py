@@ -53,7 +53,9 @@ class EditScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="edit-dialog", classes="dialog"):
-            yield Label(f"Editing {self.path} — ctrl+s saves, escape cancels", id="edit-title")
+            yield Label(
+                f"Editing {self.path} — ctrl+s saves, escape cancels", id="edit-title", markup=False
+            )
             editor = TextArea.code_editor(self.text, id="editor")
             editor.language = language_for(self.path, editor.available_languages)
             yield editor
@@ -109,8 +111,9 @@ HELP = """\
 | `enter` | apply the decisions (undecided hunks count as accepted) and run the tests |
 | `v` | side-by-side / unified diff |
 | `z` / `o` | unfold all unchanged lines / show more context |
+| `←` / `→`, shift+wheel | scroll the diff sideways: long lines are cut at the pane's edge |
 | `h` | run history |
-| `ctrl+p` | command palette (themes) |
+| `ctrl+p` | command palette: apply, layout, history, theme, help |
 | `?` | this help |
 | `q` | quit; the run is saved and resumes next time |
 
@@ -138,26 +141,35 @@ class StoppedScreen(ModalScreen[str]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("r", "choose('retry')", "Retry", id="stopped.retry"),
+        Binding("c", "choose('continue')", "Continue", id="stopped.continue"),
+        Binding("g", "choose('guidance')", "Guidance", id="stopped.guidance"),
         Binding("q", "choose('quit')", "Quit", id="stopped.quit"),
         Binding("escape", "choose('stay')", "Close", id="stopped.stay"),
     ]
 
-    def __init__(self, title: str, message: str, can_retry: bool) -> None:
+    def __init__(
+        self, title: str, message: str, can_retry: bool, can_continue: bool = False
+    ) -> None:
         super().__init__()
         self.title_text = title
         self.message = message
         self.can_retry = can_retry
+        self.can_continue = can_continue
 
     def compose(self) -> ComposeResult:
         options = "r asks the model again · " if self.can_retry else ""
+        if self.can_continue:
+            options += "c continues with a fresh retry budget · g continues with your guidance · "
         with Vertical(id="stopped-dialog", classes="dialog"):
-            yield Label(self.title_text, id="stopped-title")
-            yield Label(self.message, id="stopped-message")
+            yield Label(self.title_text, id="stopped-title", markup=False)
+            yield Label(self.message, id="stopped-message", markup=False)
             yield Label(
                 f"{options}q quits (the run is saved) · escape closes this", id="stopped-keys"
             )
 
     def action_choose(self, choice: str) -> None:
         if choice == "retry" and not self.can_retry:
+            return
+        if choice in ("continue", "guidance") and not self.can_continue:
             return
         self.dismiss(choice)

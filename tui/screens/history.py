@@ -34,7 +34,7 @@ from textual.widgets import (
 )
 from textual.widgets.option_list import Option
 
-from core.history import (
+from orch_tui.core.history import (
     ABSENT,
     FAILED,
     PASSED,
@@ -54,9 +54,14 @@ from core.history import (
     sort_runs,
     test_grid,
 )
-from core.proposal import ChangeKind, FileChange, HunkDecision
-from tui.widgets.diff_view import DiffView
-from tui.widgets.runs_table import RUN_COLUMNS, RunsTable, local_time
+from orch_tui.core.paths import ProjectPaths
+from orch_tui.core.plan_history import PLANNING
+from orch_tui.core.proposal import ChangeKind, FileChange, HunkDecision
+from orch_tui.core.restore import RestoreError, restore_current_run
+from orch_tui.core.state import RunState, StateError
+from orch_tui.core.wording import plural
+from orch_tui.tui.widgets.diff_view import DiffView
+from orch_tui.tui.widgets.runs_table import RUN_COLUMNS, RunsTable, local_time
 
 CSS_PATH = "history.tcss"
 
@@ -67,9 +72,9 @@ CELL_MARKS = {PASSED: "✓", FAILED: "✗", SKIPPED: "s", ABSENT: "·"}
 _CELL_VARIABLES = {PASSED: "success", FAILED: "error", SKIPPED: "warning", ABSENT: "foreground"}
 _OUTCOME_VARIABLES = {
     "passed": "success",
-    "SUCCESS": "success",
+    RunState.SUCCESS: "success",
     "failed": "error",
-    "FAILED": "error",
+    RunState.FAILED: "error",
     "stopped": "error",
     "DAMAGED": "error",
     "rejected": "warning",
@@ -184,11 +189,6 @@ class RunsScreen(_ThemedScreen):
         yield Static(id="runs-status", classes="status")
         yield Footer()
 
-    def reload(self) -> None:
-        """Read the runs again from logs/ (the index makes this cheap)."""
-        self.runs = mark_resumable(list_runs(self.logs), self.state_path)
-        self.repaint()
-
     @property
     def query_text(self) -> str:
         return self.query_one("#runs-filter", Input).value
@@ -218,7 +218,7 @@ class RunsScreen(_ThemedScreen):
 
     def _update_title(self) -> None:
         label = next(c.heading for c in RUN_COLUMNS if c.key == self.sort_column)
-        count = f"{len(self.runs):,} runs"
+        count = plural(len(self.runs), "run")
         if len(self.shown) != len(self.runs):
             count = f"{len(self.shown):,} of {count}"
         direction = "↓" if self.descending else "↑"
@@ -290,7 +290,7 @@ class RunsScreen(_ThemedScreen):
             return
         blocker = resume_blocker(run, self.state_path)
         if blocker is not None:
-            self.notify(blocker, title="Cannot resume", severity="warning")
+            self.notify(blocker, title="Cannot resume", severity="warning", markup=False)
             return
         self.post_message(ResumeRun(run.run_id, run.spec_path))
 
@@ -315,6 +315,17 @@ def _attempt_files(attempt: AttemptDetail) -> str:
     if attempt.proposal is not None:
         return f"{attempt.proposal.file_count} proposed"
     return "–"
+
+
+def task_cells(detail: RunDetail) -> dict[int, str]:
+    """Plan mode: the first attempt of each task -> the task and its outcome; {} without a plan."""
+    if detail.tasks is None:
+        return {}
+    cells = {n: "plan" for n in (a.number for a in detail.attempts if a.task == PLANNING)}
+    for number, task in enumerate(detail.tasks, start=1):
+        if task.attempts:
+            cells[task.attempts[0]] = f"{number}. {task.id}: {task.title} ({task.status})"
+    return cells
 
 
 class RunScreen(_ThemedScreen):
@@ -375,7 +386,7 @@ class RunScreen(_ThemedScreen):
         )
         title.update(heading)
         facts = Text(
-            f"started {local_time(run.started)} · {run.attempts} attempts · "
+            f"started {local_time(run.started)} · {plural(run.attempts, 'attempt')} · "
             f"{format_duration(run.duration_s)} · {run.tokens:,} tokens · ${run.cost_usd:.4f}"
             f" · {self.detail.meta.get('model', '?')}\n"
             f"stop reason: {run.stop_reason or '–'}"
@@ -392,14 +403,19 @@ class RunScreen(_ThemedScreen):
         table = self.query_one("#attempts", DataTable)
         row = table.cursor_row
         table.clear(columns=True)
-        for label in ("", "#", "Outcome", "Summary", "Files", "Tokens", "Cost", "Time"):
+        tasks = task_cells(self.detail)
+        labels = ("", *(("Task",) if tasks else ()), "#", "Outcome", "Summary", "Files")
+        for label in (*labels, "Tokens", "Cost", "Time"):
             table.add_column(label)
         for attempt in self.detail.attempts:
             mark = "●" if attempt.number == self.marked else ""
-            kind = "generate" if attempt.number == 0 else "patch"
+            first = attempt.number == 0 or attempt.number in tasks
+            kind = "generate" if first else "patch"
             outcome = _OUTCOME_VARIABLES.get(attempt.outcome, "warning")
+            task = (Text(tasks.get(attempt.number, "")),) if tasks else ()
             table.add_row(
                 Text(mark, style=style("accent", bold=True)),
+                *task,
                 f"{attempt.number} {kind}",
                 Text(attempt.outcome, style=style(outcome, bold=True)),
                 _clipped(attempt.summary or "–", SUMMARY_WIDTH),
@@ -442,7 +458,8 @@ class RunScreen(_ThemedScreen):
     def action_open(self) -> None:
         attempt = self.highlighted
         if self.detail is not None and attempt is not None:
-            self.app.push_screen(AttemptScreen(self.detail, attempt.number))
+            project = ProjectPaths(self.logs.parent)
+            self.app.push_screen(AttemptScreen(self.detail, attempt.number, project))
 
     def action_compare(self) -> None:
         attempt = self.highlighted
@@ -528,7 +545,7 @@ class _FilesAndDiff(_ThemedScreen):
 
     def action_layout(self) -> None:
         diff = self.query_one("#diff", DiffView)
-        diff.layout = "unified" if diff.layout == "split" else "split"
+        diff.diff_layout = "unified" if diff.diff_layout == "split" else "split"
 
     def action_back(self) -> None:
         self.dismiss(None)
@@ -540,7 +557,7 @@ def _decisions_text(attempt: AttemptDetail) -> str:
     if attempt.decisions is None:
         return "No decisions were recorded (the proposal was never reviewed)."
     accepted, rejected, undecided = attempt.decisions.counts(attempt.proposal)
-    lines = [f"{accepted + undecided} hunks accepted, {rejected} rejected"]
+    lines = [f"{plural(accepted + undecided, 'hunk')} accepted, {rejected} rejected"]
     if undecided:
         lines[0] += f" ({undecided} left undecided, which land as accepted)"
     for path in sorted(attempt.decisions.edits):
@@ -574,10 +591,13 @@ class AttemptScreen(_FilesAndDiff):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("t", "next_tab", "Next tab", id="attempt.next_tab"),
+        Binding("R", "restore", "Restore", id="attempt.restore"),
     ]
 
-    def __init__(self, detail: RunDetail, number: int) -> None:
+    def __init__(self, detail: RunDetail, number: int, project: ProjectPaths | None = None) -> None:
         super().__init__()
+        self.project = project
+        """The project whose current run ``R`` restores; None: restore is not offered."""
         self.detail = detail
         self.attempt = detail.attempt(number)
         self.files = reviewed_changes(self.attempt)
@@ -604,7 +624,7 @@ class AttemptScreen(_FilesAndDiff):
                 style("foreground"),
             ),
             (attempt.outcome, style(_OUTCOME_VARIABLES.get(attempt.outcome, "warning"), bold=True)),
-            f" · {attempt.tokens:,} tokens · ${attempt.cost_usd:.4f} · {attempt.turns} model turns"
+            f" · {attempt.tokens:,} tokens · ${attempt.cost_usd:.4f} · {plural(attempt.turns, 'model turn')}"
             f" · {format_duration(attempt.duration_s)}",
         )
         if attempt.summary:
@@ -615,6 +635,24 @@ class AttemptScreen(_FilesAndDiff):
         self.repaint_files("(no proposal)")
         self.query_one("#attempt-decisions", Static).update(Text(_decisions_text(attempt)))
         self.query_one("#attempt-report", Static).update(_report_text(attempt, style))
+
+    def action_restore(self) -> None:
+        """Put the workspace back to this attempt's result (``orch-tui restore K``)."""
+        if self.project is None:
+            return
+        if getattr(self.app, "engine_running", False):
+            self.notify(
+                "the run is working: restore once it waits or has ended", severity="warning"
+            )
+            return
+        try:
+            said = restore_current_run(
+                self.project, self.attempt.number, self.detail.summary.run_id
+            )
+        except (RestoreError, StateError) as exc:
+            self.notify(str(exc), severity="error", markup=False)
+            return
+        self.notify(said, markup=False)
 
     def action_next_tab(self) -> None:
         tabs = self.query_one("#attempt-tabs", TabbedContent)

@@ -24,7 +24,6 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from enum import StrEnum
-from fnmatch import fnmatch
 from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any, overload
@@ -32,7 +31,7 @@ from typing import TYPE_CHECKING, Any, overload
 if TYPE_CHECKING:
     from pygments.lexer import Lexer
 
-    from core.proposal import FileChange
+    from orch_tui.core.proposal import FileChange
 
 __all__ = [
     "CONTEXT_LINES",
@@ -415,24 +414,15 @@ _EXTRA_LEXERS = {".tcss": "scss"}
 
 @lru_cache(maxsize=64)
 def _lexer_for(filename: str) -> Lexer | None:
-    """The Pygments lexer for a file name, or None.
+    """The Pygments lexer for a file name (Pygments' public filename lookup), or None."""
+    from pygments.lexers import find_lexer_class_for_filename, get_lexer_by_name
+    from pygments.lexers.special import TextLexer
 
-    Matches Pygments' own filename table instead of calling ``get_lexer_for_filename``, which
-    scans installed plugins first and costs about a second on its first call.
-    """
-    from pygments.lexers import get_lexer_by_name
-    from pygments.lexers._mapping import LEXERS
-
+    options = {"stripnl": False, "stripall": False, "ensurenl": True}
     alias = _EXTRA_LEXERS.get(PurePosixPath(filename).suffix)
-    if alias is None:
-        alias = next(
-            (
-                aliases[0]
-                for _module, _name, aliases, globs, _mimes in LEXERS.values()
-                if aliases and any(fnmatch(filename, glob) for glob in globs)
-            ),
-            None,
-        )
-    if alias is None or alias == "text":
+    if alias is not None:
+        return get_lexer_by_name(alias, **options)
+    found = find_lexer_class_for_filename(filename)
+    if found is None or found is TextLexer:
         return None
-    return get_lexer_by_name(alias, stripnl=False, stripall=False, ensurenl=True)
+    return found(**options)

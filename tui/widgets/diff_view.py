@@ -27,8 +27,9 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.style import Style
 
-from core.proposal import HunkDecision
-from tui.widgets.diff_rows import (
+from orch_tui.core.proposal import ChangeKind, HunkDecision
+from orch_tui.core.test_guard import weakening_hunks
+from orch_tui.tui.widgets.diff_rows import (
     CONTEXT_LINES,
     DiffRows,
     Layout,
@@ -42,7 +43,7 @@ from tui.widgets.diff_rows import (
 )
 
 if TYPE_CHECKING:
-    from core.proposal import FileChange
+    from orch_tui.core.proposal import FileChange
 
 __all__ = ["DiffView"]
 
@@ -53,6 +54,8 @@ MARKS: dict[HunkDecision, str] = {
 }
 """Gutter symbol on the first row of a hunk; its other rows show ``HUNK_BAR``."""
 HUNK_BAR = "▎"
+WEAKENING_MARK = "!"
+"""Beside the gutter symbol of a test-file hunk that deletes an assert or a test function."""
 _MARK_CLASSES = {
     HunkDecision.ACCEPTED: "diff-view--gutter-accepted",
     HunkDecision.REJECTED: "diff-view--gutter-rejected",
@@ -124,7 +127,7 @@ class DiffView(ScrollView, can_focus=True):
         Binding("b", "page_up", "Page up", show=False, id="diff.page_up"),
     ]
 
-    layout: reactive[str] = reactive(Layout.SPLIT.value, init=False)
+    diff_layout: reactive[str] = reactive(Layout.SPLIT.value, init=False)
     """``"split"`` (side by side) or ``"unified"``."""
     cursor_hunk: reactive[int] = reactive(0, always_update=True, init=False)
     """The hunk under the cursor; setting it scrolls that hunk into view."""
@@ -140,6 +143,7 @@ class DiffView(ScrollView, can_focus=True):
         super().__init__(name=name, id=id, classes=classes, disabled=disabled)
         self._change: FileChange | None = None
         self._decisions: list[HunkDecision] = []
+        self._weakening: set[int] = set()
         self._rows: DiffRows = _EMPTY_ROWS
         self._expanded: set[int] = set()
         self._unfold_all = False
@@ -148,6 +152,8 @@ class DiffView(ScrollView, can_focus=True):
         self._longest_line = 0
         self._line_cache: LRUCache[tuple[Any, ...], Strip] = LRUCache(1024)
         self._word_cache: LRUCache[tuple[int, int], tuple[Ranges, Ranges]] = LRUCache(4096)
+        self._text_cache: LRUCache[tuple[Any, ...], Strip] = LRUCache(4096)
+        """Each line's styled text, uncropped: a horizontal scroll only crops it again."""
         self._style_cache: dict[tuple[Any, ...], RichStyle] = {}
         self._syntax_styles: dict[str, Style] = {}
 
@@ -171,9 +177,11 @@ class DiffView(ScrollView, can_focus=True):
         """Replace the content: folds reset, cursor on the first hunk, scrolled to the top."""
         self._change = change
         self._decisions = [HunkDecision(d) for d in decisions]
+        self._weakening = weakening_hunks(change) if change is not None else set()
         self._expanded.clear()
         self._unfold_all = False
         self._word_cache.clear()
+        self._text_cache.clear()
         if change is None:
             self._highlighters = None
             self._number_width = 1
@@ -194,10 +202,23 @@ class DiffView(ScrollView, can_focus=True):
         self.scroll_to(0, 0, animate=False)
 
     def set_decisions(self, decisions: Sequence[HunkDecision]) -> None:
-        """Update the gutter marks only."""
+        """Update the gutter marks only: re-render the rows of the hunks whose mark changed."""
+        before = self._decisions
         self._decisions = [HunkDecision(d) for d in decisions]
-        self._line_cache.clear()
-        self.refresh()
+        count = max(len(before), len(self._decisions))
+        self._refresh_hunks(
+            *(hunk for hunk in range(count) if self.decision(hunk) != _at(before, hunk))
+        )
+
+    def _refresh_hunks(self, *hunks: int) -> None:
+        """Drop the cached lines of ``hunks``' rows and repaint only those rows."""
+        for hunk in set(hunks):
+            if not 0 <= hunk < self._rows.hunk_count:
+                continue
+            rows = self._rows.hunk_rows(hunk)
+            for key in [key for key in self._line_cache.keys() if key[0] in rows]:
+                self._line_cache.discard(key)
+            self.refresh_lines(rows.start, len(rows))
 
     def toggle_folds(self) -> None:
         """Unfold every unchanged region, or fold them all again."""
@@ -212,24 +233,21 @@ class DiffView(ScrollView, can_focus=True):
             self._relayout(keep_top=True)
 
     def decision(self, hunk: int) -> HunkDecision:
-        if 0 <= hunk < len(self._decisions):
-            return self._decisions[hunk]
-        return HunkDecision.UNDECIDED
+        return _at(self._decisions, hunk)
 
     # -------------------------------------------------------------- reactives
 
-    def validate_layout(self, layout: str) -> str:
+    def validate_diff_layout(self, layout: str) -> str:
         return Layout(layout).value
 
-    def watch_layout(self) -> None:
+    def watch_diff_layout(self) -> None:
         self._relayout(keep_top=True)
 
     def validate_cursor_hunk(self, hunk: int) -> int:
         return max(0, min(hunk, self._rows.hunk_count - 1))
 
-    def watch_cursor_hunk(self, hunk: int) -> None:
-        self._line_cache.clear()
-        self.refresh()
+    def watch_cursor_hunk(self, previous: int, hunk: int) -> None:
+        self._refresh_hunks(previous, hunk)  # their gutters show the cursor
         self.scroll_to_hunk(hunk)
 
     def scroll_to_hunk(self, hunk: int, *, retry: bool = True) -> None:
@@ -283,6 +301,14 @@ class DiffView(ScrollView, can_focus=True):
 
     # ---------------------------------------------------------------- layout
 
+    @property
+    def shown_layout(self) -> str:
+        """The layout drawn: an added or deleted file has one side only, so it takes the whole
+        width (unified) even in split view instead of leaving half the pane hatched."""
+        if self._change is not None and self._change.kind in (ChangeKind.ADDED, ChangeKind.DELETED):
+            return Layout.UNIFIED.value
+        return self.diff_layout
+
     def _relayout(self, *, keep_top: bool) -> None:
         """Rebuild the rows; with ``keep_top`` the line at the top of the view stays there."""
         anchor = self._top_anchor() if keep_top else None
@@ -291,7 +317,7 @@ class DiffView(ScrollView, can_focus=True):
         else:
             self._rows = build_rows(
                 self._change,
-                self.layout,
+                self.shown_layout,
                 expanded=frozenset(self._expanded),
                 unfold_all=self._unfold_all,
             )
@@ -317,7 +343,7 @@ class DiffView(ScrollView, can_focus=True):
     def _text_width(self, width: int) -> int:
         """Columns available for line text on one side."""
         gutter = self._number_width + 3
-        if self.layout == Layout.SPLIT:
+        if self.shown_layout == Layout.SPLIT:
             return (width - _MARK_WIDTH - 1) // 2 - gutter
         return width - _MARK_WIDTH - (self._number_width + 1) - gutter
 
@@ -333,6 +359,7 @@ class DiffView(ScrollView, can_focus=True):
         """The theme or CSS changed: every cached style and Strip is stale."""
         super().notify_style_update()
         self._style_cache.clear()
+        self._text_cache.clear()
         self._syntax_styles.clear()
         self._line_cache.clear()
 
@@ -380,7 +407,7 @@ class DiffView(ScrollView, can_focus=True):
         scroll_x, scroll_y = self.scroll_offset
         index = scroll_y + y
         width = self.scrollable_content_region.width
-        key = (index, width, self.layout, scroll_x)
+        key = (index, width, self.shown_layout, scroll_x)
         strip = self._line_cache.get(key)
         if strip is None:
             strip = self._render_row(index, width, scroll_x)
@@ -401,7 +428,7 @@ class DiffView(ScrollView, can_focus=True):
             segments.append(self._note(row))
             fill = self._rich(("diff-view--fold",)) if row.kind is RowKind.FOLD else base
             return Strip(segments).crop_extend(0, width, fill)
-        if self.layout == Layout.SPLIT:
+        if self.shown_layout == Layout.SPLIT:
             segments.extend(self._split(row, width, scroll_x))
         else:
             segments.extend(self._unified(row, width, scroll_x))
@@ -416,6 +443,12 @@ class DiffView(ScrollView, can_focus=True):
         classes: tuple[str, ...] = (_MARK_CLASSES[decision],)
         if row.hunk == self.cursor_hunk:
             classes += ("diff-view--cursor",)
+        if index == first and row.hunk in self._weakening:
+            warning = (*classes[1:], "diff-view--gutter-rejected")
+            return [
+                Segment(symbol, self._rich(classes)),
+                Segment(WEAKENING_MARK, self._rich(warning)),
+            ]
         return [Segment(symbol + " ", self._rich(classes))]
 
     def _note(self, row: Row) -> Segment:
@@ -520,6 +553,15 @@ class DiffView(ScrollView, can_focus=True):
         scroll_x: int,
     ) -> list[Segment]:
         """A line's text with syntax and changed-word styles, scrolled and cut to ``width``."""
+        key = (side, index, line_class, words)
+        strip = self._text_cache.get(key)
+        if strip is None:
+            strip = self._text_cache[key] = self._styled_text(side, index, line_class, words)
+        fill = self._rich(_classes(line_class))
+        return list(strip.crop_extend(scroll_x, scroll_x + width, fill))
+
+    def _styled_text(self, side: int, index: int, line_class: str | None, words: Ranges) -> Strip:
+        """A whole line's text with its syntax and changed-word styles."""
         assert self._change is not None and self._highlighters is not None
         lines = self._change.old_lines if side == 0 else self._change.new_lines
         raw = lines[index]
@@ -547,8 +589,11 @@ class DiffView(ScrollView, can_focus=True):
             segments.append(
                 Segment(_NO_NEWLINE, self._rich((*line_classes, "diff-view--line-number")))
             )
-        fill = self._rich(line_classes)
-        return list(Strip(segments).crop_extend(scroll_x, scroll_x + width, fill))
+        return Strip(segments)
+
+
+def _at(decisions: Sequence[HunkDecision], hunk: int) -> HunkDecision:
+    return decisions[hunk] if 0 <= hunk < len(decisions) else HunkDecision.UNDECIDED
 
 
 def _classes(line_class: str | None) -> tuple[str, ...]:

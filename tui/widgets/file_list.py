@@ -14,8 +14,8 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from core.proposal import ChangeKind, Decisions, FileChange, HunkDecision, Proposal
-from core.proposal import effective_proposal as with_edits
+from orch_tui.core.proposal import ChangeKind, Decisions, FileChange, HunkDecision, Proposal
+from orch_tui.core.proposal import effective_proposal as with_edits
 
 __all__ = ["FileList", "file_prompt"]
 

@@ -1,4 +1,4 @@
-"""The one-line header: run, state, attempt n/N, tokens, cost, elapsed."""
+"""The one-line header: run, state, attempt n/N, tokens, cost, elapsed, the checks' sandbox."""
 
 from __future__ import annotations
 
@@ -9,22 +9,33 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from orch_tui.core.events import TaskStarted
+from orch_tui.core.plan_runner import task_label
+from orch_tui.core.state import RunState
+
 Clock = Callable[[], float]
 """Seconds from an arbitrary origin (``time.monotonic``); tests pass a frozen one."""
 
 
 class RunHeader(Static):
     run_id: reactive[str] = reactive("")
-    state: reactive[str] = reactive("INIT")
+    state: reactive[str] = reactive(RunState.INIT.value)
     attempt: reactive[int] = reactive(0)
     max_retries: reactive[int] = reactive(0)
     tokens: reactive[int] = reactive(0)
     cost: reactive[float] = reactive(0.0)
+    task: reactive[TaskStarted | None] = reactive(None)
+    """Plan mode: the task under way, whose attempts the header counts."""
+    model: reactive[str] = reactive("")
+    """Shown once a stronger model took over (model.escalate_to); empty before."""
+    sandbox: reactive[str] = reactive("")
 
     def __init__(self, clock: Clock = time.monotonic, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self._clock = clock
         self._started = clock()
+        self._stopped: float | None = None
+        """When the run reached SUCCESS or FAILED: the clock shows the run's time, not ours."""
 
     def on_mount(self) -> None:
         self.set_interval(1.0, self.refresh)
@@ -32,17 +43,29 @@ class RunHeader(Static):
     @property
     def elapsed(self) -> int:
         """Whole seconds since the app opened the run."""
-        return int(self._clock() - self._started)
+        end = self._stopped if self._stopped is not None else self._clock()
+        return int(end - self._started)
 
     def render(self) -> Content:
         minutes, seconds = divmod(self.elapsed, 60)
+        where = f"attempt {self.attempt}/{self.max_retries}"
+        if self.task is not None:
+            task = self.task
+            relative = self.attempt - task.first_attempt
+            where = task_label(task.index, task.total, relative, self.max_retries)
         return Content.assemble(
             f" orch-tui · run {self.run_id or '…'} · ",
             (self.state, "bold"),
-            f" · attempt {self.attempt}/{self.max_retries} · tokens {self.tokens:,} · "
-            f"${self.cost:.4f} · {minutes}:{seconds:02d}",
+            f" · {where} · tokens {self.tokens:,} · ${self.cost:.4f} · {minutes}:{seconds:02d}",
+            f" · model {self.model}" if self.model else "",
+            f" · sandbox {self.sandbox}" if self.sandbox else "",
         )
 
     def watch_state(self, old: str, new: str) -> None:
         self.remove_class(f"-{old.lower()}")
         self.add_class(f"-{new.lower()}")
+        finished = new in ("SUCCESS", "FAILED")
+        if finished and self._stopped is None:
+            self._stopped = self._clock()
+        elif not finished:  # a retry after a model error: the clock runs again
+            self._stopped = None

@@ -31,8 +31,9 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.style import Style
 
-from core.history import format_duration
-from core.history_index import RunSummary, parse_time
+from orch_tui.core.history import format_duration
+from orch_tui.core.history_index import RunSummary, parse_time
+from orch_tui.core.state import RunState
 
 __all__ = ["RUN_COLUMNS", "RunsTable", "cell_texts", "local_time"]
 
@@ -130,8 +131,8 @@ _PAD = 1
 _CONTROL = {code: "\ufffd" for code in (*range(0x20), 0x7F)} | {0x09: " ", 0x0A: " ", 0x0D: " "}
 
 _STATE_CLASSES = {
-    "SUCCESS": "runs-table--success",
-    "FAILED": "runs-table--failed",
+    RunState.SUCCESS: "runs-table--success",
+    RunState.FAILED: "runs-table--failed",
     "DAMAGED": "runs-table--failed",
 }
 """Any other state is unfinished: ``runs-table--unfinished``."""

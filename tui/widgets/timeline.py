@@ -4,18 +4,35 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from rich.text import Text
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from core.history import DECIDED_OUTCOMES, AttemptDetail
+from orch_tui.core.events import TaskStarted
+from orch_tui.core.history import DECIDED_OUTCOMES, AttemptDetail
+from orch_tui.core.wording import plural
 
 
 class Timeline(OptionList):
-    """Attempt 0 is the generation; later attempts are patches."""
+    """Attempt 0 is the generation; later attempts are patches.
+
+    In plan mode each task's first attempt is its generation, and a task's attempts sit
+    under a line naming the task.
+    """
 
     def __init__(self, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+        # Steps hold test names and summaries: plain text, never markup.
+        super().__init__(markup=False, **kwargs)  # type: ignore[arg-type]
         self._steps: dict[int, list[str]] = {}
+        self._tasks: dict[int, str] = {}
+        """First attempt of a task -> the line that heads its attempts."""
+
+    def start_task(self, task: TaskStarted) -> None:
+        self._tasks[task.first_attempt] = (
+            f"task {task.index + 1}/{task.total} · {task.task_id}: {task.title}"
+        )
+        self._steps.setdefault(task.first_attempt, [])
+        self._redraw(task.first_attempt)
 
     def note(self, attempt: int, text: str) -> None:
         """Add one step to an attempt's line (state, proposal size, test result)."""
@@ -25,24 +42,41 @@ class Timeline(OptionList):
     def load(self, attempts: Iterable[AttemptDetail]) -> None:
         """Show a resumed run's earlier attempts, as its logs tell them."""
         last = None
+        previous_task: str | None = None
         for attempt in attempts:
             steps = self._steps.setdefault(attempt.number, [])
             if attempt.proposal is not None:
                 proposal = attempt.proposal
-                steps.append(f"{proposal.file_count} files +{proposal.added} -{proposal.removed}")
+                steps.append(
+                    f"{plural(proposal.file_count, 'file')} +{proposal.added} -{proposal.removed}"
+                )
             if attempt.outcome in DECIDED_OUTCOMES:
                 mark = "✓ " if attempt.outcome == "passed" else "✗ "
                 steps.append(mark + (attempt.summary or attempt.outcome))
             else:
                 steps.append(attempt.outcome.lower())
+            if attempt.task and attempt.task != previous_task:
+                self._tasks[attempt.number] = f"task {attempt.task}"
+            previous_task = attempt.task
             last = attempt.number
         if last is not None:
             self._redraw(last)
 
     def _redraw(self, highlight: int) -> None:
         self.clear_options()
+        highlighted = 0
         for attempt in sorted(self._steps):
-            label = "generate" if attempt == 0 else "patch"
+            if attempt in self._tasks:
+                self.add_option(
+                    Option(Text(self._tasks[attempt]), id=f"task-{attempt}", disabled=True)
+                )
+            first = attempt == 0 or attempt in self._tasks
+            label = "generate" if first else "patch"
             steps = " · ".join(self._steps[attempt])
-            self.add_option(Option(f"#{attempt} {label}: {steps}", id=f"attempt-{attempt}"))
-        self.highlighted = sorted(self._steps).index(highlight)
+            if attempt == highlight:
+                highlighted = self.option_count
+            indent = "  " if self._tasks else ""
+            # Text, never markup: a step can quote the model (its question, the person's answer).
+            line = Text(f"{indent}#{attempt} {label}: {steps}")
+            self.add_option(Option(line, id=f"attempt-{attempt}"))
+        self.highlighted = highlighted

@@ -2,39 +2,65 @@
 
 It holds no loop logic: engine events arrive as messages and update widgets;
 the person's keys become calls on the :class:`ReviewSession` the engine handed
-over, and ``enter`` / ``f`` / ``q`` release the waiting engine thread.
+over. What only the app may do (release the waiting engine thread, retry, quit)
+the screen asks for with a message (``tui/messages.py``); it never imports the app.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Log, Markdown, Static, TabbedContent, TabPane
 
-from core import events as ev
-from core.history import HistoryError, load_run
-from core.proposal import FileChange, HunkDecision, Proposal
-from core.review import ReviewSession
-from core.verify import run_trial
-from tui.messages import EngineEvent, EngineStopped, ReviewRequested, TrialFinished
-from tui.review_cursor import ReviewCursor
-from tui.screens.dialogs import EditScreen, FeedbackScreen, HelpScreen, StoppedScreen
-from tui.widgets.diff_view import DiffView
-from tui.widgets.file_list import FileList
-from tui.widgets.run_header import Clock, RunHeader
-from tui.widgets.timeline import Timeline
-
-if TYPE_CHECKING:
-    from tui.app import OrchApp
+from orch_tui.core import events as ev
+from orch_tui.core.asking import Question, describe_person_event
+from orch_tui.core.checks import kill_running_checks
+from orch_tui.core.config import Config
+from orch_tui.core.engine import EXIT_SAFETY
+from orch_tui.core.history import HistoryError, load_run
+from orch_tui.core.paths import ProjectPaths
+from orch_tui.core.plan import Plan
+from orch_tui.core.proposal import FileChange, HunkDecision
+from orch_tui.core.review import ReviewCursor, ReviewSession
+from orch_tui.core.state import RunState, StateStore
+from orch_tui.core.verify import run_trial
+from orch_tui.core.wording import plural
+from orch_tui.tui.messages import (
+    ContinueRun,
+    DecisionsFinal,
+    EngineEvent,
+    EngineStopped,
+    OpenHistory,
+    PlanApproved,
+    PlanRequested,
+    QuitRun,
+    RetryRun,
+    ReviewRequested,
+    SettingChanged,
+    TrialFinished,
+)
+from orch_tui.tui.screens.dialogs import EditScreen, FeedbackScreen, HelpScreen, StoppedScreen
+from orch_tui.tui.screens.needs_help import NeedsHelpScreen
+from orch_tui.tui.screens.plan import PlanScreen
+from orch_tui.tui.widgets.diff_view import DiffView
+from orch_tui.tui.widgets.file_list import FileList
+from orch_tui.tui.widgets.run_header import Clock, RunHeader
+from orch_tui.tui.widgets.timeline import Timeline
 
 TRIAL_RUNNING = "tests: running the checks on a scratch copy with the whole proposal…"
+MODEL_LOG_MAX_LINES = 5_000
+"""Lines the model pane keeps: the oldest go first, so a long run's streamed text (every
+attempt's) cannot grow without bound; each attempt's full text is in its conversation.json."""
+TEST_LOG_MAX_LINES = 10_000
+"""Lines the test pane keeps; each run's captured output is in its test-output.txt."""
 
 
 def log_line(log: Log, text: str) -> None:
@@ -43,7 +69,7 @@ def log_line(log: Log, text: str) -> None:
     log.write(f"{prefix}{text}\n")
 
 
-class LoopScreen(Screen[None]):
+class ReviewScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "decide('accepted')", "Accept", id="review.accept_hunk"),
         Binding("n", "decide('rejected')", "Reject", id="review.reject_hunk"),
@@ -81,23 +107,21 @@ class LoopScreen(Screen[None]):
         Binding("q", "quit_run", "Quit", id="app.quit"),
     ]
 
-    def __init__(self, spec_text: str, diff_layout: str, clock: Clock = time.monotonic) -> None:
+    def __init__(
+        self, spec_text: str, config: Config, paths: ProjectPaths, clock: Clock = time.monotonic
+    ) -> None:
         super().__init__()
         self.spec_text = spec_text
-        self.diff_layout = diff_layout
+        self.config = config
+        self.paths = paths
         self.clock = clock
         self.session: ReviewSession | None = None
-        self.effective: Proposal | None = None
-        """The session's proposal with the person's edits; recomputed only after an edit."""
         self.cursor: ReviewCursor | None = None
         self.trial_text = ""
         """What the trial run says about the proposal under review (see :data:`TRIAL_RUNNING`)."""
         self.finished: ev.RunFinished | None = None
-        self.failing: list[str] = []
-
-    @property
-    def orch(self) -> OrchApp:
-        return self.app  # type: ignore[return-value]
+        self.leaving = False
+        """q was pressed: the app is leaving, so a stop arriving now opens no dialog."""
 
     # -- layout ---------------------------------------------------------------------------
 
@@ -114,10 +138,10 @@ class LoopScreen(Screen[None]):
                 yield Static("Waiting for the model…", id="review-status")
                 with TabbedContent(id="activity"):
                     with TabPane("Model", id="model-tab"):
-                        yield Log(id="model-log", highlight=False)
+                        yield Log(id="model-log", highlight=False, max_lines=MODEL_LOG_MAX_LINES)
                     with TabPane("Tests", id="tests-tab"):
                         yield Static("", id="failing")
-                        yield Log(id="test-log", highlight=False)
+                        yield Log(id="test-log", highlight=False, max_lines=TEST_LOG_MAX_LINES)
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
@@ -125,7 +149,7 @@ class LoopScreen(Screen[None]):
         self.query_one(Timeline).border_title = "Attempts"
         self.query_one(FileList).border_title = "Proposal"
         diff = self.query_one(DiffView)
-        diff.layout = self.diff_layout
+        diff.diff_layout = self.config.ui.diff_layout
         diff.focus()
 
     @property
@@ -142,21 +166,25 @@ class LoopScreen(Screen[None]):
         if isinstance(event, ev.RunStarted):
             header.run_id, header.state = event.run_id, event.state
             header.attempt, header.max_retries = event.attempt, event.max_retries
+            header.sandbox = event.sandbox
             if event.resumed:
                 self._show_past_attempts(event.run_id, event.attempt)
         elif isinstance(event, ev.Notice):
-            self.notify(event.message, timeout=8)
+            self.notify(event.message, timeout=8, markup=False)
             log_line(self.model_log, f"note: {event.message}")
         elif isinstance(event, ev.StateChanged):
             header.state, header.attempt = event.state, event.attempt
             header.max_retries = event.max_retries
-            if event.state in ("GENERATING", "PATCHING"):
+            if event.state in (RunState.GENERATING, RunState.PATCHING):
                 log_line(self.model_log, f"── attempt {event.attempt} ──")
                 self.query_one(TabbedContent).active = "model-tab"
-            if event.state == "TESTING":
+            if event.state is RunState.TESTING:
                 self.query_one("#test-log", Log).clear()
                 self.query_one(TabbedContent).active = "tests-tab"
             timeline.note(event.attempt, event.state.lower())
+        elif isinstance(event, ev.TaskStarted):
+            header.task = event
+            timeline.start_task(event)
         elif isinstance(event, ev.ModelText):
             self.model_log.write(event.text)
         elif isinstance(event, ev.ToolEdit):
@@ -166,12 +194,18 @@ class LoopScreen(Screen[None]):
             header.tokens, header.cost = event.run_tokens, event.run_cost_usd
         elif isinstance(event, ev.ProposalReady):
             timeline.note(
-                event.attempt, f"{len(event.files)} files +{event.added} -{event.removed}"
+                event.attempt, f"{plural(len(event.files), 'file')} +{event.added} -{event.removed}"
             )
         elif isinstance(event, ev.CheckOutput):
             self.query_one("#test-log", Log).write(event.text)
         elif isinstance(event, ev.TestsFinished):
             self._tests_finished(event)
+        elif isinstance(event, (ev.QuestionAsked, ev.GuidanceGiven, ev.RunReopened, ev.Escalated)):
+            if isinstance(event, ev.Escalated):
+                header.model = event.to_model
+            note = describe_person_event(event.to_json()) or ""
+            log_line(self.model_log, f"── {note}")
+            timeline.note(event.attempt, note)
         elif isinstance(event, ev.RunFinished):
             self.finished = event
             header.state = event.state
@@ -180,7 +214,7 @@ class LoopScreen(Screen[None]):
     def _show_past_attempts(self, run_id: str, current: int) -> None:
         """A resumed run: its earlier attempts in the timeline, the current one's model text."""
         try:
-            detail = load_run(self.orch.paths.logs, run_id)
+            detail = load_run(self.paths.logs, run_id)
         except (HistoryError, OSError, ValueError):
             return
         self.query_one(Timeline).load(detail.attempts)
@@ -190,24 +224,28 @@ class LoopScreen(Screen[None]):
                 log_line(self.model_log, attempt.model_text)
 
     def _tests_finished(self, event: ev.TestsFinished) -> None:
-        self.failing = event.failing
         self.query_one(Timeline).note(
             event.attempt, ("✓ " if event.passed else "✗ ") + event.summary
         )
         listing = "\n".join(f"✗ {test}" for test in event.failing[:20])
         errors = "\n".join(event.errors)
-        self.query_one("#failing", Static).update("\n".join(filter(None, [errors, listing])))
+        self.query_one("#failing", Static).update(
+            Content("\n".join(filter(None, [errors, listing])))
+        )
         for error in event.errors:
             self.notify(
                 f"{error}\nCheck [checks] in orchestrator.toml; q quits and the run resumes.",
                 title="A check could not run",
                 severity="error",
                 timeout=15,
+                markup=False,
             )
 
     @on(EngineStopped)
     def _engine_stopped(self, message: EngineStopped) -> None:
-        self.orch.exit_code = message.exit_code
+        """Say why the run stopped; the message bubbles on to the app, which keeps the exit code."""
+        if self.leaving:  # q raced the stop: the app is leaving, no dialog to answer
+            return
         finished = self.finished
         if message.error:
             self.app.push_screen(
@@ -218,33 +256,70 @@ class LoopScreen(Screen[None]):
                 ),
                 self._after_stopped,
             )
-        elif finished and finished.state == "FAILED":
+        elif finished and finished.state is RunState.FAILED:
             reason = finished.stop_reason or "the run failed"
-            can_retry = reason.startswith("model error")
+            can_retry = finished.retryable
+            safety = finished.exit_code == EXIT_SAFETY
             hint = "" if can_retry else "\nStart again with --fresh, or change the spec."
-            if reason.startswith("safety"):
+            if safety:
                 hint = "\nNothing the model proposed was written."
+            can_continue = not (can_retry or safety)
             self.app.push_screen(
-                StoppedScreen("The run stopped", reason + hint, can_retry), self._after_stopped
+                StoppedScreen("The run stopped", reason + hint, can_retry, can_continue),
+                self._after_stopped,
             )
-        elif finished and finished.state == "SUCCESS":
+        elif finished and finished.state is RunState.NEEDS_HELP:
+            self._ask_person()
+        elif finished and finished.state is RunState.SUCCESS:
             self.notify("All checks passed. q quits; h shows the history.", timeout=10)
 
     def _after_stopped(self, choice: str | None) -> None:
         if choice == "retry":
             self.finished = None
             self._set_status("asking the model again…")
-            self.orch.retry_run()
+            self.post_message(RetryRun())
+        elif choice == "continue":
+            self._continue(None)
+        elif choice == "guidance":
+            self.app.push_screen(NeedsHelpScreen(None), self._answered)
         elif choice == "quit":
-            self.app.exit(self.orch.exit_code)
+            self._leave()
+
+    def _ask_person(self) -> None:
+        """The run waits on a question (the model's, or a stuck loop's): show it."""
+        state = StateStore(self.paths.state).load()  # as saved: never the engine's own copy
+        saved = state.question if state else None
+        question = Question.from_json(saved) if saved else None
+        self.app.push_screen(NeedsHelpScreen(question), self._answered)
+
+    def _answered(self, answer: str | None) -> None:
+        if answer is None:
+            self._set_status("NEEDS_HELP: the run waits for an answer · q quits (it asks again)")
+            return
+        self._continue(answer)
+
+    def _continue(self, guidance: str | None) -> None:
+        self.finished = None
+        self._set_status("continuing the run…")
+        self.post_message(ContinueRun(guidance))
 
     # -- review ---------------------------------------------------------------------------
+
+    @on(PlanRequested)
+    def _plan_requested(self, message: PlanRequested) -> None:
+        def decided(plan: Plan | None) -> None:
+            if plan is None:
+                self._leave()
+            else:
+                self._set_status("plan approved")
+                self.post_message(PlanApproved(plan))
+
+        self.app.push_screen(PlanScreen(message.plan), decided)
 
     @on(ReviewRequested)
     def _review_requested(self, message: ReviewRequested) -> None:
         self.session = message.session
-        self.effective = self.session.effective
-        self.cursor = ReviewCursor(self.effective)
+        self.cursor = ReviewCursor(self.session.effective)
         self.cursor.first_undecided(self.session.decisions)
         self.trial_text = TRIAL_RUNNING
         self._refresh_review()
@@ -254,11 +329,9 @@ class LoopScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="trial")
     def _run_trial(self, session: ReviewSession) -> None:
         """Post-only thread worker: runs the checks on a scratch copy."""
-        state = self.orch.engine.state
-        before = (state.last_test or {}).get("failing") if state.last_test else None
         try:
             outcome = run_trial(
-                self.orch.config, self.orch.paths.workspace, session.proposal, before
+                self.config, self.paths.workspace, session.proposal, session.failing_before
             )
         except Exception as exc:  # noqa: BLE001 - the evidence is advisory; say why it is missing
             self.post_message(TrialFinished(session.attempt, None, str(exc)))
@@ -279,9 +352,9 @@ class LoopScreen(Screen[None]):
         self._refresh_status()
 
     def _current_change(self) -> FileChange | None:
-        if self.effective is None or self.cursor is None or not self.cursor.positions:
+        if self.session is None or self.cursor is None or not self.cursor.positions:
             return None
-        return self.effective.changes[self.cursor.file]
+        return self.session.effective.changes[self.cursor.file]
 
     def _refresh_review(self, *, decided: bool = True) -> None:
         """Show the cursor's file and hunk; ``decided``: decisions changed, redo the file list.
@@ -289,13 +362,14 @@ class LoopScreen(Screen[None]):
         A move alone leaves the file list's lines as they are: rebuilding them would lay the
         whole screen out again on every key.
         """
-        session, cursor, effective = self.session, self.cursor, self.effective
+        session, cursor = self.session, self.cursor
         files = self.query_one(FileList)
         diff = self.query_one(DiffView)
-        if session is None or cursor is None or effective is None:
+        if session is None or cursor is None:
             diff.show(None, [])
             files.clear_options()
             return
+        effective = session.effective
         if decided or files.option_count != effective.file_count:
             files.show(effective, session.decisions)
         change = self._current_change()
@@ -309,28 +383,15 @@ class LoopScreen(Screen[None]):
             diff.cursor_hunk = cursor.hunk
         self._refresh_status()
 
-    def counts(self) -> tuple[int, int, int]:
-        """(accepted, rejected, undecided) hunks of the proposal under review."""
-        tally = dict.fromkeys(HunkDecision, 0)
-        if self.session is not None and self.effective is not None:
-            for change in self.effective.changes:
-                for decision in self.session.decisions.for_file(change):
-                    tally[decision] += 1
-        return (
-            tally[HunkDecision.ACCEPTED],
-            tally[HunkDecision.REJECTED],
-            tally[HunkDecision.UNDECIDED],
-        )
-
     def _refresh_status(self) -> None:
-        if self.session is None or self.cursor is None or self.effective is None:
+        if self.session is None or self.cursor is None:
             return
-        accepted, rejected, undecided = self.counts()
+        accepted, rejected, undecided = self.session.counts()
         where = ""
         change = self._current_change()
         if change is not None:
             where = (
-                f"file {self.cursor.file + 1}/{self.effective.file_count} · "
+                f"file {self.cursor.file + 1}/{self.session.effective.file_count} · "
                 f"hunk {self.cursor.hunk + 1}/{max(len(change.hunks), 1)} · "
             )
         self._set_status(
@@ -340,7 +401,7 @@ class LoopScreen(Screen[None]):
 
     def _set_status(self, text: str) -> None:
         # The status line has a fixed height: no layout pass for the whole screen.
-        self.query_one("#review-status", Static).update(text, layout=False)
+        self.query_one("#review-status", Static).update(Content(text), layout=False)
 
     def _need_session(self) -> bool:
         if self.session is None or self.cursor is None:
@@ -359,6 +420,7 @@ class LoopScreen(Screen[None]):
                 title="Decision not saved",
                 severity="error",
                 timeout=15,
+                markup=False,
             )
 
     def action_decide(self, decision: str) -> None:
@@ -413,11 +475,10 @@ class LoopScreen(Screen[None]):
             if text is None or session is None or self.cursor is None:
                 return
             self._record(lambda: session.edit(path, text))
-            self.effective = session.effective
-            self.cursor.proposal = self.effective
+            self.cursor.proposal = session.effective
             self.cursor.hunk = 0
             self._refresh_review()
-            self.notify(f"Edited {path}: your text is what lands.")
+            self.notify(f"Edited {path}: your text is what lands.", markup=False)
 
         self.app.push_screen(EditScreen(path, change.new_text), edited)
 
@@ -440,25 +501,31 @@ class LoopScreen(Screen[None]):
         self._release("applying the decisions and running the checks…")
 
     def _release(self, status: str) -> None:
+        # The review is over: a trial run still going would only compete with the real run.
+        # Only the trial can be running now (the engine waits on this review).
+        kill_running_checks()
         self.session = None
-        self.effective = None
         self.cursor = None
         self.trial_text = ""
         self._refresh_review()
         self._set_status(status)
-        self.orch.reviewer.finish()
+        self.post_message(DecisionsFinal())
 
     def action_toggle_layout(self) -> None:
         diff = self.query_one(DiffView)
-        diff.layout = "unified" if diff.layout == "split" else "split"
-        self.orch.config.ui.diff_layout = diff.layout
-        self.orch.save_setting("diff_layout", diff.layout)
+        diff.diff_layout = "unified" if diff.diff_layout == "split" else "split"
+        self.post_message(SettingChanged("diff_layout", diff.diff_layout))
 
     def action_history(self) -> None:
-        self.orch.open_history()
+        self.post_message(OpenHistory())
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen())
 
     def action_quit_run(self) -> None:
-        self.orch.quit_run()
+        self._leave()
+
+    def _leave(self) -> None:
+        """Ask the app to leave; a stop that arrives meanwhile opens no dialog."""
+        self.leaving = True
+        self.post_message(QuitRun())

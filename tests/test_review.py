@@ -1,9 +1,10 @@
-"""The review cursor: how ]/[, }/{ and a decision move over a proposal's hunks."""
+"""core.review: the session's counts and cached edits, and how ]/[, }/{ and a decision move
+the review cursor over a proposal's hunks."""
 
 from __future__ import annotations
 
-from core.proposal import Decisions, FileChange, HunkDecision, Proposal
-from tui.review_cursor import ReviewCursor
+from orch_tui.core.proposal import Decisions, FileChange, HunkDecision, Proposal
+from orch_tui.core.review import ReviewCursor, ReviewSession
 
 OLD = "a\nb\nc\nd\ne\n"
 TWO_HUNKS = "A\nb\nc\nd\nE\n"  # lines 1 and 5 changed: two hunks
@@ -111,3 +112,27 @@ def test_an_empty_proposal_has_no_stops_and_moves_do_nothing() -> None:
         move()
     assert cursor.positions == [] and (cursor.file, cursor.hunk) == (0, 0)
     assert not cursor.first_undecided(Decisions())
+
+
+def test_the_session_counts_decisions_over_the_proposal_as_it_would_land() -> None:
+    saved: list[dict[str, object]] = []
+    session = ReviewSession(0, PROPOSAL, Decisions(), lambda d: saved.append(d.to_json()))
+    assert session.counts() == (0, 0, 5)
+    session.decide("a.py", 1, HunkDecision.REJECTED)
+    session.decide_file("c.py", HunkDecision.ACCEPTED)
+    assert session.counts() == (2, 1, 2)
+    # A hand edit makes a.py one hunk again, undecided; the count follows the edited text.
+    session.edit("a.py", "A\nb\nc\nd\ne\n")
+    assert session.counts() == (2, 0, 2)
+    assert len(saved) == 3 and saved[-1]["edits"] == {"a.py": "A\nb\nc\nd\ne\n"}
+
+
+def test_the_session_computes_the_edited_proposal_once_per_edit() -> None:
+    session = ReviewSession(0, PROPOSAL, Decisions(), lambda _d: None, failing_before=["t::x"])
+    first = session.effective
+    assert first is PROPOSAL and session.effective is first  # no edits: the proposal itself
+    session.edit("b.py", "other\n")
+    edited = session.effective
+    assert edited is not first and session.effective is edited
+    assert edited.changes[1].new_text == "other\n"
+    assert session.failing_before == ["t::x"]

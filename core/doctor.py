@@ -1,0 +1,179 @@
+"""``orch-tui doctor``: is this project ready to run, and if not, what to do.
+
+Every finding is one line: ok or fail, what was checked, and (on a fail) what to do. The local
+part (every check command found, pytest importable by the test interpreter, the project folder
+writable) needs no network; a run makes it before its first model request and refuses with the
+same lines. The model part checks the key and makes one cheap request, which proves the API is
+reachable and accepts the model id.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from orch_tui.core.checks import _is_pytest
+from orch_tui.core.config import Config
+from orch_tui.core.paths import ProjectPaths
+from orch_tui.core.providers.base import ModelError, TurnRequest
+from orch_tui.core.providers.claude_code import INSTALL_HINT
+from orch_tui.core.providers.factory import choose_provider
+from orch_tui.core.providers.scripted import ScriptError
+from orch_tui.core.sandbox import SandboxError, resolve_sandbox
+from orch_tui.core.spec import Spec
+
+KEY_NAMES = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
+PING_MAX_TOKENS = 16
+IMPORT_TIMEOUT_S = 60.0
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One line of the doctor's report."""
+
+    ok: bool
+    what: str
+    todo: str = ""
+
+    def line(self) -> str:
+        status = "ok  " if self.ok else "fail"
+        return f"{status}  {self.what}" + ("" if self.ok else f": {self.todo}")
+
+
+def _check_commands(config: Config) -> list[tuple[str, list[str]]]:
+    checks = [("tests", list(config.checks.test_command))]
+    return checks + [(extra.name, list(extra.command)) for extra in config.checks.extra]
+
+
+def _program(argument: str) -> str:
+    return argument.replace("{python}", sys.executable)
+
+
+def _command_finding(name: str, command: list[str], workspace: Path) -> Finding:
+    if not command:
+        return Finding(
+            False, f"check {name!r}", "its command is empty; fix it in orchestrator.toml"
+        )
+    program = _program(command[0])
+    if os.sep in program:
+        path = Path(program) if Path(program).is_absolute() else workspace / program
+        found = path.is_file() and os.access(path, os.X_OK)
+    else:
+        found = shutil.which(program) is not None
+    what = f"check {name!r} command {program!r}"
+    if found:
+        return Finding(True, f"{what} found")
+    return Finding(False, f"{what} not found", "install it or fix the command in orchestrator.toml")
+
+
+def _pytest_finding(config: Config) -> Finding | None:
+    command = [_program(arg) for arg in config.checks.test_command]
+    if not command or not _is_pytest(command) or "python" not in Path(command[0]).name:
+        return None
+    interpreter = command[0]
+    what = f"pytest importable by {interpreter}"
+    if interpreter == sys.executable:  # our own interpreter: no process needed
+        found = importlib.util.find_spec("pytest") is not None
+        return Finding(found, what, f"install it: {interpreter} -m pip install pytest")
+    try:
+        done = subprocess.run(
+            [interpreter, "-c", "import pytest"],
+            capture_output=True,
+            stdin=subprocess.DEVNULL,
+            timeout=IMPORT_TIMEOUT_S,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None  # the command line above already says the interpreter cannot be run
+    if done.returncode == 0:
+        return Finding(True, what)
+    return Finding(False, what, f"install it: {interpreter} -m pip install pytest")
+
+
+def _writable_finding(root: Path) -> Finding:
+    what = f"project folder {root} writable"
+    try:
+        with tempfile.NamedTemporaryFile(dir=root, prefix=".orch-doctor-"):
+            pass
+    except OSError as exc:
+        return Finding(False, what, f"cannot write there ({exc.strerror}); fix its permissions")
+    return Finding(True, what)
+
+
+def sandbox_finding(config: Config) -> Finding:
+    """Which sandbox confines the checks; a check that could run unconfined fails this line.
+
+    Only ``doctor`` asks it: a run without bubblewrap still works (it says so in its header).
+    """
+    mode = config.checks.sandbox
+    try:
+        sandbox = resolve_sandbox(mode)
+    except SandboxError as exc:
+        return Finding(False, "sandbox bwrap", str(exc))
+    what = f"sandbox in force: {sandbox.describe()}"
+    if sandbox.confined or mode == "none":
+        return Finding(True, what)
+    return Finding(False, what, 'install bubblewrap, or set checks.sandbox = "none" to accept it')
+
+
+def local_findings(paths: ProjectPaths, config: Config) -> list[Finding]:
+    """The checks that need no network: commands, pytest, the folder."""
+    findings = [_command_finding(n, c, paths.workspace) for n, c in _check_commands(config)]
+    pytest_finding = _pytest_finding(config)
+    if pytest_finding is not None:
+        findings.append(pytest_finding)
+    findings.append(_writable_finding(paths.root))
+    return findings
+
+
+def model_findings(config: Config, env: Mapping[str, str]) -> list[Finding]:
+    """The key, and one cheap request proving the API is reachable and knows the model id."""
+    provider_name = config.model.provider
+    if provider_name == "scripted":
+        return [Finding(True, "provider scripted: no key or API needed")]
+    if provider_name == "claude-code":
+        found = shutil.which("claude") is not None
+        return [Finding(found, "claude command found", INSTALL_HINT)]
+    findings = []
+    key_name = KEY_NAMES.get(provider_name)
+    if key_name is not None:
+        local = provider_name == "openai" and (env.get("OPENAI_BASE_URL") or config.model.base_url)
+        if env.get(key_name):
+            findings.append(Finding(True, f"{key_name} set"))
+        elif not local:
+            findings.append(
+                Finding(False, f"{key_name} set", f"export {key_name}=... or put it in .env")
+            )
+            return findings
+    spec = Spec(path=Path("doctor"), text="")
+    model = config.model.name
+    what = f"{provider_name} API reachable and model {model!r} accepted"
+    try:
+        provider = choose_provider(config, spec, None, env).provider
+        provider.complete(
+            TurnRequest(
+                model=model,
+                system=[],
+                tools=[],
+                messages=[{"role": "user", "content": "Reply with the word ok."}],
+                max_tokens=PING_MAX_TOKENS,
+            ),
+            lambda text: None,
+        )
+    except (ModelError, ScriptError) as exc:
+        return [*findings, Finding(False, what, str(exc))]
+    return [*findings, Finding(True, what)]
+
+
+def refusal(findings: list[Finding]) -> str | None:
+    """The message a run refuses with when a local finding failed, else None."""
+    failed = [finding.line() for finding in findings if not finding.ok]
+    if not failed:
+        return None
+    return "not ready to run (see orch-tui doctor):\n" + "\n".join(failed)

@@ -1,0 +1,155 @@
+"""The git side of a run in an existing repository (DESIGN section 12), through the ``git`` CLI.
+
+A run in a git work tree starts from a clean tree (tracked files) on a new branch
+``orch/<run_id>``; every applied attempt becomes one commit whose message carries the trailers
+``Orch-Run`` and ``Orch-Attempt``. Those trailers make committing idempotent: after a crash the
+engine applies the attempt again and :meth:`Repo.commit_attempt` sees that HEAD already holds it.
+``.git`` is never written by hand.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+RUN_TRAILER = "Orch-Run"
+ATTEMPT_TRAILER = "Orch-Attempt"
+RESTORE_TRAILER = "Orch-Restore"
+FALLBACK_IDENTITY = ("-c", "user.name=orch-tui", "-c", "user.email=orch-tui@localhost")
+"""Used only when the repository has no committer identity of its own."""
+
+
+class GitError(Exception):
+    """A git command failed; the message says which and why."""
+
+
+def run_branch_name(run_id: str) -> str:
+    return f"orch/{run_id}"
+
+
+def _git(folder: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    try:
+        done = subprocess.run(
+            ["git", *args], cwd=folder, capture_output=True, text=True, check=False
+        )
+    except FileNotFoundError:
+        raise GitError("the git command is not installed") from None
+    if check and done.returncode != 0:
+        detail = (done.stderr or done.stdout).strip().splitlines()
+        raise GitError(f"git {' '.join(args)} failed: {detail[-1] if detail else done.returncode}")
+    return done
+
+
+def is_work_tree(folder: Path) -> bool:
+    """True when ``folder`` is inside a git work tree (and git is installed)."""
+    try:
+        done = _git(folder, "rev-parse", "--is-inside-work-tree", check=False)
+    except GitError:
+        return False
+    return done.returncode == 0 and done.stdout.strip() == "true"
+
+
+@dataclass(frozen=True)
+class Repo:
+    """A git work tree; commands run in ``folder`` and pathspecs are relative to it."""
+
+    folder: Path
+
+    def current_branch(self) -> str | None:
+        """The checked-out branch, ``None`` on a detached HEAD."""
+        done = _git(self.folder, "symbolic-ref", "--quiet", "--short", "HEAD", check=False)
+        return done.stdout.strip() or None
+
+    def head(self) -> str | None:
+        """HEAD's commit id, ``None`` in a repository with no commit yet."""
+        done = _git(self.folder, "rev-parse", "--verify", "--quiet", "HEAD", check=False)
+        return done.stdout.strip() or None
+
+    def tracked_changes(self) -> list[str]:
+        """Tracked files changed or staged but not committed (untracked files do not count)."""
+        done = _git(self.folder, "status", "--porcelain", "--untracked-files=no")
+        return [line[3:] for line in done.stdout.splitlines() if line.strip()]
+
+    def file_at(self, commit: str, path: str) -> str | None:
+        """The text of ``path`` (relative to the folder) in ``commit``; None when it is absent."""
+        done = subprocess.run(
+            ["git", "show", f"{commit}:./{path}"], cwd=self.folder, capture_output=True, check=False
+        )
+        return done.stdout.decode("utf-8", errors="replace") if done.returncode == 0 else None
+
+    def start_branch(self, name: str) -> None:
+        """Create ``name`` at HEAD and check it out (tracked changes, if allowed, come along)."""
+        _git(self.folder, "checkout", "--quiet", "-b", name)
+
+    def checkout(self, name: str) -> None:
+        _git(self.folder, "checkout", "--quiet", name)
+
+    def _identity(self) -> tuple[str, ...]:
+        has_email = _git(self.folder, "config", "user.email", check=False).stdout.strip()
+        return () if has_email else FALLBACK_IDENTITY
+
+    def step_commit(self, run_id: str, step: tuple[str, int]) -> str | None:
+        """HEAD's id when HEAD is the commit of ``step`` (trailer, number) of ``run_id``."""
+        head = self.head()
+        if head is None:
+            return None
+        message = _git(self.folder, "log", "-1", "--format=%B", head).stdout
+        wanted = {f"{RUN_TRAILER}: {run_id}", f"{step[0]}: {step[1]}"}
+        return head if wanted <= {line.strip() for line in message.splitlines()} else None
+
+    def commit_attempt(
+        self, run_id: str, attempt: int, files: Iterable[str], summary: str
+    ) -> tuple[str, bool]:
+        """Commit exactly ``files`` as ``attempt``'s commit; returns (commit id, made now)."""
+        subject = f"orch-tui {run_id} attempt {attempt}: {summary}"
+        return self.commit_step(run_id, (ATTEMPT_TRAILER, attempt), files, subject)
+
+    def commit_step(
+        self, run_id: str, step: tuple[str, int], files: Iterable[str], subject: str
+    ) -> tuple[str, bool]:
+        """Commit exactly ``files`` as one step of the run; returns (commit id, made now).
+
+        Idempotent: when HEAD already is this step's commit (a crash came between the commit
+        and the state save), nothing is committed again.
+        """
+        existing = self.step_commit(run_id, step)
+        if existing is not None:
+            return existing, False
+        paths = self._committable(files)
+        message = f"{subject}\n\n{RUN_TRAILER}: {run_id}\n{step[0]}: {step[1]}\n"
+        if paths:
+            _git(self.folder, "add", "--all", "--", *paths)
+            _git(
+                self.folder,
+                *self._identity(),
+                "commit",
+                "--quiet",
+                "--no-verify",
+                "--allow-empty",
+                "-m",
+                message,
+                "--",
+                *paths,
+            )
+        else:  # an empty commit that leaves anything the person staged alone
+            tree = _git(self.folder, "rev-parse", "HEAD^{tree}").stdout.strip()
+            made = _git(
+                self.folder, *self._identity(), "commit-tree", tree, "-p", "HEAD", "-m", message
+            ).stdout.strip()
+            _git(self.folder, "update-ref", "HEAD", made)
+        return str(self.head()), True
+
+    def _committable(self, files: Iterable[str]) -> list[str]:
+        """The files git can commit: present or tracked, and not ignored."""
+        paths = sorted(files)
+        if not paths:
+            return []
+        tracked = set(_git(self.folder, "ls-files", "--", *paths).stdout.splitlines())
+        present = [p for p in paths if p in tracked or (self.folder / p).exists()]
+        if not present:
+            return []
+        ignored = _git(self.folder, "check-ignore", "--no-index", "--", *present, check=False)
+        skipped = set(ignored.stdout.splitlines()) - tracked
+        return [p for p in present if p not in skipped]

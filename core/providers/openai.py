@@ -1,0 +1,311 @@
+"""The OpenAI-compatible provider: one streamed Chat Completions request per assistant turn.
+
+Any server speaking the Chat Completions wire format works (OpenAI, Ollama, vLLM, LM Studio).
+The request the engine builds is in Anthropic's shapes (see :mod:`core.providers.base`); this
+module translates it: the text editor tool becomes one function with the same parameters,
+every other tool passes through under its own name and JSON schema, ``tool_use`` and
+``tool_result`` blocks become ``tool_calls`` and ``tool`` messages, and the streamed answer
+comes back as content blocks. The ``openai`` SDK is imported only when a request is made.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from orch_tui.core.editor_tool import TOOL_NAME
+from orch_tui.core.providers.base import (
+    RESUME_HINT,
+    AssistantTurn,
+    ModelError,
+    StatusHints,
+    TextSink,
+    TurnRequest,
+    Usage,
+    describe_cause,
+    status_error,
+    transport_errors,
+)
+
+if TYPE_CHECKING:
+    import openai
+
+STATUS_HINTS = StatusHints(
+    key_name="OPENAI_API_KEY",
+    permissions="check the key's project and permissions",
+    model="check --model or `model.name` in orchestrator.toml (for Ollama: ollama pull MODEL)",
+)
+LOCAL_KEY = "local"
+"""Sent as the key when none is set but a base URL is: local servers ignore it, the SDK needs one."""
+
+EDITOR_FUNCTION_PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "command": {
+            "type": "string",
+            "enum": ["view", "create", "str_replace", "insert"],
+            "description": "The command to run.",
+        },
+        "path": {"type": "string", "description": "Path of the file or folder, e.g. src/app.py."},
+        "file_text": {"type": "string", "description": "create: the whole file's content."},
+        "old_str": {
+            "type": "string",
+            "description": "str_replace: the exact text to replace; it must occur exactly once.",
+        },
+        "new_str": {"type": "string", "description": "str_replace: the replacement text."},
+        "insert_line": {
+            "type": "integer",
+            "description": "insert: the line after which to insert (0 for the start).",
+        },
+        "insert_text": {"type": "string", "description": "insert: the text to insert."},
+        "view_range": {
+            "type": "array",
+            "items": {"type": "integer"},
+            "description": "view: [first, last] line numbers (1-based; -1 for the end).",
+        },
+    },
+    "required": ["command", "path"],
+}
+"""The parameters of Anthropic's text editor tool, as a JSON schema."""
+
+EDITOR_FUNCTION: dict[str, Any] = {
+    "type": "function",
+    "function": {
+        "name": TOOL_NAME,
+        "description": (
+            "View, create and edit files of the project. view shows a file with line numbers "
+            "(or lists a folder); create writes a whole file; str_replace replaces one exact, "
+            "unique occurrence of old_str with new_str; insert adds insert_text after line "
+            "insert_line."
+        ),
+        "parameters": EDITOR_FUNCTION_PARAMETERS,
+    },
+}
+
+STOP_REASONS = {"stop": "end_turn", "tool_calls": "tool_use", "length": "max_tokens"}
+
+
+def function_tools(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The request's Anthropic-style tools as Chat Completions function tools."""
+    functions = []
+    for tool in tools:
+        if tool.get("name") == TOOL_NAME:
+            functions.append(EDITOR_FUNCTION)
+            continue
+        function = {"name": tool["name"], "parameters": tool.get("input_schema") or {}}
+        if tool.get("description"):
+            function["description"] = tool["description"]
+        functions.append({"type": "function", "function": function})
+    return functions
+
+
+def _text_of(content: Any) -> str:
+    """The text of a message or tool result content (a string or a list of blocks)."""
+    if isinstance(content, str):
+        return content
+    return "\n\n".join(b.get("text", "") for b in content if b.get("type") == "text")
+
+
+def chat_messages(request: TurnRequest) -> list[dict[str, Any]]:
+    """The request's system prompt and conversation as Chat Completions messages."""
+    messages: list[dict[str, Any]] = []
+    system = _text_of(request.system)
+    if system:
+        messages.append({"role": "system", "content": system})
+    for message in request.messages:
+        content = message["content"]
+        if message["role"] == "assistant":
+            messages.append(_assistant_message(content))
+            continue
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        for block in blocks:
+            if block.get("type") == "tool_result":
+                messages.append(
+                    {
+                        "role": "tool",
+                        "tool_call_id": block["tool_use_id"],
+                        "content": _text_of(block.get("content", "")),
+                    }
+                )
+        text = _text_of(blocks)
+        if text:
+            messages.append({"role": "user", "content": text})
+    return messages
+
+
+def _assistant_message(content: list[dict[str, Any]]) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": _text_of(content) or None}
+    calls = [
+        {
+            "id": block["id"],
+            "type": "function",
+            "function": {"name": block["name"], "arguments": json.dumps(block.get("input", {}))},
+        }
+        for block in content
+        if block.get("type") == "tool_use"
+    ]
+    if calls:
+        message["tool_calls"] = calls
+    return message
+
+
+@dataclass(kw_only=True)
+class OpenAIProvider:
+    """Answers a :class:`TurnRequest` through a Chat Completions server, always streaming."""
+
+    name: ClassVar[str] = "openai"
+    api_key: str | None = None
+    base_url: str | None = None
+    max_retries: int = 4
+    timeout_s: float = 600.0
+
+    def complete(self, request: TurnRequest, on_text: TextSink) -> AssistantTurn:
+        import openai
+
+        try:
+            return self._stream_once(request, on_text)
+        except openai.APIError as exc:
+            raise self._model_error(exc, request.model) from None
+        except transport_errors() as exc:
+            raise ModelError(
+                f"the response stream broke off: {describe_cause(exc)}",
+                "check the network; " + RESUME_HINT,
+            ) from None
+
+    @cached_property
+    def client(self) -> openai.OpenAI:
+        """The SDK client, made on the first request (importing the SDK is slow)."""
+        import openai
+
+        return openai.OpenAI(
+            api_key=self.api_key,
+            base_url=self.base_url,
+            max_retries=self.max_retries,
+            timeout=self.timeout_s,
+        )
+
+    def _stream_once(self, request: TurnRequest, on_text: TextSink) -> AssistantTurn:
+        params: dict[str, Any] = {
+            "model": request.model,
+            "messages": chat_messages(request),
+            "max_tokens": request.max_tokens,
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        }
+        if request.tools:
+            params["tools"] = function_tools(request.tools)
+        texts: list[str] = []
+        calls: dict[int, dict[str, str]] = {}
+        finish_reason: str | None = None
+        usage = Usage()
+        model = request.model
+        for chunk in self.client.chat.completions.create(**params):
+            model = chunk.model or model
+            if chunk.usage is not None:
+                usage = _usage(chunk.usage)
+            for choice in chunk.choices:
+                finish_reason = choice.finish_reason or finish_reason
+                delta = choice.delta
+                if delta.content:
+                    texts.append(delta.content)
+                    on_text(delta.content)
+                for call in delta.tool_calls or []:
+                    slot = calls.setdefault(call.index, {"id": "", "name": "", "arguments": ""})
+                    slot["id"] = call.id or slot["id"]
+                    if call.function is not None:
+                        slot["name"] += call.function.name or ""
+                        slot["arguments"] += call.function.arguments or ""
+        if finish_reason is None:
+            raise ModelError(
+                "the response stream ended before the answer was complete",
+                "check the network; " + RESUME_HINT,
+            )
+        return _assistant_turn(
+            "".join(texts), [calls[i] for i in sorted(calls)], finish_reason, usage, model
+        )
+
+    def _model_error(self, exc: Exception, model: str) -> ModelError:
+        import openai
+
+        url = str(self.client.base_url).rstrip("/")
+        if isinstance(exc, openai.APITimeoutError):
+            return ModelError(
+                f"the request to {url} timed out after {self.timeout_s:g} s",
+                "check the network; " + RESUME_HINT,
+            )
+        if isinstance(exc, openai.APIConnectionError):
+            return ModelError(
+                f"cannot reach {url}: {describe_cause(exc)}",
+                "check that the server is running and OPENAI_BASE_URL (or model.base_url)",
+            )
+        if isinstance(exc, openai.APIStatusError):
+            return _status_error(exc, model)
+        return ModelError(
+            f"the response from {url} could not be read: {describe_cause(exc)}", RESUME_HINT
+        )
+
+
+def _status_error(exc: openai.APIStatusError, model: str) -> ModelError:
+    detail = _api_message(exc)
+    if exc.status_code == 400 and "tool" in detail.lower():
+        return ModelError(
+            f"model {model!r} does not support tool calls (400): {detail}",
+            "choose a model with function calling, e.g. qwen2.5-coder or llama3.1 on Ollama",
+        )
+    return status_error(exc.status_code, detail, model, STATUS_HINTS)
+
+
+def _api_message(exc: openai.APIStatusError) -> str:
+    """The server's own error message from its JSON error body, else the SDK's text."""
+    body = exc.body
+    error = body.get("error", body) if isinstance(body, dict) else None
+    if isinstance(error, dict) and error.get("message"):
+        return str(error["message"])
+    return str(exc.message)
+
+
+def _usage(usage: Any) -> Usage:
+    details = getattr(usage, "prompt_tokens_details", None)
+    cached = (getattr(details, "cached_tokens", None) or 0) if details is not None else 0
+    return Usage(
+        input_tokens=max(0, (usage.prompt_tokens or 0) - cached),
+        output_tokens=usage.completion_tokens or 0,
+        cache_read_input_tokens=cached,
+    )
+
+
+def _tool_input(arguments: str) -> Any:
+    """A tool call's arguments as JSON; text that is not JSON goes back to the model as is."""
+    try:
+        return json.loads(arguments or "{}")
+    except json.JSONDecodeError:
+        return arguments
+
+
+def _assistant_turn(
+    text: str, calls: list[dict[str, str]], finish_reason: str, usage: Usage, model: str
+) -> AssistantTurn:
+    content: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
+    content += [
+        {
+            "type": "tool_use",
+            "id": call["id"] or f"call_{index}",
+            "name": call["name"],
+            "input": _tool_input(call["arguments"]),
+        }
+        for index, call in enumerate(calls)
+    ]
+    # Some local servers end a tool-calling answer with finish_reason "stop".
+    stop_reason = "tool_use" if calls else STOP_REASONS.get(finish_reason, "end_turn")
+    if finish_reason == "content_filter":
+        raise ModelError(
+            "the model declined to answer (finish_reason: content_filter)",
+            "reword the spec or the feedback and run again",
+        )
+    if not content:
+        raise ModelError(
+            f"the model sent an empty response (finish_reason: {finish_reason})", RESUME_HINT
+        )
+    return AssistantTurn(content=content, stop_reason=stop_reason, usage=usage, model=model)

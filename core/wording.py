@@ -1,0 +1,9 @@
+"""Counted nouns in messages: "1 attempt", "2 attempts", "1 entry"."""
+
+from __future__ import annotations
+
+
+def plural(count: int, singular: str, plural_form: str | None = None) -> str:
+    """``count`` with its noun in the right number (``plural_form`` defaults to noun + s)."""
+    noun = singular if count == 1 else plural_form or f"{singular}s"
+    return f"{count:,} {noun}"

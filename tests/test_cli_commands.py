@@ -1,0 +1,242 @@
+"""The command line as a new user meets it: subcommands, terminals, reset's reach and wording.
+
+Every test runs the installed ``orch-tui``; where a terminal matters, stdin and stdout are a
+real pseudo-terminal (``os.openpty``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import subprocess
+from pathlib import Path
+
+from orch_tui.core.wording import plural
+from tests.e2e_support import child_env, orch_tui, write_attempts_script
+
+SPEC = "# tiny\n\nA module `app.py` with `def one(): return 1`.\n"
+
+
+def scripted(folder: Path) -> tuple[str, ...]:
+    """Options for a model that is never asked (the command stops before any request)."""
+    script = write_attempts_script(folder / "script.json", [])
+    return ("--provider", "scripted", "--script", str(script))
+
+
+def run(
+    cwd: Path, *args: str, stdin: int | None = subprocess.DEVNULL
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [orch_tui(), *args],
+        cwd=cwd,
+        env=child_env(),
+        stdin=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def run_in_terminal(cwd: Path, *args: str, typed: str = "") -> tuple[int, str, str]:
+    """``orch-tui ARGS`` with a terminal on stdin and stdout; returns (code, screen, stderr)."""
+    master, slave = os.openpty()
+    process = subprocess.Popen(
+        [orch_tui(), *args],
+        cwd=cwd,
+        env=child_env(),
+        stdin=slave,
+        stdout=slave,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    os.close(slave)
+    if typed:
+        os.write(master, typed.encode())
+    screen = b""
+    while True:
+        ready, _, _ = select.select([master], [], [], 30)
+        if not ready:
+            process.kill()
+            raise AssertionError(f"orch-tui did not finish: {screen!r}")
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # the child closed the terminal
+            break
+        if not chunk:
+            break
+        screen += chunk
+    os.close(master)
+    assert process.stderr is not None
+    stderr = process.stderr.read()
+    return process.wait(30), screen.decode(errors="replace"), stderr
+
+
+def project_with_run(root: Path, files: dict[str, str]) -> Path:
+    """A project folder with a state.json (any run) and ``files`` in its workspace."""
+    root.mkdir(parents=True)
+    (root / "orchestrator.toml").write_text("", encoding="utf-8")
+    (root / "state.json").write_text("{}", encoding="utf-8")
+    for name, text in files.items():
+        path = root / "workspace" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
+
+
+def test_reset_without_a_terminal_needs_yes_and_removes_nothing(tmp_path: Path) -> None:
+    root = project_with_run(tmp_path / "p", {"app.py": "x = 1\n"})
+
+    result = run(root, "reset")
+
+    assert result.returncode == 1
+    assert "orch-tui reset --yes" in result.stderr and "workspace/app.py" in result.stderr
+    assert (root / "state.json").exists() and (root / "workspace" / "app.py").exists()
+
+
+def test_reset_yes_says_what_it_removed(tmp_path: Path) -> None:
+    root = project_with_run(tmp_path / "p", {"app.py": "x = 1\n", "pkg/mod.py": ""})
+
+    result = run(root, "reset", "--yes")
+
+    assert result.returncode == 0, result.stderr
+    assert "workspace/app.py" in result.stdout and "workspace/pkg" in result.stdout
+    assert "logs/ kept" in result.stdout
+    assert not (root / "state.json").exists()
+    assert list((root / "workspace").iterdir()) == []
+
+
+def test_reset_on_a_terminal_asks_first(tmp_path: Path) -> None:
+    root = project_with_run(tmp_path / "p", {"app.py": "x = 1\n"})
+
+    code, screen, _ = run_in_terminal(root, "reset", typed="n\n")
+    assert code == 0 and "remove them? [y/N]" in screen and "nothing removed" in screen
+    assert (root / "workspace" / "app.py").exists()
+
+    code, screen, _ = run_in_terminal(root, "reset", typed="y\n")
+    assert code == 0 and "removed" in screen
+    assert not (root / "workspace" / "app.py").exists()
+
+
+def test_reset_with_no_run_keeps_the_workspace(tmp_path: Path) -> None:
+    root = project_with_run(tmp_path / "p", {"important/notes.txt": "mine\n"})
+    (root / "state.json").unlink()
+
+    result = run(root, "reset", "--yes")
+
+    assert result.returncode == 0
+    assert "nothing removed" in result.stdout
+    assert (root / "workspace" / "important" / "notes.txt").read_text() == "mine\n"
+
+
+def test_reset_never_reaches_a_parent_folders_project(tmp_path: Path) -> None:
+    parent = project_with_run(tmp_path / "p", {"app.py": "x = 1\n"})
+    child = parent / "sub"
+    child.mkdir()
+
+    result = run(child, "reset", "--yes")
+
+    assert result.returncode == 0
+    assert (parent / "state.json").exists() and (parent / "workspace" / "app.py").exists()
+
+
+def test_options_may_come_before_the_subcommand(tmp_path: Path) -> None:
+    root = tmp_path / "p"
+    root.mkdir()
+    (root / "orchestrator.toml").write_text("", encoding="utf-8")
+
+    result = run(tmp_path, "--config", str(root / "orchestrator.toml"), "status", "--json")
+
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) is None
+
+
+def test_json_without_auto_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "spec.md").write_text(SPEC, encoding="utf-8")
+
+    result = run(tmp_path, "spec.md", "--json")
+
+    assert result.returncode == 1
+    assert "--json only works with --auto" in result.stderr
+
+
+def test_the_review_screen_without_a_terminal_says_so_and_exits(tmp_path: Path) -> None:
+    (tmp_path / "spec.md").write_text(SPEC, encoding="utf-8")
+
+    result = run(tmp_path, "spec.md", "--provider", "scripted")
+
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines() == [
+        "orch-tui: the review screen needs a terminal (stdin and stdout); "
+        "use --auto to run without one"
+    ]
+    assert result.stdout == ""
+
+
+def test_history_without_a_terminal_prints_a_plain_listing(tmp_path: Path) -> None:
+    result = run(tmp_path, "history")
+
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[0].startswith("When\tSpec\tState")
+    assert "\x1b" not in result.stdout
+
+
+def test_a_corrupt_state_in_the_tui_is_an_error_on_stderr(tmp_path: Path) -> None:
+    (tmp_path / "spec.md").write_text(SPEC, encoding="utf-8")
+    (tmp_path / "state.json").write_text("{not json", encoding="utf-8")
+
+    code, screen, stderr = run_in_terminal(tmp_path, "spec.md", *scripted(tmp_path))
+
+    assert code == 3
+    assert "state.json" in stderr and "state.json" not in screen
+
+
+def test_an_unknown_theme_is_an_error_naming_the_key(tmp_path: Path) -> None:
+    (tmp_path / "spec.md").write_text(SPEC, encoding="utf-8")
+    (tmp_path / "orchestrator.toml").write_text('[ui]\ntheme = "no-such-theme"\n')
+
+    code, _, stderr = run_in_terminal(tmp_path, "spec.md", *scripted(tmp_path))
+
+    assert code == 1
+    assert "ui.theme" in stderr and "no-such-theme" in stderr and "orchestrator.toml" in stderr
+
+
+def test_counted_nouns_agree_with_their_count() -> None:
+    assert plural(1, "attempt") == "1 attempt"
+    assert plural(2, "attempt") == "2 attempts"
+    assert plural(1, "entry", "entries") == "1 entry"
+    assert plural(1200, "run") == "1,200 runs"
+
+
+def test_files_orch_tui_creates_follow_the_persons_umask(tmp_path: Path) -> None:
+    (tmp_path / "spec.md").write_text(SPEC, encoding="utf-8")
+
+    def umask_027() -> None:
+        os.umask(0o027)
+
+    for args in (("init",), ("spec.md", "--auto", *scripted(tmp_path))):
+        subprocess.run(
+            [orch_tui(), *args],
+            cwd=tmp_path,
+            env=child_env(),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=60,
+            preexec_fn=umask_027,
+        )
+
+    assert (tmp_path / "orchestrator.toml").stat().st_mode & 0o777 == 0o640
+    assert (tmp_path / "state.json").stat().st_mode & 0o777 == 0o640
+
+
+def test_a_budget_with_an_unpriced_model_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "spec.md").write_text(SPEC, encoding="utf-8")
+
+    result = run(
+        tmp_path, "spec.md", "--auto", "--max-cost-usd", "0.05", "--model", "claude-new-9",
+        *scripted(tmp_path),
+    )  # fmt: skip
+
+    assert result.returncode == 1
+    assert "no price known for model claude-new-9" in result.stderr
+    assert not (tmp_path / "state.json").exists()

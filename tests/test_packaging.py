@@ -1,0 +1,111 @@
+"""The installed shape: one top-level package, and a core that never reaches for the UI."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCE_DIRS = ("core", "tui", "themes")
+
+
+def _copy_sources(into: Path) -> Path:
+    """Copy just what a wheel is built from, so the build leaves nothing in the checkout."""
+    into.mkdir()
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy2(ROOT / name, into / name)
+    for name in SOURCE_DIRS:
+        shutil.copytree(ROOT / name, into / name, ignore=shutil.ignore_patterns("__pycache__"))
+    return into
+
+
+def test_the_wheel_installs_only_orch_tui_at_the_top_level(tmp_path: Path) -> None:
+    source = _copy_sources(tmp_path / "src")
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(tmp_path / "dist"),
+            str(source),
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    (wheel,) = (tmp_path / "dist").glob("orch_tui-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+
+    top_level = {name.split("/", 1)[0] for name in names}
+    assert {n for n in top_level if not n.endswith(".dist-info")} == {"orch_tui"}
+    for resource in (
+        "orch_tui/core/prompts/system.md",
+        "orch_tui/core/demo/spec.md",
+        "orch_tui/tui/app.tcss",
+        "orch_tui/core/engine.py",
+    ):
+        assert resource in names
+    assert (
+        "orch-tui = orch_tui.tui.cli:main"
+        in zipfile.ZipFile(wheel)
+        .read(next(n for n in names if n.endswith("entry_points.txt")))
+        .decode()
+    )
+
+
+def _run_python(code: str, cwd: Path) -> str:
+    """What a fresh interpreter prints running ``code`` (a fresh one: nothing imported yet)."""
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, check=True
+    )
+    return result.stdout.strip()
+
+
+def test_core_imports_no_textual_rich_or_tui(tmp_path: Path) -> None:
+    modules = sorted(
+        "orch_tui.core." + ".".join(path.relative_to(ROOT / "core").with_suffix("").parts)
+        for path in (ROOT / "core").rglob("*.py")
+        if path.name != "__init__.py" and "demo" not in path.parts
+    )
+    code = (
+        "import importlib, sys\n"
+        f"for name in {modules!r}: importlib.import_module(name)\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich')"
+        " or m.startswith('orch_tui.tui'))\n"
+        "print(','.join(bad))\n"
+    )
+    output = _run_python(code, tmp_path)
+
+    assert len(modules) > 20  # every core module really was imported
+    assert output == ""
+
+
+def test_core_foundations_import_nothing_above_them(tmp_path: Path) -> None:
+    """config, cost, events and state sit at the bottom of core: no runner, provider or engine."""
+    code = (
+        "import sys\n"
+        "import orch_tui.core.config, orch_tui.core.cost, orch_tui.core.events, orch_tui.core.state\n"
+        "print(','.join(sorted(m for m in sys.modules if m.startswith('orch_tui.core.')"
+        " and m.split('.')[2] in ('checks', 'junit', 'providers', 'engine', 'verify'))))\n"
+    )
+    output = _run_python(code, tmp_path)
+
+    assert output == ""
+
+
+def test_the_review_screen_does_not_import_the_app(tmp_path: Path) -> None:
+    """The screen asks the app for things by message; importing it loads no app module."""
+    code = (
+        "import sys\nimport orch_tui.tui.screens.review\nprint('orch_tui.tui.app' in sys.modules)\n"
+    )
+    output = _run_python(code, tmp_path)
+
+    assert output == "False"
