@@ -105,6 +105,16 @@ def first_requests(bodies: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any
     return [body for body in bodies if len(body["messages"]) == 1]
 
 
+def _ctrl_c_as_in_a_terminal() -> None:
+    """In the child: SIGINT back to its default, as for a command typed at a terminal.
+
+    A suite started in the background by a non-interactive shell (``pytest &``, as CI runners
+    and scripts do) inherits SIGINT *ignored*, and Python keeps an ignored SIGINT ignored, so
+    orch-tui would never see the Ctrl+C these tests send.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @dataclass
 class Project:
     """A project folder (``orchestrator.toml``, spec, later state, workspace and logs)."""
@@ -155,6 +165,7 @@ class Project:
                 stdout=out,
                 stderr=err,
                 text=True,
+                preexec_fn=_ctrl_c_as_in_a_terminal,
             )
 
     def signal_once(self, flag: Path, sig: int, *args: str) -> int:
