@@ -61,7 +61,7 @@ class ModelConfig(Section):
     """Where model turns come from: "anthropic" (the API), "openai" (any OpenAI-compatible server),
     "claude-code" (the claude command line) or "scripted" (replay a recorded script)."""
 
-    name: str = "claude-sonnet-4-5"
+    name: str = "claude-sonnet-5"
     """The model id sent with every request (e.g. "gpt-4.1", or "qwen2.5-coder" on Ollama)."""
 
     base_url: str | None = None
@@ -216,6 +216,8 @@ class Price(Section):
 def _default_prices() -> dict[str, Price]:
     sonnet = Price(input=3.0, output=15.0, cache_write=3.75, cache_read=0.30)
     return {
+        "claude-sonnet-5": Price(input=2.0, output=10.0, cache_write=2.50, cache_read=0.20),
+        "claude-opus-5": Price(input=5.0, output=25.0, cache_write=6.25, cache_read=0.50),
         "claude-sonnet-4-5": sonnet,
         "claude-sonnet-4-0": sonnet,
         "claude-opus-4-1": Price(input=15.0, output=75.0, cache_write=18.75, cache_read=1.50),

@@ -185,7 +185,7 @@ def test_escalation_switches_the_model_after_n_failures_and_prices_it(project: P
     engine, provider = make_engine(project, script, config=config, events=events)
     assert engine.run() == EXIT_SUCCESS
     models = {request.attempt: request.model for request in provider.requests}
-    assert models == {0: "claude-sonnet-4-5", 1: "claude-sonnet-4-5", 2: "claude-opus-4-1"}
+    assert models == {0: "claude-sonnet-5", 1: "claude-sonnet-5", 2: "claude-opus-4-1"}
     escalated = [e for e in events if isinstance(e, Escalated)]
     assert [(e.attempt, e.to_model) for e in escalated] == [(2, "claude-opus-4-1")]
     assert state_of(project).cost_usd == pytest.approx(1.0 + 1.0 + 100.0)
@@ -216,4 +216,4 @@ def test_export_and_status_show_question_answer_and_escalation(project: Path, ca
     assert "## Attempt 0: asked" in report
     assert f"- the model asked: {QUESTION} (options: yes; no); recommended: no" in report
     assert "- guidance: yes" in report
-    assert "- escalated from claude-sonnet-4-5 to claude-opus-4-1" in report
+    assert "- escalated from claude-sonnet-5 to claude-opus-4-1" in report

@@ -166,7 +166,7 @@ def test_doctor_exits_0_when_everything_passes_and_1_otherwise(tmp_path: Path, f
     result = project.run("doctor")
     assert_clean_exit(result, 0)
     assert all(line.startswith("ok ") for line in result.stdout.splitlines()), result.stdout
-    assert "anthropic API reachable and model 'claude-sonnet-4-5' accepted" in result.stdout
+    assert "anthropic API reachable and model 'claude-sonnet-5' accepted" in result.stdout
 
     broken = make_project(tmp_path / "broken", spec_text="# x\n", fake_url=fake.url, key=None)
     result = broken.run("doctor")
