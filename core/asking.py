@@ -26,7 +26,8 @@ class Question:
     options: list[str] = field(default_factory=list)
     recommendation: str = ""
     source: str = "model"
-    """Who asked: "model" (the ask_user tool) or "stuck" (the loop could not go on)."""
+    """Who asked: "model" (the ask_user tool), "judge" (model.judge) or "stuck" (the loop could
+    not go on)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -103,6 +104,9 @@ def guidance_section(question: Question | None, answer: str) -> str:
     return "\n\n".join(parts)
 
 
+_ASKERS = {"model": "the model asked", "judge": "the judge asked"}
+
+
 def describe_person_event(event: dict[str, Any]) -> str | None:
     """One line for a logged question, answer, reopening or escalation; None for other events."""
     kind = event.get("event")
@@ -111,7 +115,7 @@ def describe_person_event(event: dict[str, Any]) -> str | None:
         listed = f" (options: {'; '.join(map(str, options))})" if options else ""
         recommended = event.get("recommendation")
         advice = f"; recommended: {recommended}" if recommended else ""
-        who = "the model asked" if event.get("source") == "model" else "stuck, asked a person"
+        who = _ASKERS.get(str(event.get("source")), "stuck, asked a person")
         return f"{who}: {event.get('question')}{listed}{advice}"
     if kind == EventKind.GUIDANCE:
         return f"guidance: {event.get('text')}"

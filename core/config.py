@@ -86,6 +86,14 @@ class ModelConfig(Section):
     escalate_to: str = ""
     """A stronger model id that takes over after loop.escalate_after failed attempts; empty = off."""
 
+    judge: str = ""
+    """A model id that reads the attempt history after failed checks and decides: retry with
+    guidance for the next prompt, or ask a person; empty = off."""
+
+    verifier: str = ""
+    """A model id that checks, once every check passes, that the spec (or task) is implemented and
+    tested; "insufficient" sends one more patch round with the gaps; empty = off."""
+
 
 class LoopConfig(Section):
     max_retries: int = 5

@@ -57,6 +57,7 @@ from orch_tui.core.project_map import project_instructions
 from orch_tui.core.proposal import Decisions, Proposal, render_patch, resolve
 from orch_tui.core.providers.base import AssistantTurn, ModelError, Provider
 from orch_tui.core.review import Reviewer, ReviewSession
+from orch_tui.core.roles import Roles
 from orch_tui.core.runlog import RunLog
 from orch_tui.core.sandbox import resolve_sandbox
 from orch_tui.core.spec import Spec
@@ -126,6 +127,7 @@ class Engine:
         self.log: RunLog
         self._price = price_for(config.prices, config.model.name)
         self.planner = PlanRunner(self)
+        self.roles = Roles(self)
 
     # -- start and finish ---------------------------------------------------------------
 
@@ -598,6 +600,9 @@ class Engine:
                 errors=[f"{c.name}: {c.error}" for c in report.checks if c.error],
             )
         )
+        if report.passed and self.roles.wants_more(attempt):  # the verifier found gaps
+            self._transition(RunState.PATCHING, attempt=attempt + 1)
+            return
         if report.passed and self.state.plan is not None:
             following = self.planner.task_passed()
             if following is not None:
@@ -638,6 +643,8 @@ class Engine:
             )
         elif self._budget_spent():
             self._stop_on_budget()
+        elif failing is not None and (question := self.roles.judge(attempt)) is not None:
+            self._ask(question)
         else:
             self._transition(RunState.PATCHING, attempt=attempt + 1)
 
@@ -753,7 +760,8 @@ class Engine:
                 or generation_prompt(self.paths.workspace, self.paths.prompts)
             )
         else:
-            prompt = self._patch_prompt(attempt - 1)
+            # with a judge's guidance or a verifier's gaps about the attempt before
+            prompt = self._patch_prompt(attempt - 1) + self.roles.prompt_note(attempt)
         guidance = self.log.read_json(attempt, GUIDANCE)
         if guidance:
             question = (

@@ -44,6 +44,7 @@ class EventKind(StrEnum):
     GUIDANCE = "guidance"
     REOPENED = "reopened"
     ESCALATED = "escalated"
+    ROLE_DECISION = "role_decision"
     RUN_FINISHED = "run_finished"
 
 
@@ -254,6 +255,27 @@ class Escalated(Event):
     from_model: str
     to_model: str
     failed_attempts: int
+
+
+@dataclass(kw_only=True)
+class RoleDecided(Event):
+    """A judge or verifier model decided about ``attempt`` (core.roles)."""
+
+    kind: ClassVar[EventKind] = EventKind.ROLE_DECISION
+    attempt: int
+    role: str
+    """"judge" (after failed checks) or "verifier" (once every check passed)."""
+    model: str
+    decision: str
+    """judge: "retry" or "ask"; verifier: "sufficient" or "insufficient"; "none": no usable answer."""
+    guidance: str = ""
+    """judge retry: advice for the next prompt."""
+    question: str = ""
+    """judge ask: the question for the person."""
+    gaps: list[str] = field(default_factory=list)
+    """verifier insufficient: what is missing or untested."""
+    reason: str = ""
+    """Why (the role's own words), or why there was no usable answer."""
 
 
 # Events too chatty for the append-only log: their content is saved per attempt instead.

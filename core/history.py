@@ -38,6 +38,7 @@ from orch_tui.core.plan_history import (
     task_outcomes,
 )
 from orch_tui.core.proposal import Decisions, FileChange, HunkDecision, Proposal, effective_proposal
+from orch_tui.core.roles import describe_role_event
 from orch_tui.core.spec import Spec, SpecError, read_spec
 from orch_tui.core.state import RunState, StateError, StateStore
 
@@ -413,7 +414,7 @@ def _apply_events(attempts: dict[int, AttemptDetail], events: list[dict[str, Any
             running = total
         elif kind == EventKind.TOOL_EDIT:
             attempt.edits.append(event)
-        elif (note := describe_person_event(event)) is not None:
+        elif (note := describe_person_event(event) or describe_role_event(event)) is not None:
             attempt.notes.append(note)
             if kind == EventKind.QUESTION and event.get("source") == "model":
                 attempt.outcome, attempt.summary = "asked", str(event.get("question") or "")

@@ -69,6 +69,9 @@ class State:
     updated_at: str = field(default_factory=utc_now)
     workspace: dict[str, Any] | None = None
     """Where the run works (core.run_workspace): path, default or not, git start and commits."""
+    roles: dict[str, Any] | None = None
+    """With model.judge or model.verifier set: each role's last decision by role name
+    (``{"judge": {"attempt", "decision", "guidance", "question", ...}}``, core.roles)."""
     plan: dict[str, Any] | None = None
     """Plan mode only: ``{"tasks": [{"id", "title", "status", "first_attempt"}], "current": ID}``."""
 
@@ -80,6 +83,7 @@ class State:
 
     def to_json(self) -> dict[str, Any]:
         plan = {} if self.plan is None else {"plan": self.plan}
+        roles = {} if self.roles is None else {"roles": self.roles}
         return {
             "version": STATE_VERSION,
             "run_id": self.run_id,
@@ -98,6 +102,7 @@ class State:
             "created_at": self.created_at,
             "updated_at": self.updated_at,
             "workspace": self.workspace,
+            **roles,
             **plan,
         }
 
@@ -131,6 +136,7 @@ class State:
             created_at=str(data["created_at"]),
             updated_at=str(data["updated_at"]),
             workspace=data.get("workspace"),
+            roles=data.get("roles") if isinstance(data.get("roles"), dict) else None,
             plan=_plan_or_none(data.get("plan")),
         )
 

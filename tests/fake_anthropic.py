@@ -35,6 +35,8 @@ from typing import Any
 
 EDITOR_TOOL_NAME = "str_replace_based_edit_tool"
 ASK_USER_TOOL_NAME = "ask_user"
+JUDGE_TOOL_NAME = "judge_decision"
+VERIFIER_TOOL_NAME = "verifier_verdict"
 DEFAULT_KEYS = frozenset({"test-key"})
 RETRY_AFTER_MS = "10"
 
@@ -106,6 +108,20 @@ class Turn:
         """A turn that calls the ``ask_user`` tool with a question for the person."""
         call = {"question": question, "options": list(options), "recommendation": recommendation}
         return cls([text("I need a decision."), tool_use(ASK_USER_TOOL_NAME, call)], "tool_use")
+
+    @classmethod
+    def judge(cls, decision: str, **fields: Any) -> Turn:
+        """A judge's answer: one ``judge_decision`` call (``decision`` "retry" or "ask",
+        with ``guidance`` or ``question``/``options``/``recommendation``)."""
+        return cls([tool_use(JUDGE_TOOL_NAME, {"decision": decision, **fields})], "tool_use")
+
+    @classmethod
+    def verdict(cls, *gaps: str) -> Turn:
+        """A verifier's answer: insufficient with ``gaps``, sufficient without."""
+        call = (
+            {"verdict": "insufficient", "gaps": list(gaps)} if gaps else {"verdict": "sufficient"}
+        )
+        return cls([tool_use(VERIFIER_TOOL_NAME, call)], "tool_use")
 
 
 @dataclass
@@ -381,6 +397,12 @@ class _Handler(BaseHTTPRequestHandler):
                 f"A maximum of {MAX_BREAKPOINTS} blocks with cache_control may be provided. "
                 f"Found {breakpoints}."
             )
+            self._send_error(Error(400, "invalid_request_error", message))
+            return
+        choice = body.get("tool_choice") or {}
+        tool_names = [tool.get("name") for tool in body.get("tools") or []]
+        if choice.get("type") == "tool" and choice.get("name") not in tool_names:
+            message = f"tool_choice names {choice.get('name')!r}, which is not in tools"
             self._send_error(Error(400, "invalid_request_error", message))
             return
         item = fake._answer(RecordedRequest(body, headers, self.path))

@@ -53,8 +53,12 @@ def attempt(*edits: dict[str, Any], text: str = "Editing.") -> list[AssistantTur
 class CountingProvider(ScriptedProvider):
     """A scripted provider that remembers every request it answered."""
 
-    def __init__(self, attempts: list[list[AssistantTurn]]) -> None:
-        super().__init__(attempts, "test script")
+    def __init__(
+        self,
+        attempts: list[list[AssistantTurn]],
+        roles: dict[str, dict[int, AssistantTurn]] | None = None,
+    ) -> None:
+        super().__init__(attempts, "test script", roles)
         self.requests: list[Any] = []
 
     def complete(self, request, on_text):  # type: ignore[override]
@@ -74,3 +78,29 @@ def ask(question: str, *options: str, recommendation: str = "") -> list[Assistan
         {"type": "tool_use", "id": f"toolu_{next(_ids):04d}", "name": "ask_user", "input": call},
     ]
     return [AssistantTurn(content=content, stop_reason="tool_use", usage=Usage(100, 50))]
+
+
+def role_call(tool: str, call: dict[str, Any], usage: Usage | None = None) -> AssistantTurn:
+    """A judge's or verifier's answer: one call of its tool (as a forced tool_choice gives)."""
+    content = [{"type": "tool_use", "id": f"toolu_{next(_ids):04d}", "name": tool, "input": call}]
+    return AssistantTurn(content=content, stop_reason="tool_use", usage=usage or Usage(100, 50))
+
+
+def judge_retry(guidance: str, usage: Usage | None = None) -> AssistantTurn:
+    return role_call("judge_decision", {"decision": "retry", "guidance": guidance}, usage)
+
+
+def judge_ask(question: str, *options: str, recommendation: str = "") -> AssistantTurn:
+    call = {
+        "decision": "ask",
+        "question": question,
+        "options": list(options),
+        "recommendation": recommendation,
+    }
+    return role_call("judge_decision", call)
+
+
+def verdict(*gaps: str, usage: Usage | None = None) -> AssistantTurn:
+    """The verifier's verdict: insufficient with ``gaps``, sufficient without."""
+    call = {"verdict": "insufficient", "gaps": list(gaps)} if gaps else {"verdict": "sufficient"}
+    return role_call("verifier_verdict", call, usage)

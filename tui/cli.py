@@ -37,6 +37,7 @@ from orch_tui.core.project_lock import ProjectLock, ProjectLocked
 from orch_tui.core.providers.base import ModelError, Provider
 from orch_tui.core.providers.factory import choose_provider
 from orch_tui.core.providers.scripted import ScriptError
+from orch_tui.core.roles import describe_role_decision
 from orch_tui.core.run_workspace import WorkspaceError, reset_workspace
 from orch_tui.core.sandbox import SandboxError, resolve_sandbox
 from orch_tui.core.spec import Spec, SpecError, read_spec
@@ -476,6 +477,8 @@ def _status(paths: ProjectPaths, config: Config, *, as_json: bool) -> int:
         print(f"error     {state.last_error}")
     if state.question:
         print("question  " + "\n          ".join(_question_lines(state.question, state.spec_path)))
+    for role, decided in (state.roles or {}).items():
+        print(f"{role:<9} attempt {decided.get('attempt')}: {describe_role_decision(decided)}")
     print(f"tokens    {state.usage.total:,}  cost ${state.cost_usd:.4f}")
     try:
         print(f"sandbox   {resolve_sandbox(config.checks.sandbox).describe()}")

@@ -17,6 +17,7 @@ from orch_tui.core.events import (
     ProposalReady,
     QuestionAsked,
     ReviewFinished,
+    RoleDecided,
     RunFinished,
     RunReopened,
     RunStarted,
@@ -27,6 +28,7 @@ from orch_tui.core.events import (
     ToolEdit,
 )
 from orch_tui.core.plan_runner import task_label
+from orch_tui.core.roles import describe_role_event
 from orch_tui.core.wording import plural
 
 
@@ -125,7 +127,9 @@ class LinePrinter:
             errors = "".join(f"\n      {error}" for error in event.errors)
             self._line(f"tests: {event.summary}{failing}{more}{errors}")
         elif isinstance(event, QuestionAsked):
-            who = "the model asks" if event.source == "model" else "stuck: asking a person"
+            who = {"model": "the model asks", "judge": "the judge asks"}.get(
+                event.source, "stuck: asking a person"
+            )
             self._line(f"{who}: {event.question}")
         elif isinstance(event, GuidanceGiven):
             self._line(f"guidance for attempt {event.attempt}: {event.text}")
@@ -134,6 +138,8 @@ class LinePrinter:
                 f"reopened a {event.from_state} run at attempt {event.attempt} "
                 f"(retries up to {event.max_retries})"
             )
+        elif isinstance(event, RoleDecided):
+            self._line(f"{describe_role_event(event.to_json())} · {self._money()}")
         elif isinstance(event, Escalated):
             self._line(
                 f"escalated to {event.to_model} after {_count(event.failed_attempts, 'failed attempt')}"

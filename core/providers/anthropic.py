@@ -130,6 +130,8 @@ class AnthropicProvider:
             params["system"] = request.system
         if request.tools:
             params["tools"] = request.tools
+        if request.tool_choice:
+            params["tool_choice"] = request.tool_choice
         mid_stream_errors = (anthropic.APIError, *transport_errors())
         text_sent = False
         with self._client_for_requests().messages.stream(**params) as stream:

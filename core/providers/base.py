@@ -27,6 +27,10 @@ class TurnRequest:
     max_tokens: int
     attempt: int = 0
     """Which attempt of the run this request belongs to (never sent to the API; replay uses it)."""
+    tool_choice: dict[str, Any] | None = None
+    """Anthropic's ``tool_choice`` (``{"type": "tool", "name": ...}`` forces that tool); None: auto."""
+    role: str = ""
+    """A judge or verifier request ("judge", "verifier"; never sent); "": the coding model's."""
 
 
 @dataclass

@@ -196,6 +196,9 @@ class OpenAIProvider:
         }
         if request.tools:
             params["tools"] = function_tools(request.tools)
+        if request.tool_choice and request.tool_choice.get("type") == "tool":
+            forced = {"name": request.tool_choice["name"]}
+            params["tool_choice"] = {"type": "function", "function": forced}
         texts: list[str] = []
         calls: dict[int, dict[str, str]] = {}
         finish_reason: str | None = None

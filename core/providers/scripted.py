@@ -5,6 +5,11 @@ an assistant message (``content`` blocks, ``stop_reason``, ``usage``). The turn
 to answer is picked from the request itself (its attempt number and how many
 assistant turns it already holds), so a resumed run replays from exactly where
 it stopped. A past run's log folder is a script too.
+
+A judge's or verifier's answer (core.roles) is scripted apart from the attempts, by role and
+by the attempt it decides about: ``"roles": {"judge": {"1": turn}, "verifier": {"2": turn}}``,
+where each turn calls the role's tool (``judge_decision`` / ``verifier_verdict``). A run's log
+folder answers with the ``judge.json`` / ``verifier.json`` its attempts saved.
 """
 
 from __future__ import annotations
@@ -17,6 +22,10 @@ from typing import Any
 from orch_tui.core.providers.base import AssistantTurn, ModelError, TextSink, TurnRequest
 from orch_tui.core.runlog import CONVERSATION
 
+ROLE_NAMES = ("judge", "verifier")
+RoleTurns = dict[str, dict[int, AssistantTurn]]
+"""Per role, the turn answering for each attempt number."""
+
 _WORD = re.compile(r"\S+\s*|\s+")
 
 
@@ -27,24 +36,29 @@ class ScriptError(Exception):
 class ScriptedProvider:
     name = "scripted"
 
-    def __init__(self, attempts: list[list[AssistantTurn]], source: str) -> None:
+    def __init__(
+        self, attempts: list[list[AssistantTurn]], source: str, roles: RoleTurns | None = None
+    ) -> None:
         self.attempts = attempts
         self.source = source
+        self.roles = roles or {}
 
     @classmethod
     def from_path(cls, path: Path) -> ScriptedProvider:
         """Load a script file, or a run's log folder (``logs/<run_id>``)."""
         if path.is_dir():
-            return cls(_attempts_from_run_log(path), str(path))
+            return cls(_attempts_from_run_log(path), str(path), _roles_from_run_log(path))
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             raise ScriptError(f"script not found: {path}") from None
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise ScriptError(f"{path}: not a readable JSON script ({exc})") from None
-        return cls(_parse_attempts(data, path), str(path))
+        return cls(_parse_attempts(data, path), str(path), _parse_roles(data, path))
 
     def complete(self, request: TurnRequest, on_text: TextSink) -> AssistantTurn:
+        if request.role:
+            return self._role_turn(request)
         turn_index = sum(1 for message in request.messages if message["role"] == "assistant")
         try:
             turn = self.attempts[request.attempt][turn_index]
@@ -59,6 +73,47 @@ class ScriptedProvider:
                 for piece in _WORD.findall(block["text"]):
                     on_text(piece)
         return turn
+
+    def _role_turn(self, request: TurnRequest) -> AssistantTurn:
+        turn = self.roles.get(request.role, {}).get(request.attempt)
+        if turn is None:
+            raise ModelError(
+                f"the script {self.source} has no {request.role} answer for attempt "
+                f"{request.attempt}",
+                hint=f'add it under "roles": {{"{request.role}": {{"{request.attempt}": turn}}}}',
+            )
+        return turn
+
+
+def _parse_roles(data: dict[str, Any], source: Path) -> RoleTurns:
+    roles = data.get("roles") or {}
+    if not isinstance(roles, dict):
+        raise ScriptError(f'{source}: "roles" must be an object of role names')
+    parsed: RoleTurns = {}
+    for role, answers in roles.items():
+        if role not in ROLE_NAMES or not isinstance(answers, dict):
+            raise ScriptError(
+                f'{source}: "roles" holds {", ".join(ROLE_NAMES)}, each an object of attempt '
+                f"numbers to turns (found {role!r})"
+            )
+        try:
+            parsed[role] = {int(n): AssistantTurn.from_json(turn) for n, turn in answers.items()}
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ScriptError(f"{source}: a {role} answer is malformed ({exc})") from None
+    return parsed
+
+
+def _roles_from_run_log(folder: Path) -> RoleTurns:
+    roles: RoleTurns = {}
+    for role in ROLE_NAMES:
+        for path in sorted(folder.glob(f"attempt-*/{role}.json")):
+            try:
+                saved = json.loads(path.read_text(encoding="utf-8"))
+                number = int(path.parent.name.removeprefix("attempt-"))
+                roles.setdefault(role, {})[number] = AssistantTurn.from_json(saved["turn"])
+            except (OSError, json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+                raise ScriptError(f"{path}: cannot be replayed ({exc})") from None
+    return roles
 
 
 def _parse_attempts(data: Any, source: Path) -> list[list[AssistantTurn]]:

@@ -418,7 +418,11 @@ class RunScreen(_ThemedScreen):
                 *task,
                 f"{attempt.number} {kind}",
                 Text(attempt.outcome, style=style(outcome, bold=True)),
-                _clipped(attempt.summary or "–", SUMMARY_WIDTH),
+                # questions, answers, escalations, judge and verifier decisions follow the outcome
+                _clipped(
+                    " · ".join(filter(None, [attempt.summary, *attempt.notes])) or "–",
+                    SUMMARY_WIDTH,
+                ),
                 _attempt_files(attempt),
                 Text(f"{attempt.tokens:,}", justify="right"),
                 Text(f"${attempt.cost_usd:.4f}", justify="right"),
@@ -629,6 +633,8 @@ class AttemptScreen(_FilesAndDiff):
         )
         if attempt.summary:
             title.append(f"\n{attempt.summary}")
+        for note in attempt.notes:
+            title.append(f"\n{note}", style=style("accent"))
         for problem in attempt.problems:
             title.append(f"\ndamaged: {problem}", style=style("error"))
         self.query_one("#attempt-title", Static).update(title)

@@ -30,6 +30,7 @@ from orch_tui.core.paths import ProjectPaths
 from orch_tui.core.plan import Plan
 from orch_tui.core.proposal import FileChange, HunkDecision
 from orch_tui.core.review import ReviewCursor, ReviewSession
+from orch_tui.core.roles import describe_role_event
 from orch_tui.core.state import RunState, StateStore
 from orch_tui.core.verify import run_trial
 from orch_tui.core.wording import plural
@@ -204,6 +205,10 @@ class ReviewScreen(Screen[None]):
             if isinstance(event, ev.Escalated):
                 header.model = event.to_model
             note = describe_person_event(event.to_json()) or ""
+            log_line(self.model_log, f"── {note}")
+            timeline.note(event.attempt, note)
+        elif isinstance(event, ev.RoleDecided):
+            note = describe_role_event(event.to_json()) or ""
             log_line(self.model_log, f"── {note}")
             timeline.note(event.attempt, note)
         elif isinstance(event, ev.RunFinished):
