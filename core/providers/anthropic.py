@@ -130,7 +130,7 @@ class AnthropicProvider:
             params["system"] = request.system
         if request.tools:
             params["tools"] = request.tools
-        mid_stream_errors = (anthropic.APIError, *transport_errors())
+        mid_stream_errors: tuple[type[Exception], ...] = (anthropic.APIError, *transport_errors())
         text_sent = False
         with self._client_for_requests().messages.stream(**params) as stream:
             try:
@@ -210,7 +210,8 @@ def _block(block: Any) -> dict[str, Any]:
         return {"type": "text", "text": block.text}
     if block.type == "tool_use":
         return {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
-    return block.model_dump(exclude_none=True)
+    dumped: dict[str, Any] = block.model_dump(exclude_none=True)
+    return dumped
 
 
 def _assistant_turn(message: Message) -> AssistantTurn:
