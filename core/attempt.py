@@ -77,7 +77,9 @@ class AttemptSetup:
     tools: list[dict[str, Any]] = field(default_factory=attempt_tools)
 
 
-def _tool_result(block: dict[str, Any], editor: EditorTool, on_edit) -> dict[str, Any]:
+def _tool_result(
+    block: dict[str, Any], editor: EditorTool, on_edit: Callable[[ToolOutcome], None]
+) -> dict[str, Any]:
     if block.get("name") != TOOL_NAME:
         content = f"Error: unknown tool {block.get('name')!r}; edit files with {TOOL_NAME}"
         return {
@@ -89,7 +91,11 @@ def _tool_result(block: dict[str, Any], editor: EditorTool, on_edit) -> dict[str
     tool_input = block.get("input")
     outcome = editor.run(tool_input if isinstance(tool_input, dict) else {})
     on_edit(outcome)
-    result = {"type": "tool_result", "tool_use_id": block["id"], "content": outcome.content}
+    result: dict[str, Any] = {
+        "type": "tool_result",
+        "tool_use_id": block["id"],
+        "content": outcome.content,
+    }
     if outcome.is_error:
         result["is_error"] = True
     return result

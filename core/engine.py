@@ -61,7 +61,7 @@ from orch_tui.core.roles import Roles
 from orch_tui.core.runlog import RunLog
 from orch_tui.core.sandbox import resolve_sandbox
 from orch_tui.core.spec import Spec
-from orch_tui.core.state import RunState, State, StateStore, new_run_id
+from orch_tui.core.state import RunState, State, StateError, StateStore, new_run_id
 from orch_tui.core.verify import run_configured
 from orch_tui.core.wording import plural
 from orch_tui.core.workspace import SafetyViolation, Staging, apply_change
@@ -525,7 +525,11 @@ class Engine:
 
     def _review_step(self) -> None:
         attempt = self.state.attempt
-        proposal = Proposal.from_json(self.log.read_json(attempt, runlog.PROPOSAL))
+        saved_proposal = self.log.read_json(attempt, runlog.PROPOSAL)
+        if saved_proposal is None:
+            where = f"{self.log.dir / runlog.attempt_dir_name(attempt) / runlog.PROPOSAL}"
+            raise StateError(f"{where} is missing: the proposal under review cannot be shown")
+        proposal = Proposal.from_json(saved_proposal)
         saved = self.log.read_json(attempt, runlog.DECISIONS)
         decisions = Decisions.from_json(saved) if saved else Decisions()
 

@@ -12,10 +12,10 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, ClassVar
 
-from unidiff import PatchSet
 from unidiff.errors import UnidiffParseError
+from unidiff.patch import PatchSet
 
 from orch_tui.core import runlog
 from orch_tui.core.asking import describe_person_event
@@ -473,14 +473,15 @@ def load_run(logs: Path, run_id: str) -> RunDetail:
 PASSED, FAILED, SKIPPED, ABSENT = "passed", "failed", "skipped", "absent"
 
 
-class TestGrid(NamedTuple):
+@dataclass(frozen=True)
+class TestGrid:
     """Tests × attempts. ``cells[i][j]`` is test ``tests[i]`` in attempt ``attempts[j]``:
     passed, failed (failed or errored), skipped, or absent (not run in that attempt).
 
     Tests whose result changed between attempts come first, then those that ever failed,
     then the rest, each group by id: the flips are what a person looks for."""
 
-    __test__ = False
+    __test__: ClassVar[bool] = False  # not a pytest test class, despite its name
 
     tests: list[str]
     attempts: list[int]

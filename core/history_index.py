@@ -33,7 +33,7 @@ INDEX_VERSION = 1
 TERMINAL_STATES = (RunState.SUCCESS, RunState.FAILED)
 
 # Which attempt file an event promises: a log that has the event but not the file is damaged.
-_EVENT_FILES = {
+_EVENT_FILES: dict[str, str] = {
     EventKind.MODEL_TURN: runlog.CONVERSATION,
     EventKind.PROPOSAL: runlog.PROPOSAL,
     EventKind.APPLIED: runlog.APPLIED,

@@ -195,7 +195,7 @@ def _tasks_from_checklist(lines: list[tuple[int, str]]) -> list[Task]:
             items[-1][1].append(line.strip())
         elif items and line.strip():
             items.append(("", []))  # a paragraph ends the item; an empty title marks the break
-    tasks = []
+    tasks: list[Task] = []
     for title, body in (item for item in items if item[0]):
         tasks.append(Task(f"t{len(tasks) + 1}", title, *_split_acceptance(body)))
     return tasks

@@ -162,8 +162,10 @@ class PlanRunner:
         return self._start_task(self.tasks[0], int(draft["first_attempt"]))
 
     def _start_task(self, task: dict[str, Any], attempt: int) -> int:
+        plan = self.engine.state.plan
+        assert plan is not None, "tasks come from the plan, so a started task has one"
         task["status"], task["first_attempt"] = RUNNING, attempt
-        self.engine.state.plan["current"] = task["id"]
+        plan["current"] = task["id"]
         self.announce()
         return attempt
 

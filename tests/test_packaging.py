@@ -51,6 +51,7 @@ def test_the_wheel_installs_only_orch_tui_at_the_top_level(tmp_path: Path) -> No
         "orch_tui/core/demo/spec.md",
         "orch_tui/tui/app.tcss",
         "orch_tui/core/engine.py",
+        *(f"orch_tui/{name}/py.typed" for name in SOURCE_DIRS),
     ):
         assert resource in names
     assert (
@@ -59,6 +60,29 @@ def test_the_wheel_installs_only_orch_tui_at_the_top_level(tmp_path: Path) -> No
         .read(next(n for n in names if n.endswith("entry_points.txt")))
         .decode()
     )
+
+
+def test_core_tui_and_themes_pass_mypy_strict(tmp_path: Path) -> None:
+    """The installed packages, checked from outside the checkout (so the folders at the root
+    are not what mypy finds), against the settings in pyproject.toml."""
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--config-file",
+            str(ROOT / "pyproject.toml"),
+            "--cache-dir",
+            str(ROOT / ".mypy_cache"),
+            *("-p", "orch_tui.core", "-p", "orch_tui.tui", "-p", "orch_tui.themes"),
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Success: no issues found" in result.stdout
 
 
 def _run_python(code: str, cwd: Path) -> str:

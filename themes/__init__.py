@@ -12,7 +12,7 @@ variables below through their CSS. Our themes set every one of them; for any oth
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual.color import Color
 from textual.theme import Theme
@@ -69,11 +69,11 @@ def theme_variable_defaults(theme: Theme | None = None) -> dict[str, str]:
 
     With no theme, neutral values that read well on both dark and light backgrounds.
     """
-    success = _colour(theme and theme.success, _FALLBACK["success"])
-    error = _colour(theme and theme.error, _FALLBACK["error"])
-    warning = _colour(theme and theme.warning, _FALLBACK["warning"])
-    primary = _colour(theme and theme.primary, _FALLBACK["primary"])
-    foreground = _colour(theme and theme.foreground, _FALLBACK["foreground"])
+    success = _colour(theme.success if theme else None, _FALLBACK["success"])
+    error = _colour(theme.error if theme else None, _FALLBACK["error"])
+    warning = _colour(theme.warning if theme else None, _FALLBACK["warning"])
+    primary = _colour(theme.primary if theme else None, _FALLBACK["primary"])
+    foreground = _colour(theme.foreground if theme else None, _FALLBACK["foreground"])
     return {
         "diff-added-background": success.with_alpha(0.15).hex,
         "diff-removed-background": error.with_alpha(0.15).hex,
@@ -199,7 +199,7 @@ THEMES: dict[str, Theme] = {
 DEFAULT_THEME = "vscode-dark"
 
 
-def register_themes(app: App[object]) -> None:
+def register_themes(app: App[Any]) -> None:
     """Register every orch-tui theme with a Textual App."""
     for theme in THEMES.values():
         app.register_theme(theme)

@@ -93,8 +93,9 @@ class OrchApp(App[int]):
         """The person pressed q: an engine stop arriving now opens no dialog over the exit."""
         register_themes(self)
         saved = load_ui_state()
-        if saved.get("diff_layout") in ("split", "unified"):
-            config.ui.diff_layout = saved["diff_layout"]
+        match saved.get("diff_layout"):
+            case "split" | "unified" as layout:
+                config.ui.diff_layout = layout
         theme = saved.get("theme", config.ui.theme)
         self.theme = theme if theme in self.available_themes else DEFAULT_THEME
         config.ui.theme = self.theme  # in memory only: what a change in the app compares with

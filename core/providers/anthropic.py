@@ -132,7 +132,7 @@ class AnthropicProvider:
             params["tools"] = request.tools
         if request.tool_choice:
             params["tool_choice"] = request.tool_choice
-        mid_stream_errors = (anthropic.APIError, *transport_errors())
+        mid_stream_errors: tuple[type[Exception], ...] = (anthropic.APIError, *transport_errors())
         text_sent = False
         with self._client_for_requests().messages.stream(**params) as stream:
             try:
@@ -212,7 +212,8 @@ def _block(block: Any) -> dict[str, Any]:
         return {"type": "text", "text": block.text}
     if block.type == "tool_use":
         return {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
-    return block.model_dump(exclude_none=True)
+    dumped: dict[str, Any] = block.model_dump(exclude_none=True)
+    return dumped
 
 
 def _assistant_turn(message: Message) -> AssistantTurn:

@@ -45,7 +45,7 @@ class AssistantTurn:
     """Dollars the provider itself reported (Claude Code); None: priced from the usage."""
 
     def to_json(self) -> dict[str, Any]:
-        data = {
+        data: dict[str, Any] = {
             "content": self.content,
             "stop_reason": self.stop_reason,
             "usage": self.usage.to_json(),

@@ -17,8 +17,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from orch_tui.core.cost import Usage
 from orch_tui.core.editor_tool import TOOL_NAME
-from orch_tui.core.providers.base import AssistantTurn, ModelError, TextSink, TurnRequest, Usage
+from orch_tui.core.providers.base import AssistantTurn, ModelError, TextSink, TurnRequest
 
 ALLOWED_TOOLS = "Read,Edit,MultiEdit,Write,Glob,Grep,LS"
 """Claude Code's file tools; no shell, so it cannot run anything or write outside the copy."""

@@ -13,8 +13,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
+from orch_tui.core.cost import Usage
 from orch_tui.core.editor_tool import TOOL_NAME
 from orch_tui.core.providers.base import (
     RESUME_HINT,
@@ -23,7 +24,6 @@ from orch_tui.core.providers.base import (
     StatusHints,
     TextSink,
     TurnRequest,
-    Usage,
     describe_cause,
     status_error,
     transport_errors,
@@ -155,7 +155,7 @@ def _assistant_message(content: list[dict[str, Any]]) -> dict[str, Any]:
 class OpenAIProvider:
     """Answers a :class:`TurnRequest` through a Chat Completions server, always streaming."""
 
-    name: ClassVar[str] = "openai"
+    name = "openai"
     api_key: str | None = None
     base_url: str | None = None
     max_retries: int = 4

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.style import Style
 from rich.text import Text
@@ -105,7 +105,7 @@ class ResumeRun(Message):
         self.spec_path = spec_path
 
 
-def _palette(screen: Screen[object]) -> Callable[..., Style]:
+def _palette(screen: Screen[Any]) -> Callable[..., Style]:
     """Style from a theme variable's colour; foreground when the theme lacks it."""
     variables = screen.app.get_css_variables()
 

@@ -184,7 +184,7 @@ class ReviewScreen(Screen[None]):
                 self.query_one(TabbedContent).active = "tests-tab"
             timeline.note(event.attempt, event.state.lower())
         elif isinstance(event, ev.TaskStarted):
-            header.task = event
+            header.current_task = event
             timeline.start_task(event)
         elif isinstance(event, ev.ModelText):
             self.model_log.write(event.text)

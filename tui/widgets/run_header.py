@@ -24,7 +24,7 @@ class RunHeader(Static):
     max_retries: reactive[int] = reactive(0)
     tokens: reactive[int] = reactive(0)
     cost: reactive[float] = reactive(0.0)
-    task: reactive[TaskStarted | None] = reactive(None)
+    current_task: reactive[TaskStarted | None] = reactive(None)
     """Plan mode: the task under way, whose attempts the header counts."""
     model: reactive[str] = reactive("")
     """Shown once a stronger model took over (model.escalate_to); empty before."""
@@ -49,8 +49,8 @@ class RunHeader(Static):
     def render(self) -> Content:
         minutes, seconds = divmod(self.elapsed, 60)
         where = f"attempt {self.attempt}/{self.max_retries}"
-        if self.task is not None:
-            task = self.task
+        if self.current_task is not None:
+            task = self.current_task
             relative = self.attempt - task.first_attempt
             where = task_label(task.index, task.total, relative, self.max_retries)
         return Content.assemble(

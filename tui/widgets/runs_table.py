@@ -418,9 +418,10 @@ class RunsTable(ScrollView, can_focus=True):
         else:
             row = scroll_y + y - 1
             key = (row, row == self.cursor_row, width)
-            strip = self._strips.get(key)
-            if strip is None:
-                strip = self._strips[key] = self._row(row, key[1])
+            cached = self._strips.get(key)
+            if cached is None:
+                cached = self._strips[key] = self._row(row, key[1])
+            strip = cached
         return strip.crop_extend(scroll_x, scroll_x + width, self._rich(None))
 
     def _header(self) -> Strip:
