@@ -64,6 +64,9 @@ class AttemptCallbacks:
         lambda messages, turns: None
     )
     """The conversation so far and the turns it took, after every turn (to be saved)."""
+    max_tokens: Callable[[int], int] = lambda asked: asked
+    """The next request's ``max_tokens`` from the configured one (the engine caps it by the
+    cost budget left, or raises :class:`~core.budget.BudgetSpent` to send no request)."""
 
 
 @dataclass
@@ -122,7 +125,7 @@ def run_attempt(
             tools=setup.tools,
             # a snapshot: the conversation grows after this request
             messages=with_cache_breakpoints(messages, sent),
-            max_tokens=setup.max_tokens,
+            max_tokens=callbacks.max_tokens(setup.max_tokens),
             attempt=setup.attempt,
         )
         sent = len(messages)

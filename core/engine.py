@@ -26,6 +26,7 @@ from orch_tui.core.asking import (
     stuck_question,
 )
 from orch_tui.core.attempt import AttemptCallbacks, AttemptSetup, run_attempt
+from orch_tui.core.budget import BudgetSpent, request_max_tokens
 from orch_tui.core.checks import TestReport
 from orch_tui.core.config import Config
 from orch_tui.core.cost import price_for, usage_cost
@@ -309,6 +310,8 @@ class Engine:
         except ModelError as exc:
             self.state.last_error = str(exc)
             self._finish(RunState.FAILED, EXIT_FAILED, f"model error: {exc}")
+        except BudgetSpent as exc:
+            self._finish(RunState.FAILED, EXIT_FAILED, str(exc))
         else:
             if self.state.exit_code is None:  # terminal when opened, finished earlier
                 self.state.exit_code = {
@@ -419,6 +422,7 @@ class Engine:
             ),
             on_turn=lambda index, turn: self.add_usage(attempt, index, turn, model),
             on_messages=save_conversation,
+            max_tokens=lambda asked: self.request_max_tokens(asked, model),
         )
         result = run_attempt(self.provider, setup, staging, callbacks)
         if result.question is not None:
@@ -468,6 +472,17 @@ class Engine:
                 "cache_control": {"type": "ephemeral"},
             },
         ]
+
+    def request_max_tokens(self, asked: int, model: str) -> int:
+        """``asked`` capped by the cost budget left; BudgetSpent when no request fits in it.
+
+        A provider that reports its own cost (Claude Code) needs no price, and takes no cap.
+        """
+        if getattr(self.provider, "reports_cost", False):
+            return asked
+        price = price_for(self.config.prices, model)
+        budget = self.options.max_cost_usd
+        return request_max_tokens(asked, budget, self.state.cost_usd, price, model)
 
     def add_usage(self, attempt: int, index: int, turn: AssistantTurn, model: str) -> None:
         self.state.usage = self.state.usage + turn.usage

@@ -225,7 +225,7 @@ class PlanRunner:
                 system=system,
                 tools=tools,
                 messages=list(messages),
-                max_tokens=config.model.max_tokens,
+                max_tokens=engine.request_max_tokens(config.model.max_tokens, config.model.name),
                 attempt=0,
             )
             turn = engine.provider.complete(

@@ -171,6 +171,55 @@ def test_cost_budget_stops_before_the_next_attempt(project: Path) -> None:
     assert state_of(project).stop_reason.startswith("cost budget spent: $3.00")
 
 
+def test_each_request_asks_for_no_more_output_than_the_budget_left_can_buy(project: Path) -> None:
+    """$0.90 of $1.00 spent: the next request may answer with $0.10 of output, 6,666 tokens at
+    Sonnet's $15 per million; once less than a useful answer is left, no request is sent."""
+    config = fast_config()
+    config.model.name = "claude-sonnet-4-5-20250929"  # a dated id: priced as claude-sonnet-4-5
+    attempts = [
+        [
+            turn("x", create("calc.py", GOOD), usage=Usage(input_tokens=300_000)),
+            turn("y", create("tests/test_calc.py", TEST), usage=Usage(output_tokens=6_666)),
+            turn("never asked"),
+        ]
+    ]
+    engine, provider = make_engine(project, attempts, config=config, max_cost_usd=1.0)
+
+    assert engine.run() == EXIT_FAILED
+
+    assert [request.max_tokens for request in provider.requests] == [16_000, 6_666]
+    state = state_of(project)
+    assert state.cost_usd <= 1.0
+    assert state.stop_reason.startswith("cost budget spent:")
+    assert "fewer than 256 output tokens of claude-sonnet-4-5-20250929" in state.stop_reason
+
+
+def test_a_model_without_a_price_is_never_free_against_a_budget(project: Path) -> None:
+    config = fast_config()
+    config.model.name = "claude-new-9"
+    engine, provider = make_engine(
+        project, [attempt(create("calc.py", GOOD))], config=config, max_cost_usd=5.0
+    )
+
+    assert engine.run() == EXIT_FAILED
+
+    assert provider.requests == []
+    assert "model claude-new-9 has no known price" in state_of(project).stop_reason
+
+
+def test_without_a_budget_requests_ask_for_the_configured_max_tokens(project: Path) -> None:
+    config = fast_config()
+    config.model.name = "claude-new-9"  # no price, no budget: nothing to keep
+    engine, provider = make_engine(
+        project,
+        [attempt(create("calc.py", GOOD), create("tests/test_calc.py", TEST))],
+        config=config,
+    )
+
+    assert engine.run() == EXIT_SUCCESS
+    assert {request.max_tokens for request in provider.requests} == {16_000}
+
+
 class RejectingReviewer:
     def __init__(self, reason: str) -> None:
         self.reason = reason

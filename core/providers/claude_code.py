@@ -54,6 +54,8 @@ class ClaudeCodeProvider:
     """Answers an attempt's first request by running ``claude`` headless in a workspace copy."""
 
     name = "claude-code"
+    reports_cost = True
+    """Each answer carries what it cost (the engine counts that against a budget, no price)."""
 
     def __init__(self, workspace: Path, *, executable: str = "claude", timeout_s: float = 600.0):
         self._workspace = workspace
