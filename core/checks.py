@@ -7,7 +7,10 @@ Generated code is untrusted, so every check runs:
   timeout or a Ctrl+C, the whole group gets SIGKILL, so a forked child that keeps the output
   pipe open can neither outlive the check nor hang us;
 - with captured output capped (the head and the tail are kept, the middle is counted);
-- with an environment built from an allowlist (:func:`build_env`): API keys never get there.
+- with an environment built from an allowlist (:func:`build_env`): API keys never get there;
+- with a parent-death signal (behind a guard process in the sandbox, see ``process_guard``),
+  and its process group recorded on disk while it runs (``running``, see ``leftovers``), so
+  neither a kill -9 nor a SIGHUP of orch-tui leaves it running.
 
 Placeholders in a check's command: ``{python}`` (this interpreter), ``{junit}`` (the JUnit XML
 report path for this check, in ``report_dir``, outside the workspace) and ``{workspace}``.
@@ -33,7 +36,8 @@ from typing import Any
 
 from orch_tui.core.config import is_secret_env_name
 from orch_tui.core.junit import TestCase, parse_junit, trim_traceback
-from orch_tui.core.process_guard import die_with_parent
+from orch_tui.core.leftovers import recorded
+from orch_tui.core.process_guard import die_with_parent, guard_with_parent, guarded
 from orch_tui.core.sandbox import NO_SANDBOX, Sandbox
 
 __all__ = [
@@ -223,6 +227,7 @@ def run_checks(
     extra_env_allow: Sequence[str] = (),
     on_output: Callable[[str, str], None] | None = None,
     sandbox: Sandbox = NO_SANDBOX,
+    running: Path | None = None,
 ) -> TestReport:
     """Run every check in order (a failing one does not stop the rest).
 
@@ -244,6 +249,7 @@ def run_checks(
                 extra_env_allow=extra_env_allow,
                 on_output=forward,
                 sandbox=sandbox,
+                running=running,
             )
         )
     return TestReport(checks=results)
@@ -263,13 +269,15 @@ def run_check(
     extra_env_allow: Sequence[str] = (),
     on_output: Callable[[str], None] | None = None,
     sandbox: Sandbox = NO_SANDBOX,
+    running: Path | None = None,
 ) -> CheckResult:
     """Run one check; every way it can go wrong ends up in the result, not in an exception.
 
     ``on_output(text)`` is called from a reader thread with output as it arrives (the first
     ``max_output_bytes`` of it, then one line saying the rest is not shown live). A
     ``KeyboardInterrupt`` while waiting kills the process group before it propagates.
-    ``sandbox`` wraps the command; the result names the command unwrapped.
+    ``sandbox`` wraps the command; the result names the command unwrapped. ``running``: the
+    folder where the check's process group is recorded while it runs.
     """
     if max_output_bytes <= 0:
         raise ValueError("max_output_bytes must be positive")
@@ -293,10 +301,13 @@ def run_check(
     report_dir.mkdir(parents=True, exist_ok=True)
     junit_path.unlink(missing_ok=True)  # never read a report left by an earlier run
 
+    argv, preexec = command, die_with_parent
+    if sandbox.confined:
+        argv, preexec = guarded(sandbox.wrap(command, workspace, [report_dir])), guard_with_parent
     started = time.monotonic()
     try:
         process = subprocess.Popen(
-            sandbox.wrap(command, workspace, [report_dir]),
+            argv,
             cwd=workspace,
             env=env,
             stdin=subprocess.DEVNULL,
@@ -304,7 +315,7 @@ def run_check(
             stderr=subprocess.STDOUT,
             shell=False,
             start_new_session=True,
-            preexec_fn=die_with_parent,
+            preexec_fn=preexec,
         )
     except FileNotFoundError:
         return not_started(f"command not found: {command[0]}")
@@ -324,11 +335,14 @@ def run_check(
     )
     reader.start()
     try:
-        exited = _wait_for_exit(process.pid, started + timeout_s)
+        with recorded(running, process.pid):
+            try:
+                exited = _wait_for_exit(process.pid, started + timeout_s)
+            finally:
+                # The main process has exited (still a zombie, so its pid names the group) or
+                # it is being given up on: either way nothing of the group may live on.
+                _kill_group(process.pid)
     finally:
-        # The main process has exited (still a zombie, so its pid names the group) or it is
-        # being given up on: either way nothing of the group may live on.
-        _kill_group(process.pid)
         _RUNNING.discard(process.pid)
         process.wait()
         capture.stop(drain_s=_DRAIN_S)

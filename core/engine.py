@@ -51,6 +51,7 @@ from orch_tui.core.events import (
     ToolEdit,
 )
 from orch_tui.core.feedback import generation_prompt, patch_prompt, system_prompt
+from orch_tui.core.leftovers import RUNNING_DIR
 from orch_tui.core.paths import ProjectPaths
 from orch_tui.core.plan_runner import FAILED as TASK_FAILED
 from orch_tui.core.plan_runner import RUNNING, PlanFailed, PlanRunner
@@ -598,6 +599,7 @@ class Engine:
             on_output=lambda name, text: self.emit(
                 CheckOutput(attempt=attempt, check=name, text=text)
             ),
+            running=self.paths.root / RUNNING_DIR,
         )
         self.log.write_json(attempt, runlog.REPORT, report.to_json())
         self.log.write_text(

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from orch_tui.core.checks import CheckSpec, TestReport, run_checks
 from orch_tui.core.config import Config
+from orch_tui.core.leftovers import trial_prefix
 from orch_tui.core.project_env import check_python
 from orch_tui.core.proposal import Decisions, Proposal, resolve
 from orch_tui.core.sandbox import resolve_sandbox
@@ -38,8 +39,10 @@ def run_configured(
     report_dir: Path,
     on_output: Callable[[str, str], None] | None = None,
     python: str | None = None,
+    running: Path | None = None,
 ) -> TestReport:
-    """``python``: the interpreter chosen for the real workspace (a trial runs in a copy)."""
+    """``python``: the interpreter chosen for the real workspace (a trial runs in a copy);
+    ``running``: where the running check's process group is recorded (``leftovers``)."""
     return run_checks(
         configured_checks(config, python or check_python(config, workspace)),
         workspace,
@@ -49,6 +52,7 @@ def run_configured(
         extra_env_allow=config.checks.env_allow,
         on_output=on_output,
         sandbox=resolve_sandbox(config.checks.sandbox),
+        running=running,
     )
 
 
@@ -82,14 +86,21 @@ def _short(test_id: str) -> str:
 
 
 def run_trial(
-    config: Config, workspace: Path, proposal: Proposal, before: list[str] | None
+    config: Config,
+    workspace: Path,
+    proposal: Proposal,
+    before: list[str] | None,
+    decisions: Decisions | None = None,
+    running: Path | None = None,
 ) -> TrialOutcome:
-    """The checks on a scratch copy of the workspace with the whole proposal applied."""
-    with tempfile.TemporaryDirectory(prefix="orch-trial-") as tmp:
+    """The checks on a scratch copy of the workspace with the proposal applied as decided so
+    far (undecided hunks count as accepted, as on apply)."""
+    with tempfile.TemporaryDirectory(prefix=trial_prefix(workspace)) as tmp:
         scratch = Path(tmp) / "workspace"
         copy_tree(workspace, scratch)
-        apply_change(scratch, resolve(proposal, Decisions()))
+        apply_change(scratch, resolve(proposal, decisions or Decisions()))
         reports = Path(tmp) / "reports"
         reports.mkdir()
         python = check_python(config, workspace)
-        return TrialOutcome(run_configured(config, scratch, reports, python=python), before)
+        report = run_configured(config, scratch, reports, python=python, running=running)
+        return TrialOutcome(report, before)

@@ -6,7 +6,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
+import signal
 import sys
 import time
 from collections.abc import Iterable
@@ -111,6 +113,9 @@ class OrchApp(App[int]):
 
     def on_mount(self) -> None:
         self.theme_changed_signal.subscribe(self, self._theme_changed)
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGTERM, signal.SIGHUP):  # the terminal closed: as if q was pressed
+            loop.add_signal_handler(signum, self._stop_on_signal)
         if self.spec is None:
             self.push_screen(RunsScreen(self.paths.logs, self.paths.state), self._history_closed)
             return
@@ -133,6 +138,14 @@ class OrchApp(App[int]):
         )
         self.engine_thread = EngineThread(self.engine, screen)
         self.engine_thread.start()
+
+    def _stop_on_signal(self) -> None:
+        """SIGTERM or SIGHUP: kill the checks now, then leave as q does (the state is saved)."""
+        kill_running_checks()
+        if self.spec is None:
+            self.exit(0)
+        else:
+            self.post_message(QuitRun())
 
     @property
     def engine_running(self) -> bool:

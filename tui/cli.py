@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
+from orch_tui.core import leftovers
 from orch_tui.core.config import Config, ConfigError, NotifyConfig, clamp_retries, load_config
 from orch_tui.core.cost import price_for
 from orch_tui.core.doctor import local_findings, refusal
@@ -271,6 +272,8 @@ def run_spec(args: argparse.Namespace) -> int:
 
 
 def _run_locked(args: argparse.Namespace, paths: ProjectPaths, config: Config, spec: Spec) -> int:
+    # Under the lock, so no live run's checks: what a killed run left (checks, trial copies).
+    leftovers.clear(paths.root, paths.workspace)
     if args.model:
         config.model.name = args.model
     if args.provider:

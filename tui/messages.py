@@ -51,9 +51,13 @@ class EngineStopped(Message):
 class TrialFinished(Message):
     """The trial run of the checks for ``attempt`` ended: its outcome, or why there is none."""
 
-    def __init__(self, attempt: int, outcome: TrialOutcome | None, error: str | None) -> None:
+    def __init__(
+        self, attempt: int, outcome: TrialOutcome | None, error: str | None, round_: int = 0
+    ) -> None:
         super().__init__()
         self.attempt = attempt
+        self.round = round_
+        """Which trial of the review screen's this is (a later decision outdates it)."""
         self.outcome = outcome
         self.error = error
 

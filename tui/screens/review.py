@@ -18,6 +18,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Footer, Log, Markdown, Static, TabbedContent, TabPane
 
 from orch_tui.core import events as ev
@@ -26,13 +27,16 @@ from orch_tui.core.checks import kill_running_checks
 from orch_tui.core.config import Config
 from orch_tui.core.engine import EXIT_SAFETY
 from orch_tui.core.history import HistoryError, load_run
+from orch_tui.core.leftovers import RUNNING_DIR
 from orch_tui.core.paths import ProjectPaths
 from orch_tui.core.plan import Plan
-from orch_tui.core.proposal import FileChange, HunkDecision
+from orch_tui.core.project_env import check_python
+from orch_tui.core.proposal import Decisions, FileChange, HunkDecision
 from orch_tui.core.review import ReviewCursor, ReviewSession
 from orch_tui.core.roles import describe_role_event
+from orch_tui.core.sandbox import resolve_sandbox
 from orch_tui.core.state import RunState, StateStore
-from orch_tui.core.verify import run_trial
+from orch_tui.core.verify import configured_checks, run_trial
 from orch_tui.core.wording import plural
 from orch_tui.tui.messages import (
     ContinueRun,
@@ -56,7 +60,11 @@ from orch_tui.tui.widgets.file_list import FileList
 from orch_tui.tui.widgets.run_header import Clock, RunHeader
 from orch_tui.tui.widgets.timeline import Timeline
 
-TRIAL_RUNNING = "tests: running the checks on a scratch copy with the whole proposal…"
+TRIAL_RUNNING = "tests: running the checks on a scratch copy with the proposal as decided…"
+TRIAL_OUTDATED = "tests: the decisions changed; running the trial again…"
+TRIAL_STALE = "tests: the decisions changed since the trial run; t runs it again"
+TRIAL_RERUN_DELAY_S = 0.4
+"""After a decision, how long the screen waits for the next one before the trial runs again."""
 MODEL_LOG_MAX_LINES = 5_000
 """Lines the model pane keeps: the oldest go first, so a long run's streamed text (every
 attempt's) cannot grow without bound; each attempt's full text is in its conversation.json."""
@@ -103,6 +111,7 @@ class ReviewScreen(Screen[None]):
         # Not a priority binding: enter must wait behind the decision keys typed before it.
         Binding("enter", "apply", "Apply", id="review.apply"),
         Binding("v", "toggle_layout", "Layout", id="review.toggle_layout"),
+        Binding("t", "trial", "Trial run", id="review.trial"),
         Binding("h", "history", "History", id="app.history"),
         Binding("question_mark", "help", "Help", id="app.help"),
         Binding("q", "quit_run", "Quit", id="app.quit"),
@@ -120,6 +129,14 @@ class ReviewScreen(Screen[None]):
         self.cursor: ReviewCursor | None = None
         self.trial_text = ""
         """What the trial run says about the proposal under review (see :data:`TRIAL_RUNNING`)."""
+        self.trial_round = 0
+        """Counts trial runs started; a result of an earlier round is out of date and dropped."""
+        self.trial_started = False
+        """A trial run was started for the proposal under review (so decisions outdate it)."""
+        self.trial_timer: Timer | None = None
+        sandbox = resolve_sandbox(config.checks.sandbox)
+        self.trial_auto = sandbox.confined
+        """The trial starts by itself only in the sandbox: it runs the model's code unreviewed."""
         self.finished: ev.RunFinished | None = None
         self.leaving = False
         """q was pressed: the app is leaving, so a stop arriving now opens no dialog."""
@@ -326,27 +343,82 @@ class ReviewScreen(Screen[None]):
         self.session = message.session
         self.cursor = ReviewCursor(self.session.effective)
         self.cursor.first_undecided(self.session.decisions)
-        self.trial_text = TRIAL_RUNNING
+        self.trial_started = False
+        self.trial_text = self._trial_offer()
         self._refresh_review()
         self.query_one(DiffView).focus()
-        self._run_trial(message.session)
+        if self.trial_auto:
+            self._start_trial()
 
-    @work(thread=True, exclusive=True, group="trial")
-    def _run_trial(self, session: ReviewSession) -> None:
+    def _trial_offer(self) -> str:
+        """Without a sandbox: the one line that says what the t key would run."""
+        python = check_python(self.config, self.paths.workspace)
+        checks = configured_checks(self.config, python)
+        commands = "; ".join(" ".join(check.command) for check in checks)
+        return (
+            "tests: no trial run without a sandbox (it would run the model's code unreviewed); "
+            f"t runs `{commands}` on a scratch copy"
+        )
+
+    def action_trial(self) -> None:
+        if self._need_session():
+            self._start_trial()
+
+    def _start_trial(self) -> None:
+        """Run the trial for the decisions as they are now; a trial still running is stopped."""
+        session = self.session
+        if session is None:
+            return
+        self._stop_trial()
+        self.trial_started = True
+        self.trial_text = TRIAL_RUNNING
+        self._refresh_status()
+        snapshot = Decisions.from_json(session.decisions.to_json())
+        self._run_trial(session, snapshot, self.trial_round)
+
+    def _stop_trial(self) -> None:
+        """Outdate the trial under way (its result will be dropped) and kill its checks."""
+        if self.trial_timer is not None:
+            self.trial_timer.stop()
+            self.trial_timer = None
+        self.trial_round += 1
+        # Only a trial can be running while the review is open: the engine waits on it.
+        kill_running_checks()
+
+    def _trial_outdated(self) -> None:
+        """A decision or an edit changed what would land: the trial's line must follow."""
+        if not self.trial_started:
+            return
+        self._stop_trial()
+        if self.trial_auto:
+            self.trial_text = TRIAL_OUTDATED
+            self.trial_timer = self.set_timer(TRIAL_RERUN_DELAY_S, self._start_trial)
+        else:
+            self.trial_text = TRIAL_STALE
+
+    @work(thread=True, group="trial")
+    def _run_trial(self, session: ReviewSession, decisions: Decisions, round_: int) -> None:
         """Post-only thread worker: runs the checks on a scratch copy."""
         try:
             outcome = run_trial(
-                self.config, self.paths.workspace, session.proposal, session.failing_before
+                self.config,
+                self.paths.workspace,
+                session.proposal,
+                session.failing_before,
+                decisions,
+                running=self.paths.root / RUNNING_DIR,
             )
         except Exception as exc:  # noqa: BLE001 - the evidence is advisory; say why it is missing
-            self.post_message(TrialFinished(session.attempt, None, str(exc)))
+            self.post_message(TrialFinished(session.attempt, None, str(exc), round_))
         else:
-            self.post_message(TrialFinished(session.attempt, outcome, None))
+            self.post_message(TrialFinished(session.attempt, outcome, None, round_))
 
     @on(TrialFinished)
     def _trial_finished(self, message: TrialFinished) -> None:
         if self.session is None or self.session.attempt != message.attempt:
             return
+        if message.round != self.trial_round:
+            return  # a decision came after it started: its result is out of date
         if message.outcome is None:
             self.trial_text = f"tests: the trial run could not start: {message.error}"
         else:
@@ -448,6 +520,7 @@ class ReviewScreen(Screen[None]):
         else:  # a whole file, or one whose only hunk is an empty file's
             self._record(lambda: session.decide_file(change.path, decision))
         self.cursor.next_undecided(session.decisions)
+        self._trial_outdated()
         self._refresh_review()
 
     def action_move(self, where: str) -> None:
@@ -482,6 +555,7 @@ class ReviewScreen(Screen[None]):
             self._record(lambda: session.edit(path, text))
             self.cursor.proposal = session.effective
             self.cursor.hunk = 0
+            self._trial_outdated()
             self._refresh_review()
             self.notify(f"Edited {path}: your text is what lands.", markup=False)
 
@@ -507,8 +581,8 @@ class ReviewScreen(Screen[None]):
 
     def _release(self, status: str) -> None:
         # The review is over: a trial run still going would only compete with the real run.
-        # Only the trial can be running now (the engine waits on this review).
-        kill_running_checks()
+        self._stop_trial()
+        self.trial_started = False
         self.session = None
         self.cursor = None
         self.trial_text = ""
