@@ -20,6 +20,11 @@ COMMANDS = ("view", "create", "str_replace", "insert")
 NO_MATCH = "Error: No match found for replacement. Please check your text and try again."
 SNIPPET_CONTEXT_LINES = 4
 DEFAULT_MAX_FILE_BYTES = 2_000_000
+MAX_NAME_BYTES = 200
+"""Longest file or folder name: 255 (the usual file-system limit) less room for the temp-file
+affixes of an atomic write (``.<name>.<hex>.orch-tmp``), so an accepted file always lands."""
+MAX_PATH_BYTES = 1024
+"""Longest path, well under Linux's 4096 so the trial copy and ``logs/<run>/workspace/`` fit."""
 
 
 @dataclass(frozen=True)
@@ -68,6 +73,7 @@ class EditorTool:
             if handler is None:
                 raise _ToolError(_unknown_command(command))
             path = _required_str(tool_input, "path", command)
+            _check_length(path)
             return ToolOutcome(command, path, handler(tool_input, path), is_error=False)
         except _ToolError as error:
             return ToolOutcome(command, path, str(error), is_error=True)
@@ -268,6 +274,22 @@ def _required_str(tool_input: Mapping[str, object], name: str, command: str) -> 
     if not isinstance(value, str):
         raise _ToolError(f"Error: Parameter `{name}` must be a string, got {type(value).__name__}.")
     return value
+
+
+def _check_length(path: str) -> None:
+    """Refuse names and paths too long for the file system before anything touches the disk."""
+    size = len(path.encode("utf-8", "surrogatepass"))
+    if size > MAX_PATH_BYTES:
+        raise _ToolError(
+            f"Error: The path is {size:,} bytes long; the limit is {MAX_PATH_BYTES:,} bytes."
+        )
+    for name in path.split("/"):
+        size = len(name.encode("utf-8", "surrogatepass"))
+        if size > MAX_NAME_BYTES:
+            raise _ToolError(
+                f"Error: A name in the path is {size:,} bytes long; the limit is "
+                f"{MAX_NAME_BYTES} bytes per file or folder name."
+            )
 
 
 def _optional_str(tool_input: Mapping[str, object], name: str) -> str | None:

@@ -134,6 +134,30 @@ def test_create_huge_file_text_is_an_error(staging: Staging) -> None:
     assert staging.read("big.py") is None
 
 
+@pytest.mark.parametrize("command", ["create", "view", "str_replace", "insert"])
+@pytest.mark.parametrize(
+    ("path", "words"),
+    [("d/" + "é" * 120 + ".py", "name in the path is 243 bytes"), ("a/" * 2500, "5,000 bytes")],
+    ids=["long-name", "long-path"],
+)
+def test_over_long_names_and_paths_are_editor_errors(
+    tool: EditorTool, staging: Staging, command: str, path: str, words: str
+) -> None:
+    outcome = tool.run({"command": command, "path": path, "file_text": "x", "old_str": "x"})
+    assert words in err(outcome)
+    assert staging.changed_paths() == []
+
+
+def test_a_name_at_the_limit_applies_to_disk(tool: EditorTool, staging: Staging) -> None:
+    from orch_tui.core.editor_tool import MAX_NAME_BYTES
+    from orch_tui.core.workspace import apply_change
+
+    name = "n" * (MAX_NAME_BYTES - 3) + ".py"
+    ok(tool.run({"command": "create", "path": name, "file_text": "x\n"}))
+    apply_change(staging.root, {name: "x\n"})
+    assert (staging.root / name).read_text() == "x\n"
+
+
 def test_create_without_file_text_is_a_missing_parameter(tool: EditorTool) -> None:
     assert err(tool.run({"command": "create", "path": "a.py"})) == (
         "Error: Parameter `file_text` is required for command: create"
