@@ -55,11 +55,12 @@ def recorded(folder: Path | None, pgid: int) -> Iterator[None]:
     if folder is None:
         yield
         return
-    path = folder / f"{pgid}.json"
+    record = folder / f"{pgid}.json"
+    path: Path | None = record
     try:
         folder.mkdir(parents=True, exist_ok=True)
         # One write: a kill leaves the record whole or empty, never torn.
-        path.write_text(json.dumps({"pgid": pgid, "start": start_time(pgid)}), encoding="utf-8")
+        record.write_text(json.dumps({"pgid": pgid, "start": start_time(pgid)}), encoding="utf-8")
     except OSError:
         path = None  # a full disk must not stop the check; parent-death signals still hold
     try:

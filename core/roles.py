@@ -24,6 +24,7 @@ instead of asking again, and a replay (``--script logs/<run_id>``) answers with 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -224,7 +225,7 @@ class Roles:
     def _model(self, role: str) -> str:
         """The role's model id; "" when the role is off (or the provider cannot force a tool)."""
         engine = self.engine
-        model = getattr(engine.config.model, role)
+        model: str = getattr(engine.config.model, role)
         if model and engine.provider.name == "claude-code":
             if role not in self._refused:
                 self._refused.add(role)
@@ -294,7 +295,9 @@ class Roles:
 
     # -- asking a role ------------------------------------------------------------------------
 
-    def _decide(self, role: str, model: str, attempt: int, make_prompt) -> Decision:
+    def _decide(
+        self, role: str, model: str, attempt: int, make_prompt: Callable[[int], str]
+    ) -> Decision:
         engine = self.engine
         saved = engine.log.read_json(attempt, role_file(role))
         if saved and saved.get("decision"):
@@ -396,7 +399,8 @@ class Roles:
 
     def _verifier_prompt(self, attempt: int) -> str:
         engine = self.engine
-        report = TestReport.from_json(engine.log.read_json(attempt, runlog.REPORT))
+        saved = engine.log.read_json(attempt, runlog.REPORT)
+        report = TestReport.from_json(saved) if saved is not None else TestReport(checks=[])
         passed = [test.id for check in report.checks for test in check.tests]
         summary = report.summary()
         if passed:

@@ -168,7 +168,7 @@ def test_cost_budget_stops_before_the_next_attempt(project: Path) -> None:
     engine, provider = make_engine(project, attempts, max_cost_usd=1.0)
     assert engine.run() == EXIT_FAILED
     assert provider.attempts_asked == [0]
-    assert state_of(project).stop_reason.startswith("cost budget spent: $3.00")
+    assert state_of(project).stop_reason.startswith("cost budget spent: $2.00")
 
 
 def test_each_request_asks_for_no_more_output_than_the_budget_left_can_buy(project: Path) -> None:

@@ -121,7 +121,7 @@ def test_list_runs_summarises_real_runs_newest_first(demo: DemoProject) -> None:
     unfinished, failed, success = runs
     assert (success.state, success.attempts, success.spec_name) == ("SUCCESS", 2, "spec.md")
     assert success.stop_reason == "all checks passed after 2 attempts"
-    assert success.tokens == 20205 and success.cost_usd == pytest.approx(0.049709)
+    assert success.tokens == 20205 and success.cost_usd == pytest.approx(0.033139)
     assert success.duration_s is not None and success.duration_s > 0
     assert failed.state == "FAILED" and failed.attempts == 2
     assert failed.stop_reason is not None and failed.stop_reason.startswith("model error")
@@ -425,7 +425,7 @@ def test_export_markdown_has_attempts_decisions_tests_and_cost(demo: DemoProject
     text = export_markdown(demo.logs, demo.success)
     assert text.startswith(f"# Run {demo.success}\n")
     assert "| final state | SUCCESS |" in text
-    assert "| cost | $0.0497 |" in text and "| tokens | 20,205 |" in text
+    assert "| cost | $0.0331 |" in text and "| tokens | 20,205 |" in text
     assert "## Attempt 0: failed" in text and "## Attempt 1: passed" in text
     assert "- hunks: 2 accepted, 0 rejected" in text
     assert f"- ✗ `{FAILING_TEST}`" in text

@@ -321,7 +321,7 @@ async def test_attempt_screen_shows_proposal_decisions_report_and_text(
         await pilot.press("t")
         assert tabs.active == "tab-tests"
         title = str(screen.query_one("#attempt-title").render())
-        assert "10,642 tokens" in title and "$0.0311" in title
+        assert "10,642 tokens" in title and "$0.0207" in title
         await pilot.press("escape")
         assert isinstance(app.screen, RunScreen)
 

@@ -253,12 +253,15 @@ async def test_failing_tests_are_listed_and_the_patch_reviewed_with_trial_eviden
     app = project.app()
     async with app.run_test(size=SIZE) as pilot:
         screen = await wait_for_review(pilot, app)
+        assert "t runs" in status_text(screen)  # no sandbox here: the trial waits for its key
+        await pilot.press("t")
         await wait_for_trial(pilot, screen)
         assert "1 passed, 1 failed" in status_text(screen)
         await pilot.press("enter")
         await wait_for_review(pilot, app, attempt=1)
         failing = str(screen.query_one("#failing", Static).render())
         assert "✗ tests/test_calc.py::test_mul" in failing
+        await pilot.press("t")
         await wait_for_trial(pilot, screen)
         assert "1 failing → 0; fixes test_mul; breaks none" in status_text(screen)
         await pilot.press("y", "enter")
@@ -483,6 +486,7 @@ async def test_bracketed_test_ids_and_model_text_show_as_written(tmp_path: Path)
             for option in screen.query_one("#timeline").options  # type: ignore[attr-defined]
         )
         assert "4 failed" in timeline
+        await pilot.press("t")
         await wait_for(pilot, lambda: "fixes" in status_text(screen), "the trial run's outcome")
         assert "fixes test_div[b=1], test_div[zero], test_path[/], test_path[/tmp]" in (
             status_text(screen)
@@ -543,6 +547,7 @@ async def test_applying_stops_the_trial_run_and_removes_its_folder(tmp_path: Pat
     app = project.app()
     async with app.run_test(size=SIZE) as pilot:
         await wait_for_review(pilot, app)
+        await pilot.press("t")
         await wait_for(pilot, lambda: bool(mine()), "the trial run to start")
         [(pid, scratch)] = mine()
 
