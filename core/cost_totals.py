@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from orch_tui.core import runlog
+from orch_tui.core.events import EventKind
 from orch_tui.core.history_index import read_events
 
 TOKEN_FIELDS = ("input_tokens", "output_tokens", "cache_write_tokens", "cache_read_tokens")
@@ -32,9 +33,9 @@ def cost_rows(logs: Path) -> list[CostRow]:
     for folder in folders:
         model, run_cost = "unknown", 0.0
         for event in read_events(folder / runlog.EVENTS).events:
-            if event["event"] == "run_started":
+            if event["event"] == EventKind.RUN_STARTED:
                 model = str(event.get("model") or model)
-            elif event["event"] == "model_turn":
+            elif event["event"] == EventKind.MODEL_TURN:
                 day = str(event.get("at", ""))[:10] or "unknown"
                 row = rows.setdefault((day, model), CostRow(day, model))
                 row.tokens += sum(int(event.get(name) or 0) for name in TOKEN_FIELDS)

@@ -5,13 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual.app import App
 from textual.color import Color
 from textual.command import CommandList
 
 from orch_tui.core.engine import RunOptions
+from orch_tui.core.state import RunState
 from orch_tui.tui.app import OrchApp, ResumeRequest
 from orch_tui.tui.screens.history import RunsScreen
 from orch_tui.tui.widgets.diff_view import DiffView
+from orch_tui.tui.widgets.run_header import RunHeader
 from tests.tui_support import SIZE, make_tui_project, wait_for, wait_for_finish, wait_for_review
 
 pytestmark = pytest.mark.anyio
@@ -98,3 +101,18 @@ async def test_the_elapsed_clock_stops_when_the_run_succeeds(tmp_path: Path) -> 
         header = str(screen.query_one("#run-header").render())
         assert "1:05" in header and "60:00" not in header
         await pilot.press("q")
+
+
+async def test_the_elapsed_clock_stops_while_the_run_waits_for_an_answer() -> None:
+    """NEEDS_HELP stops the clock as SUCCESS and FAILED do; continuing the run restarts it."""
+    now = [0.0]
+    header = RunHeader(clock=lambda: now[0])
+    async with App[None]().run_test() as pilot:
+        await pilot.app.mount(header)
+        now[0] = 10.0
+        header.state = RunState.NEEDS_HELP
+        now[0] = 70.0
+        assert header.elapsed == 10
+        header.state = RunState.PATCHING
+        assert header.elapsed == 70
+        assert header.has_class("-patching") and not header.has_class("-needs_help")

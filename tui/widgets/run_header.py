@@ -19,7 +19,7 @@ Clock = Callable[[], float]
 
 class RunHeader(Static):
     run_id: reactive[str] = reactive("")
-    state: reactive[str] = reactive(RunState.INIT.value)
+    state: reactive[RunState] = reactive(RunState.INIT)
     attempt: reactive[int] = reactive(0)
     max_retries: reactive[int] = reactive(0)
     tokens: reactive[int] = reactive(0)
@@ -35,7 +35,7 @@ class RunHeader(Static):
         self._clock = clock
         self._started = clock()
         self._stopped: float | None = None
-        """When the run reached SUCCESS or FAILED: the clock shows the run's time, not ours."""
+        """When the run stopped (SUCCESS, FAILED, NEEDS_HELP): the clock shows the run's time."""
 
     def on_mount(self) -> None:
         self.set_interval(1.0, self.refresh)
@@ -55,17 +55,16 @@ class RunHeader(Static):
             where = task_label(task.index, task.total, relative, self.max_retries)
         return Content.assemble(
             f" orch-tui · run {self.run_id or '…'} · ",
-            (self.state, "bold"),
+            (self.state.value, "bold"),
             f" · {where} · tokens {self.tokens:,} · ${self.cost:.4f} · {minutes}:{seconds:02d}",
             f" · model {self.model}" if self.model else "",
             f" · sandbox {self.sandbox}" if self.sandbox else "",
         )
 
-    def watch_state(self, old: str, new: str) -> None:
-        self.remove_class(f"-{old.lower()}")
-        self.add_class(f"-{new.lower()}")
-        finished = new in ("SUCCESS", "FAILED")
-        if finished and self._stopped is None:
+    def watch_state(self, old: RunState, new: RunState) -> None:
+        self.remove_class(f"-{old.value.lower()}")
+        self.add_class(f"-{new.value.lower()}")
+        if new.terminal and self._stopped is None:
             self._stopped = self._clock()
-        elif not finished:  # a retry after a model error: the clock runs again
+        elif not new.terminal:  # retried or continued: the clock runs again
             self._stopped = None
