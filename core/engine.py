@@ -713,11 +713,13 @@ class Engine:
     def _failing(self) -> list[str]:
         return list((self.state.last_test or {}).get("failing") or [])
 
-    def continue_with(self, guidance: str | None) -> None:
-        """Reopen a FAILED or NEEDS_HELP run (the TUI's answer, `c` and `g`), then call run()."""
+    def continue_with(self, guidance: str | None) -> int:
+        """After :meth:`run` stopped at FAILED or NEEDS_HELP: reopen the run (the TUI's answer,
+        `c` and `g`) and drive it on; returns the exit code, as :meth:`run` does."""
         self.options.continue_run = True
         self.options.guidance = guidance
         self._continue_if_asked(resumed=True)
+        return self._drive()
 
     def _continue_if_asked(self, resumed: bool) -> None:
         """--continue / --guidance: reopen a FAILED or NEEDS_HELP run, or guide the next attempt."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pytest
@@ -119,6 +120,10 @@ async def test_a_failed_run_continues_with_c_or_with_guidance_after_g(
     app = project.app()
     async with app.run_test(size=SIZE) as pilot:
         await wait_for_screen(pilot, app, StoppedScreen, "the stop message")
+        emitted_on: list[tuple[str, str]] = []
+        app.engine.bus.subscribe(
+            lambda event: emitted_on.append((event.kind, threading.current_thread().name))
+        )
         keys = rendered(app.screen, "#stopped-keys")
         assert "c continues" in keys and "g continues with your guidance" in keys
         await pilot.press(key)
@@ -133,6 +138,9 @@ async def test_a_failed_run_continues_with_c_or_with_guidance_after_g(
         assert await wait_for_finish(pilot, app) == "SUCCESS"
         await pilot.press("q")
     assert app.return_value == 0
+    # Reopening the run is the engine's work, on its thread: the UI thread only asked for it.
+    assert ("reopened", "orch-engine") in emitted_on
+    assert threading.main_thread().name not in {thread for _kind, thread in emitted_on}
 
 
 async def test_a_stuck_run_asks_the_person_naming_the_failing_test(tmp_path: Path) -> None:

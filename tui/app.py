@@ -11,7 +11,7 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import ClassVar
 
@@ -168,23 +168,20 @@ class OrchApp(App[int]):
     @on(RetryRun)
     def _retry_run(self, _message: RetryRun) -> None:
         """Ask the model again after a model error, on a fresh engine thread."""
-        if self.engine_running or self.engine_thread is None:
-            return
-        self._restart_engine()
+        self._next_engine_step(self.engine.retry)
 
     @on(ContinueRun)
     def _continue_run(self, message: ContinueRun) -> None:
         """Reopen a FAILED or NEEDS_HELP run (with the person's guidance) and go on."""
         guidance = message.guidance
+        self._next_engine_step(lambda: self.engine.continue_with(guidance))
+
+    def _next_engine_step(self, step: Callable[[], int]) -> None:
+        """Run ``step`` on a new engine thread, once the last one has ended."""
         if self.engine_running or self.engine_thread is None:
             return
-        self.engine.continue_with(guidance)
-        self._restart_engine()
-
-    def _restart_engine(self) -> None:
-        assert self.engine_thread is not None
         screen = self.engine_thread.target
-        self.engine_thread = EngineThread(self.engine, screen, retry=True)
+        self.engine_thread = EngineThread(self.engine, screen, step)
         self.engine_thread.start()
 
     @on(QuitRun)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import queue
 import threading
+from collections.abc import Callable
 from typing import Literal
 
 from textual.message import Message
@@ -63,20 +64,23 @@ class TuiReviewer:
 
 
 class EngineThread:
-    """Runs one engine to its end on a daemon thread, posting everything to ``target``.
+    """Runs one engine step to its end on a daemon thread, posting everything to ``target``.
 
     A daemon thread (rather than an executor worker) so that quitting never
     waits for a model request in flight: the state on disk is already the one
-    to resume from.
+    to resume from. Every call into the engine happens on this thread, never the UI's.
     """
 
-    def __init__(self, engine: Engine, target: MessagePump, *, retry: bool = False) -> None:
-        """``retry``: the engine already ran and stopped on a model error; ask the model again."""
+    def __init__(
+        self, engine: Engine, target: MessagePump, step: Callable[[], int] | None = None
+    ) -> None:
+        """``step``: what to run, :meth:`Engine.run` by default; after the engine stopped, a
+        retry (:meth:`Engine.retry`) or a continuation (:meth:`Engine.continue_with`)."""
         self.engine = engine
         self.target = target
-        self.retry = retry
+        self.step = step or engine.run
         self.thread = threading.Thread(target=self._run, name="orch-engine", daemon=True)
-        if not retry:  # a retry reuses the engine, whose bus already forwards to target
+        if step is None:  # a later step reuses the engine, whose bus already forwards to target
             engine.bus.subscribe(self._forward)
 
     def _forward(self, event: Event) -> None:
@@ -87,7 +91,7 @@ class EngineThread:
 
     def _run(self) -> None:
         try:
-            code = self.engine.retry() if self.retry else self.engine.run()
+            code = self.step()
         except (ReviewAborted, KeyboardInterrupt):
             self.target.post_message(EngineStopped(EXIT_INTERRUPTED))
         except StateError as exc:
