@@ -183,8 +183,12 @@ class SafetyConfig(Section):
     edited by the model; set false to let it change them (weakening hunks are still marked)."""
 
 
+ThemeName = Literal["vscode-dark", "vscode-light", "high-contrast"]
+"""The themes in themes/themes.toml (a test keeps the two the same)."""
+
+
 class UiConfig(Section):
-    theme: str = "vscode-dark"
+    theme: ThemeName = "vscode-dark"
     """Theme of the TUI: vscode-dark, vscode-light or high-contrast (a theme picked in the app is remembered in orch-tui's own ui.json and wins)."""
 
     diff_layout: Literal["split", "unified"] = "split"
@@ -279,6 +283,8 @@ def parse_config(data: dict[str, Any], source: Path | str) -> Config:
             key = _key_of(err["loc"])
             if err["type"] == "extra_forbidden":
                 problems.append(f"unknown key '{key}'")
+            elif err["type"] == "literal_error":
+                problems.append(f"'{key}': {err['msg']}, not {err['input']!r}")
             else:
                 problems.append(f"'{key}': {err['msg']}")
         raise ConfigError(f"{source}: " + "; ".join(problems)) from None

@@ -51,11 +51,17 @@ def test_a_wrong_type_names_the_file_and_the_key(tmp_path: Path) -> None:
     [
         (
             '[model]\nprovider = "gemini"\n',
-            "'model.provider': Input should be 'anthropic', 'openai', 'claude-code' or 'scripted'",
+            "'model.provider': Input should be 'anthropic', 'openai', 'claude-code' or 'scripted', "
+            "not 'gemini'",
         ),
         (
             '[ui]\ndiff_layout = "sideways"\n',
-            "'ui.diff_layout': Input should be 'split' or 'unified'",
+            "'ui.diff_layout': Input should be 'split' or 'unified', not 'sideways'",
+        ),
+        (
+            '[ui]\ntheme = "solarized"\n',
+            "'ui.theme': Input should be 'vscode-dark', 'vscode-light' or 'high-contrast', "
+            "not 'solarized'",
         ),
     ],
 )

@@ -50,6 +50,7 @@ def test_the_wheel_installs_only_orch_tui_at_the_top_level(tmp_path: Path) -> No
         "orch_tui/core/prompts/system.md",
         "orch_tui/core/demo/spec.md",
         "orch_tui/tui/app.tcss",
+        "orch_tui/themes/themes.toml",
         "orch_tui/core/engine.py",
         *(f"orch_tui/{name}/py.typed" for name in SOURCE_DIRS),
     ):

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import get_args
+
 import pytest
 from textual.app import App, ComposeResult
 from textual.color import Color
 from textual.theme import BUILTIN_THEMES
 
+from orch_tui.core.config import ThemeName
 from orch_tui.core.proposal import FileChange
 from orch_tui.themes import (
     DEFAULT_THEME,
@@ -28,6 +31,12 @@ def test_the_default_and_the_three_themes_exist() -> None:
     assert DEFAULT_THEME == "vscode-dark"
     assert set(THEMES) == {"vscode-dark", "vscode-light", "high-contrast"}
     assert THEMES["vscode-dark"].dark and not THEMES["vscode-light"].dark
+    assert THEMES["high-contrast"].text_alpha == 1.0
+
+
+def test_ui_theme_accepts_exactly_the_themes_there_are() -> None:
+    """config's ThemeName (what ui.theme validates against) and themes.toml name the same set."""
+    assert set(get_args(ThemeName)) == set(THEMES)
 
 
 @pytest.mark.parametrize("name", sorted(THEMES))

@@ -1,9 +1,10 @@
 """orch-tui's Textual themes and the diff colour variables every theme must provide.
 
-Widgets never hard-code colours: the diff widget and the file list read the ``diff-*``
-variables below through their CSS. Our themes set every one of them; for any other theme
-(Textual's built-in ones, picked from the command palette) the App falls back to
-:func:`theme_variable_defaults`, which derives them from that theme's own palette::
+The themes themselves are data, in ``themes.toml``. Widgets never hard-code colours: the diff
+widget and the file list read the ``diff-*`` variables below through their CSS. Our themes set
+every one of them; for any other theme (Textual's built-in ones, picked from the command
+palette) the App falls back to :func:`theme_variable_defaults`, which derives them from that
+theme's own palette::
 
     class OrchApp(App):
         def get_theme_variable_defaults(self) -> dict[str, str]:
@@ -12,10 +13,14 @@ variables below through their CSS. Our themes set every one of them; for any oth
 
 from __future__ import annotations
 
+import tomllib
+from importlib.resources import files
 from typing import TYPE_CHECKING, Any
 
 from textual.color import Color
 from textual.theme import Theme
+
+from orch_tui.core.config import ThemeName, UiConfig
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -93,110 +98,16 @@ def theme_variable_defaults(theme: Theme | None = None) -> dict[str, str]:
     }
 
 
-VSCODE_DARK = Theme(
-    name="vscode-dark",
-    primary="#0078D4",
-    secondary="#3794FF",
-    accent="#4DAAFC",
-    warning="#CCA700",
-    error="#F14C4C",
-    success="#89D185",
-    foreground="#CCCCCC",
-    background="#1F1F1F",
-    surface="#181818",
-    panel="#2B2B2B",
-    dark=True,
-    variables={
-        "diff-added-background": "#2EA04326",
-        "diff-removed-background": "#F8514926",
-        "diff-added-word": "#2EA04366",
-        "diff-removed-word": "#F8514966",
-        "diff-added-sign": "#3FB950",
-        "diff-removed-sign": "#F85149",
-        "diff-modified-sign": "#D29922",
-        "diff-line-number": "#6E7681",
-        "diff-filler": "#FFFFFF14",
-        "diff-fold": "#8B949E",
-        "diff-fold-background": "#388BFD1A",
-        "diff-gutter-accepted": "#3FB950",
-        "diff-gutter-rejected": "#F85149",
-        "diff-gutter-undecided": "#D29922",
-        "diff-cursor": "#388BFD59",
-    },
-)
+def _load_themes() -> dict[str, Theme]:
+    """The themes in ``themes.toml`` (data, not code: one table of Theme fields per theme)."""
+    text = files(__package__).joinpath(THEMES_FILE).read_text(encoding="utf-8")
+    return {name: Theme(name=name, **fields) for name, fields in tomllib.loads(text).items()}
 
-VSCODE_LIGHT = Theme(
-    name="vscode-light",
-    primary="#005FB8",
-    secondary="#0069D1",
-    accent="#005FB8",
-    warning="#BF8803",
-    error="#E51400",
-    success="#388A34",
-    foreground="#3B3B3B",
-    background="#FFFFFF",
-    surface="#F8F8F8",
-    panel="#E5E5E5",
-    dark=False,
-    variables={
-        "diff-added-background": "#E6FFEC",
-        "diff-removed-background": "#FFEBE9",
-        "diff-added-word": "#ABF2BC",
-        "diff-removed-word": "#FFC1C0",
-        "diff-added-sign": "#1A7F37",
-        "diff-removed-sign": "#CF222E",
-        "diff-modified-sign": "#9A6700",
-        "diff-line-number": "#6E7781",
-        "diff-filler": "#0000001A",
-        "diff-fold": "#57606A",
-        "diff-fold-background": "#DDF4FF",
-        "diff-gutter-accepted": "#1A7F37",
-        "diff-gutter-rejected": "#CF222E",
-        "diff-gutter-undecided": "#9A6700",
-        "diff-cursor": "#0969DA33",
-    },
-)
 
-HIGH_CONTRAST = Theme(
-    name="high-contrast",
-    primary="#6FC3DF",
-    secondary="#FFFFFF",
-    accent="#F38518",
-    warning="#FFD700",
-    error="#FF6E6E",
-    success="#5FFF5F",
-    foreground="#FFFFFF",
-    background="#000000",
-    surface="#000000",
-    panel="#1A1A1A",
-    boost="#FFFFFF1F",
-    dark=True,
-    text_alpha=1.0,
-    variables={
-        # Opaque, dark line backgrounds keep white text above 7:1; '+'/'-' signs and the
-        # gutter symbols carry the meaning without colour.
-        "diff-added-background": "#003800",
-        "diff-removed-background": "#4A0000",
-        "diff-added-word": "#005C00",
-        "diff-removed-word": "#8F0000",
-        "diff-added-sign": "#5FFF5F",
-        "diff-removed-sign": "#FF6E6E",
-        "diff-modified-sign": "#FFD700",
-        "diff-line-number": "#D0D0D0",
-        "diff-filler": "#6A6A6A",
-        "diff-fold": "#6FC3DF",
-        "diff-fold-background": "#001F2E",
-        "diff-gutter-accepted": "#5FFF5F",
-        "diff-gutter-rejected": "#FF6E6E",
-        "diff-gutter-undecided": "#FFD700",
-        "diff-cursor": "#00508F",
-    },
-)
-
-THEMES: dict[str, Theme] = {
-    theme.name: theme for theme in (VSCODE_DARK, VSCODE_LIGHT, HIGH_CONTRAST)
-}
-DEFAULT_THEME = "vscode-dark"
+THEMES_FILE = "themes.toml"
+THEMES: dict[str, Theme] = _load_themes()
+"""By name; the names are also config's ``ThemeName`` (``ui.theme`` accepts only these)."""
+DEFAULT_THEME: ThemeName = UiConfig().theme
 
 
 def register_themes(app: App[Any]) -> None:

@@ -23,7 +23,7 @@ from textual.theme import Theme
 
 from orch_tui.core.checks import kill_running_checks
 from orch_tui.core.config import Config
-from orch_tui.core.engine import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_STATE, Engine, RunOptions
+from orch_tui.core.engine import EXIT_INTERRUPTED, EXIT_STATE, Engine, RunOptions
 from orch_tui.core.events import EventBus
 from orch_tui.core.notify import subscribe_notifier
 from orch_tui.core.paths import ProjectPaths
@@ -31,7 +31,7 @@ from orch_tui.core.providers.base import Provider
 from orch_tui.core.spec import Spec
 from orch_tui.core.state import StateError, StateStore
 from orch_tui.core.ui_state import load_ui_state, save_ui_choice
-from orch_tui.themes import DEFAULT_THEME, THEMES, register_themes, theme_variable_defaults
+from orch_tui.themes import THEMES, register_themes, theme_variable_defaults
 from orch_tui.tui.bridge import EngineThread, TuiReviewer
 from orch_tui.tui.messages import (
     ContinueRun,
@@ -98,9 +98,10 @@ class OrchApp(App[int]):
         match saved.get("diff_layout"):
             case "split" | "unified" as layout:
                 config.ui.diff_layout = layout
-        theme = saved.get("theme", config.ui.theme)
-        self.theme = theme if theme in self.available_themes else DEFAULT_THEME
-        config.ui.theme = self.theme  # in memory only: what a change in the app compares with
+        saved_theme = saved.get("theme")
+        self.saved_theme: str = saved_theme if saved_theme in THEMES else config.ui.theme
+        """The theme ui.json remembers (else ui.theme): a change in the app is saved if it differs."""
+        self.theme = self.saved_theme
         self.set_keymap(config.ui.keymap)  # [ui] keymap: binding id -> keys
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
@@ -242,8 +243,8 @@ class OrchApp(App[int]):
         self.notify(f"Run {message.run_id} is the one open here.", timeout=6, markup=False)
 
     def _theme_changed(self, theme: Theme) -> None:
-        if theme.name in THEMES and theme.name != self.config.ui.theme:
-            self.config.ui.theme = theme.name
+        if theme.name in THEMES and theme.name != self.saved_theme:
+            self.saved_theme = theme.name
             self.save_setting("theme", theme.name)
 
     def save_setting(self, key: str, value: str) -> None:
@@ -269,13 +270,6 @@ def run_app(
     if problem:
         print(f"orch-tui: {problem}", file=sys.stderr)
         return EXIT_STATE
-    if config.ui.theme not in THEMES:
-        print(
-            f"orch-tui: {paths.config}: ui.theme: no theme {config.ui.theme!r}; "
-            f"one of {', '.join(THEMES)}",
-            file=sys.stderr,
-        )
-        return EXIT_FAILED
     app = OrchApp(paths, config, spec, provider, options)
     result = app.run()
     code = result if isinstance(result, int) else app.exit_code
