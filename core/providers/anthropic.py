@@ -27,6 +27,7 @@ from orch_tui.core.providers.base import (
     describe_cause,
     status_error,
     transport_errors,
+    unreachable_error,
 )
 
 if TYPE_CHECKING:
@@ -159,19 +160,15 @@ class AnthropicProvider:
                 "no Anthropic API key is set",
                 "set ANTHROPIC_API_KEY, or use --provider scripted to run the bundled demo",
             )
-        if isinstance(exc, anthropic.APITimeoutError):
-            return ModelError(
-                f"the request to {self._url()} timed out after {self._timeout_s:g} s",
-                "check the network; " + RESUME_HINT,
-            )
-        if isinstance(exc, anthropic.APIConnectionError):
-            return ModelError(
-                f"cannot reach {self._url()}: {_describe(exc)}",
-                "check the network connection and ANTHROPIC_BASE_URL",
-            )
         if isinstance(exc, anthropic.APIStatusError):
             return self._status_error(exc, model)
-        return None
+        return unreachable_error(
+            exc,
+            anthropic,
+            url=self._url(),
+            timeout_s=self._timeout_s,
+            hint="check the network connection and ANTHROPIC_BASE_URL",
+        )
 
     def _status_error(self, exc: anthropic.APIStatusError, model: str) -> ModelError:
         after = _after_retries(exc, self._max_retries)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import Any, Protocol
 
 from orch_tui.core.cost import Usage
@@ -123,6 +124,22 @@ def status_error(
     if status >= 500:
         return ModelError(f"the API failed ({status}){retried}: {detail}", RESUME_HINT)
     return ModelError(f"the API answered {status}: {detail}")
+
+
+def unreachable_error(
+    exc: Exception, sdk: ModuleType, *, url: str, timeout_s: float, hint: str
+) -> ModelError | None:
+    """A timeout or a failed connection of either SDK (both name them ``APITimeoutError`` and
+    ``APIConnectionError``) as a ModelError; ``hint`` says what to check when the server cannot
+    be reached. None for any other error."""
+    if isinstance(exc, sdk.APITimeoutError):
+        return ModelError(
+            f"the request to {url} timed out after {timeout_s:g} s",
+            "check the network; " + RESUME_HINT,
+        )
+    if isinstance(exc, sdk.APIConnectionError):
+        return ModelError(f"cannot reach {url}: {describe_cause(exc)}", hint)
+    return None
 
 
 TextSink = Callable[[str], None]

@@ -27,6 +27,7 @@ from orch_tui.core.providers.base import (
     describe_cause,
     status_error,
     transport_errors,
+    unreachable_error,
 )
 
 if TYPE_CHECKING:
@@ -233,19 +234,16 @@ class OpenAIProvider:
         import openai
 
         url = str(self.client.base_url).rstrip("/")
-        if isinstance(exc, openai.APITimeoutError):
-            return ModelError(
-                f"the request to {url} timed out after {self.timeout_s:g} s",
-                "check the network; " + RESUME_HINT,
-            )
-        if isinstance(exc, openai.APIConnectionError):
-            return ModelError(
-                f"cannot reach {url}: {describe_cause(exc)}",
-                "check that the server is running and OPENAI_BASE_URL (or model.base_url)",
-            )
         if isinstance(exc, openai.APIStatusError):
             return _status_error(exc, model)
-        return ModelError(
+        unreachable = unreachable_error(
+            exc,
+            openai,
+            url=url,
+            timeout_s=self.timeout_s,
+            hint="check that the server is running and OPENAI_BASE_URL (or model.base_url)",
+        )
+        return unreachable or ModelError(
             f"the response from {url} could not be read: {describe_cause(exc)}", RESUME_HINT
         )
 
