@@ -48,7 +48,6 @@ def with_cache_breakpoints(messages: list[dict[str, Any]], previous: int) -> lis
 class AttemptResult:
     proposal: Proposal
     turn_limit_hit: bool = False
-    text: str = ""
     question: Question | None = None
     """Set when the model called ``ask_user``: the attempt ended without a proposal."""
 
@@ -115,7 +114,6 @@ def run_attempt(
     editor = EditorTool(staging)
     messages: list[dict[str, Any]] = [{"role": "user", "content": setup.prompt}]
     turns: list[AssistantTurn] = []
-    texts: list[str] = []
     limit_hit = True
     sent = 0
     for index in range(setup.max_turns):
@@ -132,7 +130,6 @@ def run_attempt(
         turn = provider.complete(request, callbacks.on_text)
         turns.append(turn)
         messages.append({"role": "assistant", "content": turn.content})
-        texts += [block["text"] for block in turn.content if block.get("type") == "text"]
         callbacks.on_turn(index, turn)
         tool_uses = [block for block in turn.content if block.get("type") == "tool_use"]
         asked = [block for block in tool_uses if block.get("name") == ASK_USER_NAME]
@@ -140,7 +137,6 @@ def run_attempt(
             callbacks.on_messages(messages, turns)
             return AttemptResult(
                 proposal=Proposal(attempt=setup.attempt),
-                text="\n\n".join(texts),
                 question=Question.from_tool_input(asked[0].get("input")),
             )
         if tool_uses:
@@ -156,5 +152,4 @@ def run_attempt(
     return AttemptResult(
         proposal=staging.to_proposal(setup.attempt),
         turn_limit_hit=limit_hit,
-        text="\n\n".join(texts),
     )

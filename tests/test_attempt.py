@@ -31,7 +31,7 @@ def test_edits_land_in_staging_and_become_the_proposal(tmp_path: Path) -> None:
     assert not (tmp_path / "a.py").exists()
     tool_result = provider.requests[1].messages[-1]["content"][0]
     assert tool_result["type"] == "tool_result" and "is_error" not in tool_result
-    assert result.text == "x\n\ndone" and not result.turn_limit_hit
+    assert not result.turn_limit_hit
 
 
 def test_the_number_of_turns_is_bounded(tmp_path: Path) -> None:
