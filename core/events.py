@@ -258,11 +258,10 @@ class Escalated(Event):
 
 
 @dataclass(kw_only=True)
-class RoleDecided(Event):
-    """A judge or verifier model decided about ``attempt`` (core.roles)."""
+class RoleDecision:
+    """What a judge or verifier model decided (core.roles reads it from the role's tool call);
+    ``judge.json``/``verifier.json`` and state.json's ``roles`` keep it as :meth:`to_json`."""
 
-    kind: ClassVar[EventKind] = EventKind.ROLE_DECISION
-    attempt: int
     role: str
     """"judge" (after failed checks) or "verifier" (once every check passed)."""
     model: str
@@ -271,11 +270,31 @@ class RoleDecided(Event):
     guidance: str = ""
     """judge retry: advice for the next prompt."""
     question: str = ""
-    """judge ask: the question for the person."""
+    """judge ask: the question for the person, with ``options`` and a ``recommendation``."""
+    options: list[str] = field(default_factory=list)
+    recommendation: str = ""
     gaps: list[str] = field(default_factory=list)
     """verifier insufficient: what is missing or untested."""
     reason: str = ""
     """Why (the role's own words), or why there was no usable answer."""
+
+    def to_json(self) -> dict[str, Any]:
+        values = {name: getattr(self, name) for name in RoleDecision.__dataclass_fields__}
+        return {key: list(v) if isinstance(v, list) else v for key, v in values.items()}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RoleDecision:
+        names = RoleDecision.__dataclass_fields__
+        return RoleDecision(**{key: data[key] for key in names if key in data})
+
+
+@dataclass(kw_only=True)
+class RoleDecided(Event, RoleDecision):
+    """A judge or verifier decided about ``attempt`` (core.roles); logged with every field of
+    the decision."""
+
+    kind: ClassVar[EventKind] = EventKind.ROLE_DECISION
+    attempt: int
 
 
 # Events too chatty for the append-only log: their content is saved per attempt instead.

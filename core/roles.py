@@ -25,13 +25,12 @@ instead of asking again, and a replay (``--script logs/<run_id>``) answers with 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from orch_tui.core import runlog
 from orch_tui.core.asking import GUIDANCE, Question
 from orch_tui.core.checks import TestReport
-from orch_tui.core.events import EventKind, Notice, RoleDecided
+from orch_tui.core.events import EventKind, Notice, RoleDecided, RoleDecision
 from orch_tui.core.feedback import describe_files
 from orch_tui.core.prompts import render
 from orch_tui.core.providers.base import AssistantTurn, TurnRequest
@@ -104,38 +103,6 @@ class RoleAnswerError(ValueError):
     """A role's answer that is not a usable call of its tool; the message says what is wrong."""
 
 
-@dataclass
-class Decision:
-    """What a judge or verifier decided about one attempt."""
-
-    role: str
-    model: str
-    decision: str
-    guidance: str = ""
-    question: str = ""
-    options: list[str] = field(default_factory=list)
-    recommendation: str = ""
-    gaps: list[str] = field(default_factory=list)
-    reason: str = ""
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "role": self.role,
-            "model": self.model,
-            "decision": self.decision,
-            "guidance": self.guidance,
-            "question": self.question,
-            "options": list(self.options),
-            "recommendation": self.recommendation,
-            "gaps": list(self.gaps),
-            "reason": self.reason,
-        }
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Decision:
-        return cls(**{key: data[key] for key in cls.__dataclass_fields__ if key in data})
-
-
 def _tool_input(turn: AssistantTurn, tool: dict[str, Any]) -> dict[str, Any]:
     calls = [
         block
@@ -164,7 +131,7 @@ def _texts(data: dict[str, Any], key: str) -> list[str]:
     return [item.strip() for item in value if item.strip()]
 
 
-def parse_decision(role: str, model: str, turn: AssistantTurn) -> Decision:
+def parse_decision(role: str, model: str, turn: AssistantTurn) -> RoleDecision:
     """The decision in ``turn``'s call of the role's tool; RoleAnswerError when it has none."""
     data = _tool_input(turn, TOOLS[role])
     key, allowed = (
@@ -173,7 +140,7 @@ def parse_decision(role: str, model: str, turn: AssistantTurn) -> Decision:
     decision = data.get(key)
     if decision not in allowed:
         raise RoleAnswerError(f'"{key}" must be one of {", ".join(allowed)}, not {decision!r}')
-    found = Decision(role, model, decision, reason=_text(data, "reason"))
+    found = RoleDecision(role=role, model=model, decision=decision, reason=_text(data, "reason"))
     if role == JUDGE:
         found.guidance = _text(data, "guidance")
         found.question = _text(data, "question")
@@ -285,7 +252,7 @@ class Roles:
             saved = log.read_json(attempt - 1, role_file(role))
             if not saved:
                 continue
-            decision = Decision.from_json(saved["decision"])
+            decision = RoleDecision.from_json(saved["decision"])
             if decision.decision == RETRY and decision.guidance:
                 notes.append(render("judge_guidance", folder, guidance=decision.guidance))
             elif decision.decision == INSUFFICIENT:
@@ -297,11 +264,11 @@ class Roles:
 
     def _decide(
         self, role: str, model: str, attempt: int, make_prompt: Callable[[int], str]
-    ) -> Decision:
+    ) -> RoleDecision:
         engine = self.engine
         saved = engine.log.read_json(attempt, role_file(role))
         if saved and saved.get("decision"):
-            return Decision.from_json(saved["decision"])  # decided before a crash: never twice
+            return RoleDecision.from_json(saved["decision"])  # decided before a crash: never twice
         prompt = make_prompt(attempt)
         request = TurnRequest(
             model=model,
@@ -318,7 +285,9 @@ class Roles:
         try:
             decision = parse_decision(role, model, turn)
         except RoleAnswerError as exc:
-            decision = Decision(role, model, NO_DECISION, reason=f"no usable answer: {exc}")
+            decision = RoleDecision(
+                role=role, model=model, decision=NO_DECISION, reason=f"no usable answer: {exc}"
+            )
         engine.log.write_json(
             attempt,
             role_file(role),
@@ -329,18 +298,7 @@ class Roles:
                 "decision": decision.to_json(),
             },
         )
-        engine.emit(
-            RoleDecided(
-                attempt=attempt,
-                role=role,
-                model=model,
-                decision=decision.decision,
-                guidance=decision.guidance,
-                question=decision.question,
-                gaps=list(decision.gaps),
-                reason=decision.reason,
-            )
-        )
+        engine.emit(RoleDecided(attempt=attempt, **decision.to_json()))
         roles = dict(engine.state.roles or {})
         roles[role] = {"attempt": attempt, **decision.to_json()}
         engine.state.roles = roles
@@ -392,7 +350,7 @@ class Roles:
                 line += f"\n  the person's guidance for it: {guidance.get('text')}"
             judged = log.read_json(number, role_file(JUDGE))
             if judged and number < last:
-                advice = Decision.from_json(judged["decision"])
+                advice = RoleDecision.from_json(judged["decision"])
                 line += f"\n  your advice after it: {advice.decision} {advice.guidance}".rstrip()
             lines.append(line)
         return "\n".join(lines)
