@@ -61,6 +61,25 @@ _FALLBACK = {
     "foreground": "#8B949E",
 }
 
+_DERIVED: dict[str, tuple[str, float]] = {
+    "diff-added-background": ("success", 0.15),
+    "diff-removed-background": ("error", 0.15),
+    "diff-added-word": ("success", 0.40),
+    "diff-removed-word": ("error", 0.40),
+    "diff-added-sign": ("success", 1.0),
+    "diff-removed-sign": ("error", 1.0),
+    "diff-modified-sign": ("warning", 1.0),
+    "diff-line-number": ("foreground", 0.55),
+    "diff-filler": ("foreground", 0.15),
+    "diff-fold": ("foreground", 0.75),
+    "diff-fold-background": ("primary", 0.10),
+    "diff-gutter-accepted": ("success", 1.0),
+    "diff-gutter-rejected": ("error", 1.0),
+    "diff-gutter-undecided": ("warning", 1.0),
+    "diff-cursor": ("primary", 0.35),
+}
+"""How a theme without diff variables gets each: (the palette colour it comes from, its alpha)."""
+
 
 def _colour(value: str | None, fallback: str) -> Color:
     try:
@@ -74,27 +93,13 @@ def theme_variable_defaults(theme: Theme | None = None) -> dict[str, str]:
 
     With no theme, neutral values that read well on both dark and light backgrounds.
     """
-    success = _colour(theme.success if theme else None, _FALLBACK["success"])
-    error = _colour(theme.error if theme else None, _FALLBACK["error"])
-    warning = _colour(theme.warning if theme else None, _FALLBACK["warning"])
-    primary = _colour(theme.primary if theme else None, _FALLBACK["primary"])
-    foreground = _colour(theme.foreground if theme else None, _FALLBACK["foreground"])
+    palette = {
+        name: _colour(getattr(theme, name) if theme else None, fallback)
+        for name, fallback in _FALLBACK.items()
+    }
     return {
-        "diff-added-background": success.with_alpha(0.15).hex,
-        "diff-removed-background": error.with_alpha(0.15).hex,
-        "diff-added-word": success.with_alpha(0.40).hex,
-        "diff-removed-word": error.with_alpha(0.40).hex,
-        "diff-added-sign": success.hex,
-        "diff-removed-sign": error.hex,
-        "diff-modified-sign": warning.hex,
-        "diff-line-number": foreground.with_alpha(0.55).hex,
-        "diff-filler": foreground.with_alpha(0.15).hex,
-        "diff-fold": foreground.with_alpha(0.75).hex,
-        "diff-fold-background": primary.with_alpha(0.10).hex,
-        "diff-gutter-accepted": success.hex,
-        "diff-gutter-rejected": error.hex,
-        "diff-gutter-undecided": warning.hex,
-        "diff-cursor": primary.with_alpha(0.35).hex,
+        variable: (palette[source] if alpha == 1.0 else palette[source].with_alpha(alpha)).hex
+        for variable, (source, alpha) in _DERIVED.items()
     }
 
 
