@@ -12,6 +12,8 @@ import select
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from orch_tui.core.wording import plural
 from tests.e2e_support import child_env, orch_tui, write_attempts_script
 
@@ -199,6 +201,19 @@ def test_an_unknown_theme_is_an_error_naming_the_key(tmp_path: Path) -> None:
 
     assert code == 1
     assert "ui.theme" in stderr and "no-such-theme" in stderr and "orchestrator.toml" in stderr
+
+
+@pytest.mark.parametrize("command", ["spec.md", "history"])
+def test_an_unknown_keymap_id_is_an_error_naming_the_key(tmp_path: Path, command: str) -> None:
+    (tmp_path / "spec.md").write_text(SPEC, encoding="utf-8")
+    (tmp_path / "orchestrator.toml").write_text('[ui]\nkeymap = { "review.accpet_hunk" = "a" }\n')
+    args = [command, *scripted(tmp_path)] if command == "spec.md" else [command]
+
+    code, _, stderr = run_in_terminal(tmp_path, *args)
+
+    assert code == 1
+    assert "ui.keymap" in stderr and "'review.accpet_hunk'" in stderr
+    assert "orchestrator.toml" in stderr
 
 
 def test_counted_nouns_agree_with_their_count() -> None:

@@ -34,3 +34,14 @@ def test_ci_runs_the_readme_test_command() -> None:
     test_command = blocks[1].strip()
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert test_command in ci.splitlines()
+
+
+def test_every_binding_id_the_readme_lists_exists() -> None:
+    """The keymap ids README.md gives under "Keys of the review screen" are real binding ids."""
+    import orch_tui.tui.app  # noqa: F401 - imports every screen and widget with bindings
+    from orch_tui.tui.keymap import binding_ids
+
+    section = README.split("### Keys of the review screen", 1)[1].split("\n### ", 1)[0]
+    listed = set(re.findall(r"`([a-z_]+\.[a-z_]+)` \(", section))
+    assert len(listed) > 10
+    assert listed <= binding_ids()

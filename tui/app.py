@@ -22,8 +22,8 @@ from textual.screen import Screen
 from textual.theme import Theme
 
 from orch_tui.core.checks import kill_running_checks
-from orch_tui.core.config import Config
-from orch_tui.core.engine import EXIT_INTERRUPTED, EXIT_STATE, Engine, RunOptions
+from orch_tui.core.config import Config, ConfigError
+from orch_tui.core.engine import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_STATE, Engine, RunOptions
 from orch_tui.core.events import EventBus
 from orch_tui.core.notify import subscribe_notifier
 from orch_tui.core.paths import ProjectPaths
@@ -33,6 +33,7 @@ from orch_tui.core.state import StateError, StateStore
 from orch_tui.core.ui_state import load_ui_state, save_ui_choice
 from orch_tui.themes import THEMES, register_themes, theme_variable_defaults
 from orch_tui.tui.bridge import EngineThread, TuiReviewer
+from orch_tui.tui.keymap import keymap_problem
 from orch_tui.tui.messages import (
     ContinueRun,
     DecisionsFinal,
@@ -270,6 +271,10 @@ def run_app(
     if problem:
         print(f"orch-tui: {problem}", file=sys.stderr)
         return EXIT_STATE
+    problem = keymap_problem(config.ui.keymap)
+    if problem:
+        print(f"orch-tui: {paths.config}: {problem}", file=sys.stderr)
+        return EXIT_FAILED
     app = OrchApp(paths, config, spec, provider, options)
     result = app.run()
     code = result if isinstance(result, int) else app.exit_code
@@ -294,7 +299,13 @@ def _leave(app: OrchApp, code: int) -> int:
 
 
 def run_history_app(paths: ProjectPaths, config: Config) -> ResumeRequest | None:
-    """Browse the runs; returns the run the person chose to resume, if any."""
+    """Browse the runs; returns the run the person chose to resume, if any.
+
+    ConfigError: ``[ui] keymap`` names a binding id the app does not have.
+    """
+    problem = keymap_problem(config.ui.keymap)
+    if problem:
+        raise ConfigError(f"{paths.config}: {problem}")
     app = OrchApp(paths, config)
     app.run()
     return app.resume_request

@@ -573,7 +573,10 @@ def _history(paths: ProjectPaths, config: Config, export: str | None) -> int:
         return _print_runs(paths)
     from orch_tui.tui.app import run_history_app
 
-    chosen = run_history_app(paths, config)
+    try:
+        chosen = run_history_app(paths, config)
+    except ConfigError as exc:
+        return _fail(str(exc))
     if chosen is None:
         return EXIT_SUCCESS
     spec = Path(chosen.spec_path)
