@@ -11,7 +11,7 @@ from textual.command import CommandList
 
 from orch_tui.core.engine import RunOptions
 from orch_tui.core.state import RunState
-from orch_tui.tui.app import OrchApp, ResumeRequest
+from orch_tui.tui.app import OrchApp, ResumeRequest, RunRequest
 from orch_tui.tui.screens.history import RunsScreen
 from orch_tui.tui.widgets.diff_view import DiffView
 from orch_tui.tui.widgets.run_header import RunHeader
@@ -87,9 +87,7 @@ async def test_the_elapsed_clock_stops_when_the_run_succeeds(tmp_path: Path) -> 
     app = OrchApp(
         project.paths,
         project.config(),
-        project.spec(),
-        project.provider(),
-        RunOptions(max_retries=3),
+        RunRequest(project.spec(), project.provider(), RunOptions(max_retries=3)),
         clock=lambda: now[0],
     )
     async with app.run_test(size=SIZE) as pilot:

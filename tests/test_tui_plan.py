@@ -9,7 +9,7 @@ import pytest
 from textual.widgets import OptionList, TextArea
 
 from orch_tui.core.engine import RunOptions
-from orch_tui.tui.app import OrchApp
+from orch_tui.tui.app import OrchApp, RunRequest
 from orch_tui.tui.screens.plan import PlanEditScreen, PlanScreen
 from orch_tui.tui.widgets.run_header import RunHeader
 from orch_tui.tui.widgets.timeline import Timeline
@@ -46,9 +46,7 @@ def plan_app(tmp_path: Path) -> tuple[OrchApp, Path]:
     app = OrchApp(
         project.paths,
         project.config(),
-        project.spec(),
-        project.provider(),
-        RunOptions(max_retries=3, plan=True),
+        RunRequest(project.spec(), project.provider(), RunOptions(max_retries=3, plan=True)),
         clock=frozen_clock,
     )
     return app, tmp_path

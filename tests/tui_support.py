@@ -27,7 +27,7 @@ from orch_tui.core.paths import ProjectPaths
 from orch_tui.core.providers.base import Provider
 from orch_tui.core.providers.scripted import ScriptedProvider
 from orch_tui.core.spec import Spec, read_spec
-from orch_tui.tui.app import OrchApp
+from orch_tui.tui.app import OrchApp, RunRequest
 from orch_tui.tui.screens.review import TRIAL_RUNNING, ReviewScreen
 from tests.e2e_support import attempt_turns, write_attempts_script, write_tree
 from tests.fake_anthropic import Turn
@@ -138,9 +138,9 @@ class TuiProject:
         return OrchApp(
             self.paths,
             self.config(),
-            self.spec(),
-            provider or self.provider(),
-            RunOptions(max_retries=max_retries),
+            RunRequest(
+                self.spec(), provider or self.provider(), RunOptions(max_retries=max_retries)
+            ),
             clock=frozen_clock,
         )
 

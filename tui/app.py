@@ -53,6 +53,15 @@ QUIT_GRACE_S = 2.0
 
 
 @dataclass(frozen=True)
+class RunRequest:
+    """The run ``orch-tui SPEC`` opens: the app hands these to the engine it starts."""
+
+    spec: Spec
+    provider: Provider
+    options: RunOptions
+
+
+@dataclass(frozen=True)
 class ResumeRequest:
     """``orch-tui history`` ends with this when the person picked a run to resume."""
 
@@ -72,18 +81,15 @@ class OrchApp(App[int]):
         self,
         paths: ProjectPaths,
         config: Config,
-        spec: Spec | None = None,
-        provider: Provider | None = None,
-        options: RunOptions | None = None,
+        run_request: RunRequest | None = None,
         *,
         clock: Clock = time.monotonic,
     ) -> None:
         super().__init__()
         self.paths = paths
         self.config = config
-        self.spec = spec
-        self.provider = provider
-        self.options = options
+        self.run_request = run_request
+        """The run to open; None: the app only browses the history (``orch-tui history``)."""
         self.clock = clock
         self.exit_code = EXIT_INTERRUPTED
         self.engine: Engine
@@ -118,25 +124,25 @@ class OrchApp(App[int]):
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGTERM, signal.SIGHUP):  # the terminal closed: as if q was pressed
             loop.add_signal_handler(signum, self._stop_on_signal)
-        if self.spec is None:
+        request = self.run_request
+        if request is None:
             self.push_screen(RunsScreen(self.paths.logs, self.paths.state), self._history_closed)
             return
         screen = self.review_screen = ReviewScreen(
-            self.spec.text, self.config, self.paths, self.clock
+            request.spec.text, self.config, self.paths, self.clock
         )
         self.push_screen(screen)
         self.reviewer = TuiReviewer(screen)
-        assert self.provider is not None and self.options is not None
         bus = EventBus()
         subscribe_notifier(bus, self.config.notify, interactive=True)
         self.engine = Engine(
             paths=self.paths,
             config=self.config,
-            spec=self.spec,
-            provider=self.provider,
+            spec=request.spec,
+            provider=request.provider,
             reviewer=self.reviewer,
             bus=bus,
-            options=replace(self.options, ask_when_stuck=True),  # a person is here to ask
+            options=replace(request.options, ask_when_stuck=True),  # a person is here to ask
         )
         self.engine_thread = EngineThread(self.engine, screen)
         self.engine_thread.start()
@@ -144,7 +150,7 @@ class OrchApp(App[int]):
     def _stop_on_signal(self) -> None:
         """SIGTERM or SIGHUP: kill the checks now, then leave as q does (the state is saved)."""
         kill_running_checks()
-        if self.spec is None:
+        if self.run_request is None:
             self.exit(0)
         else:
             self.post_message(QuitRun())
@@ -199,7 +205,7 @@ class OrchApp(App[int]):
         self.exit(self.exit_code)
 
     def action_leave(self) -> None:
-        if self.spec is None:
+        if self.run_request is None:
             self.exit(0)
         else:
             self.post_message(QuitRun())
@@ -234,7 +240,7 @@ class OrchApp(App[int]):
         self.exit(0)
 
     def on_resume_run(self, message: ResumeRun) -> None:
-        if self.spec is None:
+        if self.run_request is None:
             self.resume_request = ResumeRequest(message.run_id, message.spec_path)
             self.exit(0)
             return
@@ -275,7 +281,7 @@ def run_app(
     if problem:
         print(f"orch-tui: {paths.config}: {problem}", file=sys.stderr)
         return EXIT_FAILED
-    app = OrchApp(paths, config, spec, provider, options)
+    app = OrchApp(paths, config, RunRequest(spec, provider, options))
     result = app.run()
     code = result if isinstance(result, int) else app.exit_code
     return _leave(app, code)
