@@ -17,7 +17,7 @@ from orch_tui.core.checks import TestReport, trim_traceback
 from orch_tui.core.config import Config
 from orch_tui.core.junit import strip_paths
 from orch_tui.core.project_map import MAP_CHARS, files_that_matter, project_map
-from orch_tui.core.prompts import render
+from orch_tui.core.prompt_templates import render
 from orch_tui.core.proposal import Decisions, HunkDecision, Proposal, effective_proposal
 from orch_tui.core.workspace import read_tree
 

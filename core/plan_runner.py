@@ -20,7 +20,7 @@ from orch_tui.core import runlog
 from orch_tui.core.attempt import CONTINUE_PROMPT
 from orch_tui.core.events import ModelText, Notice, PlanApproved, TaskFinished, TaskStarted
 from orch_tui.core.plan import SUBMIT_PLAN, SUBMIT_PLAN_TOOL, Plan, PlanError, tasks_from_spec
-from orch_tui.core.prompts import render
+from orch_tui.core.prompt_templates import render
 from orch_tui.core.providers.base import TurnRequest
 from orch_tui.core.workspace import read_tree
 

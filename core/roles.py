@@ -32,7 +32,7 @@ from orch_tui.core.asking import GUIDANCE, Question
 from orch_tui.core.checks import TestReport
 from orch_tui.core.events import EventKind, Notice, RoleDecided, RoleDecision
 from orch_tui.core.feedback import describe_files
-from orch_tui.core.prompts import render
+from orch_tui.core.prompt_templates import render
 from orch_tui.core.providers.base import AssistantTurn, TurnRequest
 from orch_tui.core.workspace import read_tree
 

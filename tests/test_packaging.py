@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import shutil
 import subprocess
 import sys
@@ -64,8 +65,13 @@ def test_the_wheel_installs_only_orch_tui_at_the_top_level(tmp_path: Path) -> No
 
 
 def test_core_tui_and_themes_pass_mypy_strict(tmp_path: Path) -> None:
-    """The installed packages, checked from outside the checkout (so the folders at the root
-    are not what mypy finds), against the settings in pyproject.toml."""
+    """The sources as the package they install as (``orch_tui/core`` and so on: links to the
+    folders at the root, so any install mode works, an editable one too), checked against
+    the settings in pyproject.toml."""
+    package = tmp_path / "orch_tui"
+    package.mkdir()
+    for name in SOURCE_DIRS:
+        (package / name).symlink_to(ROOT / name, target_is_directory=True)
     result = subprocess.run(
         [
             sys.executable,
@@ -111,6 +117,30 @@ def test_core_imports_no_textual_rich_or_tui(tmp_path: Path) -> None:
 
     assert len(modules) > 20  # every core module really was imported
     assert output == ""
+
+
+def _imported_names(path: Path) -> set[str]:
+    """Every module an import statement in ``path`` names, at any depth (in functions too)."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+    return names
+
+
+def test_no_core_source_names_textual_rich_or_tui_even_in_a_function() -> None:
+    """The subprocess check above sees module-level imports; this one also sees a lazy import
+    inside a function that the import alone would not run."""
+    offending = {
+        f"{path.relative_to(ROOT)}: {name}"
+        for path in (ROOT / "core").rglob("*.py")
+        if "demo" not in path.parts
+        for name in _imported_names(path)
+        if name.split(".")[0] in ("textual", "rich") or name.startswith("orch_tui.tui")
+    }
+    assert offending == set()
 
 
 def test_core_foundations_import_nothing_above_them(tmp_path: Path) -> None:
