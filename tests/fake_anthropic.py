@@ -29,9 +29,11 @@ import threading
 import time
 from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
+
+from tests.local_server import LocalServer, QuietServer
 
 EDITOR_TOOL_NAME = "str_replace_based_edit_tool"
 ASK_USER_TOOL_NAME = "ask_user"
@@ -370,7 +372,7 @@ def _request_key(headers: dict[str, str]) -> str:
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
-    server: _Server
+    server: QuietServer
 
     def log_message(self, format: str, *args: Any) -> None:
         """Stay quiet: test output is for test failures."""
@@ -381,7 +383,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         length = int(self.headers.get("content-length") or 0)
         raw = self.rfile.read(length)
-        fake = self.server.fake
+        fake: FakeAnthropic = self.server.fake
         if self.path.split("?")[0] != "/v1/messages":
             self._send_error(Error(404, "not_found_error", f"Not found: {self.path}"))
             return
@@ -442,7 +444,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
 
     def _stream(self, body: dict[str, Any], item: Turn | CutStream) -> None:
-        fake = self.server.fake
+        fake: FakeAnthropic = self.server.fake
         turn = item.turn if isinstance(item, CutStream) else item
         cut_after = item.after_events if isinstance(item, CutStream) else None
         self.send_response(200)
@@ -467,17 +469,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(b"0\r\n\r\n")
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    fake: FakeAnthropic
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        """Clients that hang up (closed keep-alive connections, dropped streams) are normal."""
-        if not isinstance(sys.exc_info()[1], ConnectionError):
-            super().handle_error(request, client_address)
-
-
-class FakeAnthropic:
+class FakeAnthropic(LocalServer):
     """A scripted Messages API on 127.0.0.1; a context manager that starts and stops it.
 
     ``script`` is a list of items answered in order (extend it with :meth:`push`) or a
@@ -486,6 +478,8 @@ class FakeAnthropic:
     ``valid_keys`` are the API keys accepted (``None``: any non-empty key);
     others get a 401 without using up the script.
     """
+
+    handler = _Handler
 
     def __init__(
         self,
@@ -502,15 +496,7 @@ class FakeAnthropic:
         self.requests: list[RecordedRequest] = []
         self._cache = _PromptCache()
         self._lock = threading.Lock()
-        self._port = port
-        self._server: _Server | None = None
-        self._thread: threading.Thread | None = None
-
-    @property
-    def url(self) -> str:
-        if self._server is None:
-            raise RuntimeError("FakeAnthropic is not started")
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+        super().__init__(port)
 
     @property
     def remaining(self) -> int:
@@ -520,30 +506,6 @@ class FakeAnthropic:
     def push(self, *items: ScriptItem) -> None:
         with self._lock:
             self._items.extend(items)
-
-    def start(self) -> FakeAnthropic:
-        self._server = _Server(("127.0.0.1", self._port), _Handler)
-        self._server.fake = self
-        self._thread = threading.Thread(
-            target=self._server.serve_forever,
-            kwargs={"poll_interval": 0.05},
-            name="fake-anthropic",
-            daemon=True,
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-
-    def __enter__(self) -> FakeAnthropic:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     def _answer(self, request: RecordedRequest) -> ScriptItem:
         with self._lock:

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import itertools
 import json
-import sys
 import threading
 from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.local_server import LocalServer, QuietServer
 
 DEFAULT_KEYS = frozenset({"test-key"})
 EDITOR_TOOL_NAME = "str_replace_based_edit_tool"
@@ -140,7 +141,7 @@ def chunks(model: str, reply: Reply, include_usage: bool) -> Iterator[dict[str, 
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
-    server: _Server
+    server: QuietServer
 
     def log_message(self, format: str, *args: Any) -> None:
         """Stay quiet: test output is for test failures."""
@@ -183,22 +184,17 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    fake: FakeOpenAI
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        if not isinstance(sys.exc_info()[1], ConnectionError):
-            super().handle_error(request, client_address)
-
-
-class FakeOpenAI:
+class FakeOpenAI(LocalServer):
     """A scripted Chat Completions API on 127.0.0.1; a context manager that starts and stops it.
 
     Items are answered in order; when they run out every request gets a 500 saying so.
     ``valid_keys`` are the accepted bearer keys (``None``: any key); others get a 401.
     Errors carry ``x-should-retry: false`` so the SDK reports them at once.
     """
+
+    handler = _Handler
+    url_path = "/v1"
+    """Clients get the base URL with /v1 (``OPENAI_BASE_URL``)."""
 
     def __init__(
         self,
@@ -210,33 +206,7 @@ class FakeOpenAI:
         self.valid_keys = valid_keys
         self.requests: list[RecordedRequest] = []
         self._lock = threading.Lock()
-        self._server: _Server | None = None
-
-    @property
-    def url(self) -> str:
-        """The base URL clients use (``OPENAI_BASE_URL``)."""
-        assert self._server is not None, "FakeOpenAI is not started"
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
-
-    def start(self) -> FakeOpenAI:
-        self._server = _Server(("127.0.0.1", 0), _Handler)
-        self._server.fake = self
-        threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        ).start()
-        return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-
-    def __enter__(self) -> FakeOpenAI:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
+        super().__init__()
 
     def _answer(self, request: RecordedRequest) -> ScriptItem:
         with self._lock:
