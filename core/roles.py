@@ -208,11 +208,8 @@ class Roles:
 
     def judge(self, attempt: int) -> Question | None:
         """After failed checks with retries left: the judge's question, or None to patch again."""
-        model = self._model(JUDGE)
-        if not model:
-            return None
-        decision = self._decide(JUDGE, model, attempt, self._judge_prompt)
-        if decision.decision != ASK:
+        decision = self._decide(JUDGE, attempt, self._judge_prompt)
+        if decision is None or decision.decision != ASK:
             return None
         return Question(
             text=decision.question,
@@ -223,11 +220,8 @@ class Roles:
 
     def wants_more(self, attempt: int) -> bool:
         """Once every check passed: whether the verifier sends one more patch round."""
-        model = self._model(VERIFIER)
-        if not model:
-            return False
-        decision = self._decide(VERIFIER, model, attempt, self._verifier_prompt)
-        if decision.decision != INSUFFICIENT:
+        decision = self._decide(VERIFIER, attempt, self._verifier_prompt)
+        if decision is None or decision.decision != INSUFFICIENT:
             return False
         engine = self.engine
         if attempt - engine.planner.base_attempt() < engine.state.max_retries:
@@ -263,8 +257,12 @@ class Roles:
     # -- asking a role ------------------------------------------------------------------------
 
     def _decide(
-        self, role: str, model: str, attempt: int, make_prompt: Callable[[int], str]
-    ) -> RoleDecision:
+        self, role: str, attempt: int, make_prompt: Callable[[int], str]
+    ) -> RoleDecision | None:
+        """The role's decision about ``attempt`` (asked once, then read back); None: role off."""
+        model = self._model(role)
+        if not model:
+            return None
         engine = self.engine
         saved = engine.log.read_json(attempt, role_file(role))
         if saved and saved.get("decision"):
