@@ -57,10 +57,7 @@ def _program(argument: str) -> str:
 
 
 def _command_finding(name: str, command: list[str], workspace: Path) -> Finding:
-    if not command:
-        return Finding(
-            False, f"check {name!r}", "its command is empty; fix it in orchestrator.toml"
-        )
+    """Whether the program of ``command`` exists (config validation made sure it has one)."""
     program = _program(command[0])
     if os.sep in program:
         path = Path(program) if Path(program).is_absolute() else workspace / program

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import signal
 import sys
@@ -88,7 +89,9 @@ def run_parser() -> argparse.ArgumentParser:
         "--plan", action="store_true", help="plan tasks first, then build them one by one"
     )
     parser.add_argument("--max-retries", type=int, metavar="N", help="patch attempts (1..50)")
-    parser.add_argument("--max-cost-usd", type=float, metavar="X", help="stop when the run costs X")
+    parser.add_argument(
+        "--max-cost-usd", type=_dollars, metavar="X", help="stop when the run costs X"
+    )
     parser.add_argument("--model", metavar="M", help="model id sent to the provider")
     parser.add_argument(
         "--provider",
@@ -123,6 +126,17 @@ def run_parser() -> argparse.ArgumentParser:
         "--no-notify", action="store_true", help="no bell, desktop notification or notify command"
     )
     return parser
+
+
+def _dollars(text: str) -> float:
+    """A budget: a finite amount of dollars, 0 or more (nan or inf would switch it off)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of dollars: {text!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"must be a finite amount of 0 or more, not {text!r}")
+    return value
 
 
 def _add_workspace_option(parser: argparse.ArgumentParser) -> None:
