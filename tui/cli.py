@@ -12,7 +12,7 @@ import math
 import os
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -217,11 +217,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     make_non_dumpable()
     command, args = split_command(sys.argv[1:] if argv is None else argv)
     if command is not None:
-        return run_subcommand(command, sub_parser(command).parse_args(args))
+        return _flushed(lambda: run_subcommand(command, sub_parser(command).parse_args(args)))
     parsed = run_parser().parse_args(args)
     code = run_spec(parsed)
     if argv is None and parsed.auto:
         _exit_now(code)
+    return code
+
+
+def _flushed(command: Callable[[], int]) -> int:
+    """Run a subcommand and flush what it printed; a reader that went away (``status | head``)
+    ends it quietly, with no traceback: printing is the last thing every subcommand does."""
+    from orch_tui.tui.headless import silence
+
+    try:
+        code = command()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        silence(sys.stdout)
+        return EXIT_SUCCESS
     return code
 
 
@@ -338,9 +352,12 @@ def _run_locked(args: argparse.Namespace, paths: ProjectPaths, config: Config, s
 
 def _print_question(paths: ProjectPaths, spec: Path) -> None:
     """The question a NEEDS_HELP run waits on, and the command that answers it."""
+    from orch_tui.tui.headless import QuietOutput
+
     state = StateStore(paths.state).load()
     if state is not None and state.question:
-        print("\nquestion  " + "\n          ".join(_question_lines(state.question, str(spec))))
+        lines = "\n          ".join(_question_lines(state.question, str(spec)))
+        QuietOutput(sys.stdout).write(f"\nquestion  {lines}\n")
 
 
 def _question_lines(question: dict[str, Any], spec: str) -> list[str]:
