@@ -20,6 +20,7 @@ from orch_tui.core.history import (
     ABSENT,
     FAILED,
     PASSED,
+    SKIPPED,
     HistoryError,
     compare,
     export_markdown,
@@ -307,6 +308,17 @@ def test_test_grid_marks_tests_absent_from_an_attempt(demo: DemoProject) -> None
     grid = grid_of(load_run(demo.logs, demo.success))
     row = grid.tests.index("tests/test_wordstats.py::test_top_words_with_no_room")
     assert grid.cells[row] == [PASSED, ABSENT]
+
+
+def test_test_grid_shows_xfailed_as_skipped_and_xpassed_as_passed(demo: DemoProject) -> None:
+    report_path = demo.logs / demo.success / "attempt-01" / runlog.REPORT
+    report = json.loads(report_path.read_text())
+    tests = report["checks"][0]["tests"]
+    tests[0]["outcome"], tests[1]["outcome"] = "xfailed", "xpassed"
+    report_path.write_text(json.dumps(report))
+    grid = grid_of(load_run(demo.logs, demo.success))
+    assert grid.cells[grid.tests.index(tests[0]["id"])][1] == SKIPPED
+    assert grid.cells[grid.tests.index(tests[1]["id"])][1] == PASSED
 
 
 def test_workspace_at_and_compare(demo: DemoProject) -> None:
