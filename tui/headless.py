@@ -110,6 +110,7 @@ class LinePrinter:
     def __call__(self, event: Event) -> None:  # noqa: C901 - a flat dispatch reads best here
         if isinstance(event, RunStarted):
             self.max_retries, self.attempt = event.max_retries, event.attempt
+            self.tokens, self.cost = event.tokens, event.cost_usd
             how = f"resuming at {event.state}" if event.resumed else "new run"
             self.out.write(
                 f"orch-tui · run {event.run_id} · {event.spec_path} · {event.provider} "
