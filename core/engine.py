@@ -168,6 +168,7 @@ class Engine:
             self.store.save(self.state)
             resumed = False
         self.log = RunLog(self.paths.logs, self.state.run_id)
+        self.log.clear_after_kill()
         if not (self.log.dir / runlog.RUN_META).exists():  # new, or killed before it was written
             self.log.write_text(None, runlog.SPEC_COPY, self.spec.text)
             self.log.write_json(None, runlog.RUN_META, self._run_meta())

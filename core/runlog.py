@@ -47,13 +47,13 @@ class RunLog:
     def __init__(self, logs_root: Path, run_id: str) -> None:
         self.dir = logs_root / run_id
         self.dir.mkdir(parents=True, exist_ok=True)
-        self._clear_after_kill()
 
-    def _clear_after_kill(self) -> None:
+    def clear_after_kill(self) -> None:
         """What a killed writer of this run left: temp files, and a last event line cut short.
 
         The torn line is ended here, so the next event starts a line of its own instead of
-        being glued to it (history skips the torn line before a ``run_started``).
+        being glued to it (history skips the torn line before a ``run_started``). Only the
+        run's own engine calls this, under the project lock, before it writes.
         """
         for folder in (self.dir, self.dir / ORIGINALS, *self.dir.glob("attempt-*")):
             remove_temp_files(folder)

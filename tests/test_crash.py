@@ -28,6 +28,7 @@ from typing import Any
 
 import pytest
 
+from orch_tui.core.history_index import read_events
 from orch_tui.core.leftovers import trial_prefix
 from tests.e2e_support import (
     FAST_CONFIG,
@@ -149,6 +150,8 @@ def finish_and_check(project: Project, extra_args: Sequence[str], check: str = C
     assert project.workspace_files() == {"app.py": FINAL_APP, "check.py": check}
     assert project.workspace_files()["app.py"].count('"b"') == 1
     assert len(project.run_dirs()) == 1, "a killed run must resume, not start over"
+    (run_dir,) = project.run_dirs()
+    assert read_events(run_dir / "events.jsonl").problems == []  # a torn line lost no event
     state = read_state(project)
     assert state is not None and (state["state"], state["attempt"]) == ("SUCCESS", 1)
     assert_no_process_left(project)

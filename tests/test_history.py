@@ -472,6 +472,7 @@ def test_an_event_after_a_torn_line_starts_a_line_of_its_own(demo: DemoProject) 
         handle.write('{"event": "state", "at": "2030-01-01T00:0')
 
     resumed = RunLog(demo.logs, demo.unfinished)
+    resumed.clear_after_kill()  # as the engine does when it opens the run
     resumed(
         RunStarted(
             run_id=demo.unfinished, spec_path="spec.md", provider="scripted", model="m",

@@ -38,7 +38,7 @@ def test_opening_a_run_log_removes_the_temp_files_a_kill_left_in_it(tmp_path: Pa
     seed(run / "attempt-00", (".proposal.json.q1w2e3r4.tmp", "proposal.json"))
     seed(run / "originals", (".manifest.json.zzzzzzzz.tmp",))
 
-    RunLog(tmp_path / "logs", "run-1")
+    RunLog(tmp_path / "logs", "run-1").clear_after_kill()
 
     remaining = sorted(str(p.relative_to(run)) for p in run.rglob("*") if p.is_file())
     assert remaining == ["attempt-00/proposal.json", "run.json"]
