@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -78,3 +79,21 @@ def fsync_dir(folder: Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+_TEMP_NAME = re.compile(r"\..+\.[a-z0-9_]{8}\.tmp")
+"""The name :func:`write_bytes_atomic` gives its temp file: ``.<target>.<mkstemp's 8>.tmp``."""
+
+
+def remove_temp_files(folder: Path) -> None:
+    """Delete the temp files a killed writer left in ``folder`` (ours only, by their name).
+
+    Call it where no other writer is at work: under the project lock, before the run writes.
+    """
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        if _TEMP_NAME.fullmatch(entry.name) and entry.is_file(follow_symlinks=False):
+            Path(entry.path).unlink(missing_ok=True)

@@ -51,9 +51,17 @@ class ConfigError(Exception):
 
 
 class Section(BaseModel):
+    # nan or inf would silently switch a bound off (a budget nothing ever reaches).
     model_config = ConfigDict(
-        extra="forbid", use_attribute_docstrings=True, validate_assignment=True
+        extra="forbid", use_attribute_docstrings=True, validate_assignment=True, allow_inf_nan=False
     )
+
+
+def _a_program_first(command: list[str]) -> list[str]:
+    """A command's first word is the program: the list may not be empty, nor the program ''."""
+    if not command or not command[0].strip():
+        raise ValueError("a command needs a program to run as its first word")
+    return command
 
 
 class ModelConfig(Section):
@@ -99,7 +107,7 @@ class LoopConfig(Section):
     max_retries: int = 5
     """Patch attempts after the first generation (clamped to 1..50 with a warning)."""
 
-    max_cost_usd: float | None = None
+    max_cost_usd: float | None = Field(default=None, ge=0)
     """Stop the run once its model cost reaches this many dollars; unset means no budget."""
 
     plan: bool = False
@@ -118,6 +126,8 @@ class CheckCommand(Section):
 
     command: list[str]
     """The command as a list of arguments (no shell). "{python}" is this Python interpreter."""
+
+    _program = field_validator("command")(_a_program_first)
 
 
 class ChecksConfig(Section):
@@ -144,6 +154,8 @@ class ChecksConfig(Section):
     sandbox: SandboxMode = "auto"
     """Where checks run: "auto" (bubblewrap when bwrap works here, else unconfined), "bwrap"
     (bubblewrap or refuse to run) or "none"; see the README's Safety section."""
+
+    _program = field_validator("test_command")(_a_program_first)
 
     @field_validator("env_allow")
     @classmethod
@@ -212,16 +224,16 @@ class NotifyConfig(Section):
 
 
 class Price(Section):
-    input: float
+    input: float = Field(ge=0)
     """Dollars per million input tokens."""
 
-    output: float
+    output: float = Field(ge=0)
     """Dollars per million output tokens."""
 
-    cache_write: float
+    cache_write: float = Field(ge=0)
     """Dollars per million tokens written to the prompt cache."""
 
-    cache_read: float
+    cache_read: float = Field(ge=0)
     """Dollars per million tokens read from the prompt cache."""
 
 
@@ -285,6 +297,8 @@ def parse_config(data: dict[str, Any], source: Path | str) -> Config:
                 problems.append(f"unknown key '{key}'")
             elif err["type"] == "literal_error":
                 problems.append(f"'{key}': {err['msg']}, not {err['input']!r}")
+            elif err["type"] == "value_error":  # our own validators: their sentence alone
+                problems.append(f"'{key}': {err['ctx']['error']}")
             else:
                 problems.append(f"'{key}': {err['msg']}")
         raise ConfigError(f"{source}: " + "; ".join(problems)) from None

@@ -22,12 +22,14 @@ from pathlib import Path
 from orch_tui.core.checks import _is_pytest
 from orch_tui.core.config import Config
 from orch_tui.core.paths import ProjectPaths
+from orch_tui.core.project_env import check_python
 from orch_tui.core.providers.base import ModelError, TurnRequest
 from orch_tui.core.providers.claude_code import INSTALL_HINT
 from orch_tui.core.providers.factory import choose_provider
 from orch_tui.core.providers.scripted import ScriptError
 from orch_tui.core.sandbox import SandboxError, resolve_sandbox
 from orch_tui.core.spec import Spec
+from orch_tui.core.verify import configured_checks
 
 KEY_NAMES = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
 PING_MAX_TOKENS = 16
@@ -47,21 +49,9 @@ class Finding:
         return f"{status}  {self.what}" + ("" if self.ok else f": {self.todo}")
 
 
-def _check_commands(config: Config) -> list[tuple[str, list[str]]]:
-    checks = [("tests", list(config.checks.test_command))]
-    return checks + [(extra.name, list(extra.command)) for extra in config.checks.extra]
-
-
-def _program(argument: str) -> str:
-    return argument.replace("{python}", sys.executable)
-
-
 def _command_finding(name: str, command: list[str], workspace: Path) -> Finding:
-    if not command:
-        return Finding(
-            False, f"check {name!r}", "its command is empty; fix it in orchestrator.toml"
-        )
-    program = _program(command[0])
+    """Whether the program of ``command`` exists (config validation made sure it has one)."""
+    program = command[0]
     if os.sep in program:
         path = Path(program) if Path(program).is_absolute() else workspace / program
         found = path.is_file() and os.access(path, os.X_OK)
@@ -73,9 +63,8 @@ def _command_finding(name: str, command: list[str], workspace: Path) -> Finding:
     return Finding(False, f"{what} not found", "install it or fix the command in orchestrator.toml")
 
 
-def _pytest_finding(config: Config) -> Finding | None:
-    command = [_program(arg) for arg in config.checks.test_command]
-    if not command or not _is_pytest(command) or "python" not in Path(command[0]).name:
+def _pytest_finding(command: list[str]) -> Finding | None:
+    if not _is_pytest(command) or "python" not in Path(command[0]).name:
         return None
     interpreter = command[0]
     what = f"pytest importable by {interpreter}"
@@ -124,8 +113,10 @@ def sandbox_finding(config: Config) -> Finding:
 
 def local_findings(paths: ProjectPaths, config: Config) -> list[Finding]:
     """The checks that need no network: commands, pytest, the folder."""
-    findings = [_command_finding(n, c, paths.workspace) for n, c in _check_commands(config)]
-    pytest_finding = _pytest_finding(config)
+    # {python} as the checks will run it: checks.python, else the workspace's .venv, else ours.
+    checks = configured_checks(config, check_python(config, paths.workspace))
+    findings = [_command_finding(c.name, c.command, paths.workspace) for c in checks]
+    pytest_finding = _pytest_finding(checks[0].command)
     if pytest_finding is not None:
         findings.append(pytest_finding)
     findings.append(_writable_finding(paths.root))

@@ -168,6 +168,7 @@ class Engine:
             self.store.save(self.state)
             resumed = False
         self.log = RunLog(self.paths.logs, self.state.run_id)
+        self.log.clear_after_kill()
         if not (self.log.dir / runlog.RUN_META).exists():  # new, or killed before it was written
             self.log.write_text(None, runlog.SPEC_COPY, self.spec.text)
             self.log.write_json(None, runlog.RUN_META, self._run_meta())
@@ -184,6 +185,8 @@ class Engine:
                 state=self.state.state,
                 attempt=self.state.attempt,
                 sandbox=sandbox.name,
+                tokens=self.state.usage.total,
+                cost_usd=round(self.state.cost_usd, 6),
             )
         )
         if not sandbox.confined and self.config.checks.sandbox == "auto":
@@ -235,7 +238,7 @@ class Engine:
         regeneration would be an empty proposal. Returns where they went (None: nothing to move).
         """
         workspace = self.paths.workspace
-        if not any(child.name != ".gitkeep" for child in workspace.iterdir()):
+        if self._workspace_is_empty():
             return None
         target = self.paths.logs / old_run_id / "workspace"
         suffix = 1
@@ -246,6 +249,9 @@ class Engine:
         workspace.rename(target)
         workspace.mkdir()
         return target
+
+    def _workspace_is_empty(self) -> bool:
+        return not any(child.name != ".gitkeep" for child in self.paths.workspace.iterdir())
 
     def reopen_after_error(self) -> bool:
         """A run stopped by a model error (network, overload, bad key) goes back to that attempt.
@@ -447,7 +453,8 @@ class Engine:
             )
         )
         if proposal.is_empty:
-            if not first:
+            # Later attempts, or a first one with nothing to test: no checks, no paid retry.
+            if not first or self._workspace_is_empty():
                 self._stuck("no progress: the model proposed no change", self._failing())
                 return
             self.log.write_json(attempt, runlog.APPLIED, {"files": {}})

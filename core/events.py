@@ -70,6 +70,10 @@ class RunStarted(Event):
     attempt: int
     sandbox: str = "none"
     """What confines the checks: "bwrap" or "none" (checks.sandbox resolved on this machine)."""
+    tokens: int = 0
+    """The run's tokens so far: a resumed run's totals from state.json."""
+    cost_usd: float = 0.0
+    """The run's cost so far, likewise."""
 
 
 @dataclass(kw_only=True)

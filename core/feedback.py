@@ -31,14 +31,15 @@ def clip_middle(text: str, budget: int) -> str:
     return f"{text[:half]}\n[... {dropped:,} characters cut ...]\n{text[-half:]}"
 
 
+def _shown_command(command: list[str]) -> str:
+    """A check's command as the model should read it: no machine paths, no placeholders."""
+    shown = [arg for arg in command if "{junit}" not in arg and "{workspace}" not in arg]
+    return " ".join(shown).replace("{python}", "python")
+
+
 def system_prompt(config: Config, prompts_dir: Path | None = None) -> str:
-    shown = [
-        arg
-        for arg in config.checks.test_command
-        if "{junit}" not in arg and "{workspace}" not in arg
-    ]
-    command = " ".join(shown).replace("{python}", "python")
-    extra = "; ".join(" ".join(check.command) for check in config.checks.extra)
+    command = _shown_command(config.checks.test_command)
+    extra = "; ".join(_shown_command(check.command) for check in config.checks.extra)
     protected = ", ".join([".git/", *config.safety.protected_paths])
     return render(
         "system",

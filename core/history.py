@@ -488,11 +488,15 @@ class TestGrid:
     cells: list[list[str]]
 
 
+_GRID_CELLS = {"error": FAILED, "xfailed": SKIPPED, "xpassed": PASSED}
+"""The grid's cell for an outcome that has no cell of its own."""
+
+
 def _outcomes(report: TestReport) -> dict[str, str]:
     outcomes: dict[str, str] = {}
     for check in report.checks:
         for test in check.tests:
-            outcomes[test.id] = {"error": FAILED}.get(test.outcome, test.outcome)
+            outcomes[test.id] = _GRID_CELLS.get(test.outcome, test.outcome)
     for failing in report.failing:
         outcomes[failing] = FAILED
     return outcomes

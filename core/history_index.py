@@ -28,7 +28,10 @@ from orch_tui.core.spec import spec_digest
 from orch_tui.core.state import RunState
 
 INDEX_NAME = ".index.json"
-INDEX_VERSION = 1
+INDEX_VERSION = 2
+
+NEVER_STARTED = "stopped before its first step (killed or interrupted): nothing was done"
+"""The stop reason history gives a run that never left INIT (a ghost of a kill)."""
 
 TERMINAL_STATES = (RunState.SUCCESS, RunState.FAILED)
 
@@ -84,7 +87,8 @@ class EventLog:
 
 
 def read_events(path: Path) -> EventLog:
-    """Parse an events file. A torn last line (a kill mid-write) is dropped, not a problem."""
+    """Parse an events file. A line torn by a kill mid-write is dropped, not a problem: the last
+    line, or one the next session ended (``RunLog``) right before its ``run_started``."""
     log = EventLog()
     try:
         data = path.read_bytes()
@@ -94,23 +98,30 @@ def read_events(path: Path) -> EventLog:
     except OSError as exc:
         log.problems.append(f"{runlog.EVENTS} is unreadable ({exc.strerror})")
         return log
-    lines = data.split(b"\n")
-    complete = data.endswith(b"\n")
-    for number, raw in enumerate(lines, start=1):
+    torn: int | None = None  # the line number of a bad line: torn, if a new session follows
+    bad: list[int] = []
+    for number, raw in enumerate(data.split(b"\n"), start=1):
         if not raw.strip():
             continue
-        is_last = number == len(lines)
         try:
             event = json.loads(raw)
             if not isinstance(event, dict) or not isinstance(event.get("event"), str):
                 raise ValueError("not an event object")
         except (ValueError, UnicodeDecodeError):
-            if is_last and not complete:
-                log.torn_tail = True
-                continue
-            log.problems.append(f"{runlog.EVENTS} line {number} is not a valid event")
+            if torn is not None:
+                bad.append(torn)
+            if raw.startswith(b"{"):  # an event cut short by a kill, unless more follows
+                torn = number
+            else:
+                bad.append(number)
+                torn = None
             continue
+        if torn is not None and event["event"] != EventKind.RUN_STARTED:
+            bad.append(torn)
+        torn = None
         log.events.append(event)
+    log.torn_tail = torn is not None
+    log.problems += [f"{runlog.EVENTS} line {number} is not a valid event" for number in bad]
     if not log.events and not log.problems:
         log.problems.append(f"{runlog.EVENTS} is empty")
     return log
@@ -241,6 +252,8 @@ def scan_run(folder: Path) -> ScannedRun:
         tokens = _int(finished.get("tokens")) or tokens
         cost = _float(finished.get("cost_usd")) or cost
     stop_reason = finished.get("stop_reason") if finished and state in TERMINAL_STATES else None
+    if state == RunState.INIT and finished is None and events:
+        stop_reason = NEVER_STARTED
     started = str(meta.get("created_at") or first_start.get("at") or "")
     summary = RunSummary(
         run_id=folder.name,

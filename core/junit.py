@@ -15,9 +15,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-# How bad an outcome is, for merging two reports of one test (pytest reports a test that failed
-# and then errored in teardown as two <testcase> elements with the same name).
-_SEVERITY = {"passed": 0, "skipped": 1, "failed": 2, "error": 3}
+# How bad an outcome is, for merging two reports of one test.
+_SEVERITY = {"passed": 0, "xpassed": 0, "skipped": 1, "xfailed": 1, "failed": 2, "error": 3}
+
+_TEARDOWN = "failed on teardown with "
+"""How pytest's JUnit writer starts the message of an error in a test's teardown. pytest counts
+that error apart from the test's own outcome (``1 passed, 1 error``), and so do we."""
 
 
 @dataclass
@@ -27,7 +30,7 @@ class TestCase:
     __test__ = False  # not a pytest test class, despite the name
 
     id: str
-    outcome: str  # "passed" | "failed" | "error" | "skipped"
+    outcome: str  # "passed" | "failed" | "error" | "skipped" | "xfailed" | "xpassed"
     message: str = ""
     traceback: str = ""
 
@@ -79,15 +82,17 @@ def parse_junit(path: Path, workspace: Path) -> list[TestCase] | None:
         root = ET.parse(path).getroot()
     except (OSError, ET.ParseError):
         return None
-    merged: dict[str, TestCase] = {}
+    merged: dict[tuple[str, bool], TestCase] = {}
     for element in root.iter("testcase"):
-        case = _test_case(element, workspace)
-        earlier = merged.get(case.id)
-        merged[case.id] = case if earlier is None else _merge(earlier, case)
+        for case in _test_cases(element, workspace):
+            key = (case.id, case.message.startswith(_TEARDOWN))  # a teardown error stays apart
+            earlier = merged.get(key)
+            merged[key] = case if earlier is None else _merge(earlier, case)
     return list(merged.values())
 
 
-def _test_case(element: ET.Element, workspace: Path) -> TestCase:
+def _test_cases(element: ET.Element, workspace: Path) -> list[TestCase]:
+    """The results one ``<testcase>`` holds: one, or a pass and its teardown error."""
     test_id = node_id_of(
         classname=element.get("classname", ""),
         name=element.get("name", ""),
@@ -96,14 +101,31 @@ def _test_case(element: ET.Element, workspace: Path) -> TestCase:
     )
     for tag, outcome in (("error", "error"), ("failure", "failed"), ("skipped", "skipped")):
         detail = element.find(tag)
-        if detail is not None:
-            return TestCase(
-                id=test_id,
-                outcome=outcome,
-                message=strip_paths(detail.get("message", ""), workspace).strip(),
-                traceback=trim_traceback(detail.text or "", workspace),
-            )
-    return TestCase(id=test_id, outcome="passed")
+        if detail is None:
+            continue
+        message = strip_paths(detail.get("message", ""), workspace).strip()
+        case = TestCase(
+            id=test_id,
+            outcome=_label(outcome, detail),
+            message=message,
+            traceback=trim_traceback(detail.text or "", workspace),
+        )
+        if outcome == "error" and message.startswith(_TEARDOWN) and len(element) == 1:
+            return [TestCase(id=test_id, outcome="passed"), case]  # passed, then teardown broke
+        return [case]
+    return [TestCase(id=test_id, outcome="passed")]
+
+
+def _label(outcome: str, detail: ET.Element) -> str:
+    """pytest's own label for an expected failure: ``xfailed``, or ``xpassed`` (a non-strict
+    xfail that passed; pytest writes it as a plain pass, or as this skip in some versions)."""
+    if outcome != "skipped":
+        return outcome
+    if detail.get("type") == "pytest.xfail":
+        return "xfailed"
+    if detail.get("message") == "xfail-marked test passes unexpectedly":
+        return "xpassed"
+    return outcome
 
 
 def _merge(first: TestCase, second: TestCase) -> TestCase:
@@ -132,16 +154,18 @@ def node_id_of(classname: str, name: str, file: str | None, workspace: Path) -> 
             return _workspace_relative(file, workspace)
         found = _find_module(name.split("."), workspace)
         return found[0] if found and not found[1] else name
-    if file and file.endswith(".py"):
+    # The classname names the module that collected the test; ``file`` is where the function is
+    # defined, which for a test inherited from a mixin in another module is the mixin's file.
+    found = _find_module(dotted, workspace)
+    if found is not None:
+        module_path, inner = found
+        return "::".join([module_path, *inner, name])
+    if file and file.endswith(".py"):  # a folder name with a dot: the dotted path is ambiguous
         rel = _workspace_relative(file, workspace)
         module_parts = Path(file).with_suffix("").parts
         inner = _after_module(dotted, module_parts)
         return "::".join([rel, *inner, name])
-    found = _find_module(dotted, workspace)
-    if found is None:
-        return "::".join([classname, name])
-    module_path, inner = found
-    return "::".join([module_path, *inner, name])
+    return "::".join([classname, name])
 
 
 def _after_module(dotted: list[str], module_parts: tuple[str, ...]) -> list[str]:

@@ -11,7 +11,8 @@ group (:func:`clear`). A pid can be reused by an unrelated process, so:
 - the leader gone: only members of our group can still carry its id; kill the group.
 
 A trial run's scratch copy (``orch-trial-<tag>-*`` in the temporary folder, the tag naming the
-workspace) is removed at the next start too.
+workspace) is removed at the next start too, and so are the temp files of atomic writes cut
+short in the project folder and ``logs/`` (a run's own folder is swept when its log opens).
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ import signal
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+
+from orch_tui.core.atomic import remove_temp_files
 
 RUNNING_DIR = "orch-running"
 """Folder in the project holding one file per running check's process group."""
@@ -71,7 +74,9 @@ def recorded(folder: Path | None, pgid: int) -> Iterator[None]:
 
 
 def clear(root: Path, workspace: Path) -> None:
-    """Kill the check groups a killed run left, and remove its trial copies."""
+    """Kill the check groups a killed run left, and remove its trial copies and temp files."""
+    remove_temp_files(root)  # state.json's
+    remove_temp_files(root / "logs")  # the history index's
     folder = root / RUNNING_DIR
     for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
         _kill_recorded(path)

@@ -16,8 +16,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from orch_tui.core.atomic import write_json_atomic, write_text_atomic
+from orch_tui.core.atomic import remove_temp_files, write_json_atomic, write_text_atomic
 from orch_tui.core.events import STREAM_EVENTS, Event
+from orch_tui.core.run_workspace import ORIGINALS
 
 CONVERSATION = "conversation.json"
 PROPOSAL = "proposal.json"
@@ -46,6 +47,23 @@ class RunLog:
     def __init__(self, logs_root: Path, run_id: str) -> None:
         self.dir = logs_root / run_id
         self.dir.mkdir(parents=True, exist_ok=True)
+
+    def clear_after_kill(self) -> None:
+        """What a killed writer of this run left: temp files, and a last event line cut short.
+
+        The torn line is ended here, so the next event starts a line of its own instead of
+        being glued to it (history skips the torn line before a ``run_started``). Only the
+        run's own engine calls this, under the project lock, before it writes.
+        """
+        for folder in (self.dir, self.dir / ORIGINALS, *self.dir.glob("attempt-*")):
+            remove_temp_files(folder)
+        try:
+            with (self.dir / EVENTS).open("rb+") as handle:
+                handle.seek(-1, os.SEEK_END)
+                if handle.read(1) != b"\n":
+                    handle.write(b"\n")
+        except OSError:  # no events yet (missing or empty)
+            pass
 
     def attempt_dir(self, attempt: int) -> Path:
         folder = self.dir / attempt_dir_name(attempt)

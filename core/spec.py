@@ -34,10 +34,16 @@ def read_spec(path: Path) -> Spec:
         raise SpecError(f"spec not found: {path}")
     if not path.is_file():
         raise SpecError(f"spec is not a file: {path}")
-    data = path.read_bytes()
-    if len(data) > MAX_SPEC_BYTES:
+    # The size first, then at most one byte over the limit: a huge file is never read whole,
+    # and one that grew after the stat is still caught.
+    size = path.stat().st_size
+    if size <= MAX_SPEC_BYTES:
+        with path.open("rb") as handle:
+            data = handle.read(MAX_SPEC_BYTES + 1)
+        size = max(size, len(data))
+    if size > MAX_SPEC_BYTES:
         raise SpecError(
-            f"spec is {len(data):,} bytes; the limit is {MAX_SPEC_BYTES:,} (split it or trim it)"
+            f"spec is {size:,} bytes; the limit is {MAX_SPEC_BYTES:,} (split it or trim it)"
         )
     if b"\0" in data:
         raise SpecError(f"spec looks binary (it has NUL bytes): {path}")

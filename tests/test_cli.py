@@ -18,6 +18,16 @@ def test_a_usage_error_exits_1_not_the_safety_code(capsys: pytest.CaptureFixture
     assert "invalid int value" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "-0.5", "NaN"])
+def test_a_budget_that_is_not_a_finite_amount_is_refused_naming_the_option(
+    value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["spec.md", f"--max-cost-usd={value}"])
+    assert stopped.value.code == 1
+    assert "argument --max-cost-usd: " in capsys.readouterr().err
+
+
 def test_an_unexpected_error_is_a_sentence_and_a_crash_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

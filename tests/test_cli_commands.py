@@ -255,3 +255,55 @@ def test_a_budget_with_an_unpriced_model_is_refused(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert "no price known for model claude-new-9" in result.stderr
     assert not (tmp_path / "state.json").exists()
+
+
+def test_a_reader_that_goes_away_never_stops_the_run(tmp_path: Path) -> None:
+    """``orch-tui spec --auto | head -1``: the run goes on to the end, quietly."""
+    from orch_tui.core.providers.factory import demo_dir
+
+    for as_json in (False, True):
+        root = tmp_path / ("json" if as_json else "lines")
+        root.mkdir()
+        process = subprocess.Popen(
+            [orch_tui(), str(demo_dir() / "spec.md"), "--auto", *(["--json"] if as_json else [])],
+            cwd=root,
+            env=child_env(key=None),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        assert process.stdout is not None and process.stderr is not None
+        assert process.stdout.readline()  # what `head -1` reads, then it exits
+        process.stdout.close()
+        stderr = process.stderr.read().decode()
+        assert process.wait(90) == 0, stderr
+        assert "Traceback" not in stderr and "BrokenPipe" not in stderr
+        state = json.loads((root / "state.json").read_text(encoding="utf-8"))
+        assert state["state"] == "SUCCESS"
+
+
+def test_status_into_a_closed_pipe_prints_no_traceback(tmp_path: Path) -> None:
+    """``orch-tui status --json | head -0``: the reader is gone before the first line."""
+    from orch_tui.core.providers.factory import demo_dir
+
+    demo = [orch_tui(), str(demo_dir() / "spec.md"), "--auto"]
+    env = child_env(key=None)  # the demo replays its recording
+    subprocess.run(demo, cwd=tmp_path, env=env, capture_output=True, timeout=90, check=True)
+    for args in (("status", "--json"), ("status",), ("history",)):
+        reader, writer = os.pipe()
+        os.close(reader)
+        try:
+            result = subprocess.run(
+                [orch_tui(), *args],
+                cwd=tmp_path,
+                env=child_env(),
+                stdin=subprocess.DEVNULL,
+                stdout=writer,
+                stderr=subprocess.PIPE,
+                text=True,
+                timeout=60,
+            )
+        finally:
+            os.close(writer)
+        assert "Traceback" not in result.stderr and "BrokenPipe" not in result.stderr, args
+        assert result.returncode == 0, (args, result.stderr)

@@ -123,3 +123,32 @@ def test_the_project_root_is_the_nearest_folder_with_a_config(tmp_path: Path) ->
     nested.mkdir(parents=True)
     assert find_project_root(nested) == tmp_path.resolve()
     assert find_project_root(Path("/")) == Path("/")
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("[loop]\nmax_cost_usd = nan\n", "loop.max_cost_usd"),
+        ("[loop]\nmax_cost_usd = inf\n", "loop.max_cost_usd"),
+        ("[loop]\nmax_cost_usd = -1.0\n", "loop.max_cost_usd"),
+        ("[model]\ntimeout_seconds = inf\n", "model.timeout_seconds"),
+        ("[checks]\ntimeout_seconds = nan\n", "checks.timeout_seconds"),
+        ("[checks]\ntest_command = []\n", "checks.test_command"),
+        ('[checks]\ntest_command = ["", "x"]\n', "checks.test_command"),
+        ('[[checks.extra]]\nname = "lint"\ncommand = []\n', "checks.extra.0.command"),
+        (
+            "[prices.m]\ninput = nan\noutput = 1.0\ncache_write = 1.0\ncache_read = 1.0\n",
+            "prices.m.input",
+        ),
+        (
+            "[prices.m]\ninput = -1.0\noutput = 1.0\ncache_write = 1.0\ncache_read = 1.0\n",
+            "prices.m.input",
+        ),
+    ],
+)
+def test_nan_infinite_negative_and_empty_values_are_refused_naming_the_key(
+    tmp_path: Path, text: str, key: str
+) -> None:
+    path = write(tmp_path, text)
+    with pytest.raises(ConfigError, match=f"'{key}'"):
+        load_config(path)

@@ -1,18 +1,26 @@
-"""kill -9 the installed ``orch-tui --auto`` at random moments; the same command must finish.
+"""kill -9 the installed ``orch-tui`` at random moments; the same command must finish cleanly.
 
 Each run is killed once or twice, at a seeded random point: either a random delay after the
 start, or a random delay after ``state.json`` first shows a chosen step (so kills land in
-every state, including mid-stream through the fake server). Then the same command runs to the
-end. Every time: ``state.json`` parses whenever it exists, the rerun exits 0, the run is the
-same run (one folder in ``logs/``), and the workspace is exactly the expected project, with
-the patch's appended line there once.
+every state, including mid-stream through the fake server), or, in the TUI, while the review's
+trial run has its check running. Then the same command runs to the end. Every time:
+``state.json`` parses whenever it exists, the rerun exits 0, the run is the same run (one
+folder in ``logs/``), the workspace is exactly the expected project with the patch's appended
+line there once (no lost or doubled edit), no process of the run is left (after each kill as
+well), and no temp file or trial copy is left behind.
+
+The campaign is split into several tests so that pytest-xdist spreads it over the workers.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import random
+import re
+import shutil
 import signal
+import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,15 +28,19 @@ from typing import Any
 
 import pytest
 
+from orch_tui.core.history_index import read_events
+from orch_tui.core.leftovers import trial_prefix
 from tests.e2e_support import (
     FAST_CONFIG,
     Project,
     assert_clean_exit,
     attempt_turns,
     make_project,
+    orch_tui,
     write_attempts_script,
 )
 from tests.fake_anthropic import FakeAnthropic, Turn
+from tests.tui_support import TmuxTui
 
 pytestmark = pytest.mark.e2e
 
@@ -44,15 +56,22 @@ raise SystemExit(0 if ITEMS == ["a", "b"] else "ITEMS is " + repr(ITEMS) + ": {F
 """
 FIRST_APP = 'ITEMS = [\n    "a",\n]\n'
 FINAL_APP = 'ITEMS = [\n    "a",\n    "b",\n]\n'
-EXPECTED = {"app.py": FINAL_APP, "check.py": CHECK}
-ATTEMPTS = [
-    attempt_turns(
-        "Writing app.py.", [("create", "app.py", FIRST_APP), ("create", "check.py", CHECK)]
-    ),
-    attempt_turns(
-        "Appending b.", [("str_replace", "app.py", '    "a",\n', '    "a",\n    "b",\n')]
-    ),
-]
+SLOW_CHECK = CHECK.replace("time.sleep(0.15)", "time.sleep(1.5)")
+"""The check of the trial run test: a kill lands surely while it runs."""
+
+
+def attempts_with(check: str) -> list[list[Turn]]:
+    return [
+        attempt_turns(
+            "Writing app.py.", [("create", "app.py", FIRST_APP), ("create", "check.py", check)]
+        ),
+        attempt_turns(
+            "Appending b.", [("str_replace", "app.py", '    "a",\n', '    "a",\n    "b",\n')]
+        ),
+    ]
+
+
+ATTEMPTS = attempts_with(CHECK)
 CRASH_CONFIG = FAST_CONFIG.replace(
     "[checks]\n", '[checks]\ntest_command = ["{python}", "check.py"]\n'
 )
@@ -101,6 +120,7 @@ def kill_at_random(
             seen.add(state["state"] if state else "(none)")
             process.send_signal(signal.SIGKILL)
             process.wait()
+            assert_no_process_left(project)
             return None
         return process.returncode
     finally:
@@ -119,14 +139,60 @@ def crash_and_finish(
         if finished is not None:
             assert finished == 0, (project.root / "stderr.txt").read_text()
 
+    finish_and_check(project, extra_args)
+
+
+def finish_and_check(project: Project, extra_args: Sequence[str], check: str = CHECK) -> None:
+    """Run the same command to the end; the project must be exactly as if nothing was killed."""
     result = project.run_auto(*extra_args, timeout=60)
 
     assert_clean_exit(result, 0)
-    assert project.workspace_files() == EXPECTED
+    assert project.workspace_files() == {"app.py": FINAL_APP, "check.py": check}
     assert project.workspace_files()["app.py"].count('"b"') == 1
     assert len(project.run_dirs()) == 1, "a killed run must resume, not start over"
+    (run_dir,) = project.run_dirs()
+    assert read_events(run_dir / "events.jsonl").problems == []  # a torn line lost no event
     state = read_state(project)
     assert state is not None and (state["state"], state["attempt"]) == ("SUCCESS", 1)
+    assert_no_process_left(project)
+    assert leftover_files(project) == []
+
+
+TEMP_NAME = re.compile(r"\..+\.([a-z0-9_]{8}\.tmp|[0-9a-f]{8}\.orch-tmp)")
+"""Temp files of atomic writes (``core.atomic``) and of applying a change (``core.workspace``)."""
+
+
+def leftover_files(project: Project) -> list[str]:
+    """Temp files in the project folder, and trial copies of its workspace."""
+    temps = [str(p) for p in project.root.rglob("*") if TEMP_NAME.fullmatch(p.name)]
+    trials = Path(tempfile.gettempdir()).glob(trial_prefix(project.workspace) + "*")
+    return sorted([*temps, *map(str, trials)])
+
+
+def processes_of(project: Project) -> list[str]:
+    """Processes that name the project (or a trial copy of it) in their command line or cwd."""
+    marks = (str(project.root), trial_prefix(project.workspace))
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            cwd = os.readlink(entry / "cwd")
+        except OSError:  # gone meanwhile, or not ours to read
+            continue
+        if cmdline and any(mark in cmdline or mark in cwd for mark in marks):
+            found.append(f"{entry.name}: {cmdline}")
+    return found
+
+
+def assert_no_process_left(project: Project, within_s: float = 10) -> None:
+    """After a kill -9, every process of the run goes (a parent-death signal is delivered at
+    once; the wait only lets the kernel finish); an orphan stays and fails this."""
+    deadline = time.monotonic() + within_s
+    while (left := processes_of(project)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert left == [], f"orphans of a killed orch-tui: {left}"
 
 
 def run_crash_series(
@@ -142,11 +208,14 @@ def run_crash_series(
     return seen
 
 
-def test_kill_9_at_random_moments_with_the_scripted_provider(tmp_path):
-    script = write_attempts_script(tmp_path / "script.json", ATTEMPTS)
-    args = ["--provider", "scripted", "--script", str(script)]
+def scripted_args(tmp_path: Path, attempts: list[list[Turn]] = ATTEMPTS) -> list[str]:
+    script = write_attempts_script(tmp_path / "script.json", attempts)
+    return ["--provider", "scripted", "--script", str(script)]
 
-    seen = run_crash_series(tmp_path, runs=26, seed=20261121, extra_args=args)
+
+@pytest.mark.parametrize("seed", [20261121, 11, 12, 13])
+def test_kill_9_at_random_moments_with_the_scripted_provider(tmp_path, seed):
+    seen = run_crash_series(tmp_path, runs=7, seed=seed, extra_args=scripted_args(tmp_path))
 
     print(f"states killed in: {sorted(seen)}")
 
@@ -163,3 +232,54 @@ def test_kill_9_at_random_moments_through_the_fake_server(tmp_path):
         seen = run_crash_series(tmp_path, runs=5, seed=7, extra_args=[], fake_url=fake.url)
 
     print(f"states killed in: {sorted(seen)}")
+
+
+def orch_tui_pid(tui: TmuxTui) -> int:
+    """The orch-tui process in the tmux pane (a child of the pane's shell)."""
+    shell = int(tui.tmux("list-panes", "-t", "orch", "-F", "#{pane_pid}").split()[0])
+    for entry in Path("/proc").iterdir():
+        try:
+            stat = (entry / "stat").read_text()
+        except (OSError, ValueError):
+            continue
+        if int(stat.rsplit(")", 1)[1].split()[1]) == shell:
+            return int(entry.name)
+    raise AssertionError("no orch-tui under the tmux pane")
+
+
+def wait_for_trial_check(tui: TmuxTui, project: Project) -> None:
+    """Start the trial run (``t``) until its check is seen running in a trial copy."""
+    mark = trial_prefix(project.workspace)
+    for _ in range(20):
+        tui.keys("t")
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            if any(mark in line for line in processes_of(project)):
+                return
+            time.sleep(0.002)
+    raise AssertionError(f"the trial run's check never showed:\n{tui.screen()}")
+
+
+@pytest.mark.tmux
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_kill_9_of_the_tui_during_a_trial_run(tmp_path):
+    """The review screen's trial run (a scratch copy with its own check) killed mid-check."""
+    args = scripted_args(tmp_path, attempts_with(SLOW_CHECK))
+    project = make_project(tmp_path / "project", spec_text=SPEC, config=CRASH_CONFIG)
+    rng = random.Random(20261123)
+    tui = TmuxTui(project.root, project.env)
+    try:
+        for _ in range(3):
+            tui.start([orch_tui(), str(project.spec), *args])
+            tui.wait_for("REVIEWING", "app.py")
+            pid = orch_tui_pid(tui)
+            wait_for_trial_check(tui, project)
+            time.sleep(rng.uniform(0.0, 0.5))
+            os.kill(pid, signal.SIGKILL)
+            assert tui.wait_for_exit() == 128 + signal.SIGKILL
+            assert_no_process_left(project)
+            assert leftover_files(project), "the kill landed in the trial: its copy is left"
+    finally:
+        tui.close()
+
+    finish_and_check(project, args, check=SLOW_CHECK)  # its start removes the trial copy

@@ -69,6 +69,18 @@ def test_checks_that_would_run_unconfined_fail_the_sandbox_line(monkeypatch) -> 
     assert sandbox_finding(opted_out).ok
 
 
+def test_the_interpreter_python_stands_for_is_the_one_checked(tmp_path: Path) -> None:
+    """``checks.python`` (or the workspace's .venv) runs the checks: that is what must exist."""
+    config = config_with('[checks]\npython = "/nowhere/bin/python3"\n' + MISSING_LINTER)
+    config.checks.extra[0].command = ["{python}", "-m", "ruff"]
+    lines = failed(local_findings(ProjectPaths(tmp_path), config))
+    assert lines == [
+        f"fail  check {name!r} command '/nowhere/bin/python3' not found: install it or fix the "
+        "command in orchestrator.toml"
+        for name in ("tests", "lint")
+    ]
+
+
 def test_a_check_command_that_is_not_installed_fails_its_line(tmp_path: Path) -> None:
     config = config_with("[checks]\n" + MISSING_LINTER)
     lines = failed(local_findings(ProjectPaths(tmp_path), config))

@@ -521,3 +521,31 @@ def test_run_log_events_are_one_json_object_per_line_in_utc(project: Path) -> No
     assert all(event["at"].endswith("Z") for event in events)
     kinds = [event["event"] for event in events]
     assert "model_text" not in kinds and "tests" in kinds
+
+
+def test_an_empty_first_generation_in_an_empty_workspace_stops_at_once(project: Path) -> None:
+    """Nothing to test and nothing proposed: no test run, no second (paid) request."""
+    events: list[Event] = []
+    engine, provider = make_engine(
+        project, [[turn("I have nothing to add.")], attempt(create("calc.py", GOOD))], events=events
+    )
+
+    assert engine.run() == EXIT_FAILED
+
+    assert len(provider.requests) == 1
+    state = state_of(project)
+    assert (state.state, state.attempt) == (RunState.FAILED, 0)
+    assert state.stop_reason == "no progress: the model proposed no change"
+    assert state.last_test is None
+    assert RunState.TESTING not in [e.state for e in events if isinstance(e, StateChanged)]
+
+
+def test_an_empty_first_generation_in_a_project_runs_its_tests(project: Path) -> None:
+    """An existing project may already do what the spec asks: its tests decide."""
+    (project / "workspace" / "tests").mkdir(parents=True)
+    (project / "workspace" / "calc.py").write_text(GOOD)
+    (project / "workspace" / "tests" / "test_calc.py").write_text(TEST)
+    engine, provider = make_engine(project, [[turn("It is already done.")]])
+
+    assert engine.run() == EXIT_SUCCESS
+    assert len(provider.requests) == 1

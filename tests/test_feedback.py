@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from orch_tui.core.checks import CheckResult, TestCase, TestReport
-from orch_tui.core.config import Config
+from orch_tui.core.config import CheckCommand, Config
 from orch_tui.core.feedback import (
     clip_middle,
     describe_files,
@@ -94,6 +94,17 @@ def test_the_system_prompt_names_the_test_command_and_protected_paths() -> None:
     text = system_prompt(config)
     assert "python -m pytest" in text and "{junit}" not in text
     assert "tests/test_spec.py" in text and "/workspace" in text
+
+
+def test_the_system_prompt_shows_extra_checks_without_placeholders() -> None:
+    config = Config()
+    config.checks.extra = [
+        CheckCommand(name="types", command=["{python}", "-m", "mypy", "{workspace}"]),
+        CheckCommand(name="lint", command=["ruff", "check", "."]),
+    ]
+    text = system_prompt(config)
+    assert "then python -m mypy; ruff check ." in text
+    assert "{" not in text.replace("{{", "")
 
 
 def test_raw_output_drops_the_lines_the_test_details_carry() -> None:

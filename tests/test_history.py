@@ -15,11 +15,12 @@ from bench.synthetic_runs import write_synthetic_runs
 from orch_tui.core import runlog
 from orch_tui.core.config import Config
 from orch_tui.core.engine import Engine, RunOptions
-from orch_tui.core.events import EventBus
+from orch_tui.core.events import EventBus, Notice, RunStarted
 from orch_tui.core.history import (
     ABSENT,
     FAILED,
     PASSED,
+    SKIPPED,
     HistoryError,
     compare,
     export_markdown,
@@ -33,11 +34,13 @@ from orch_tui.core.history import (
     workspace_at,
 )
 from orch_tui.core.history import test_grid as grid_of  # aliased: pytest would collect test_*
-from orch_tui.core.history_index import INDEX_NAME
+from orch_tui.core.history_index import INDEX_NAME, INDEX_VERSION, NEVER_STARTED, read_events
 from orch_tui.core.paths import ProjectPaths
 from orch_tui.core.providers.scripted import ScriptedProvider
 from orch_tui.core.review import AcceptAllReviewer, ReviewAborted, ReviewSession
+from orch_tui.core.runlog import RunLog
 from orch_tui.core.spec import Spec
+from orch_tui.core.state import RunState
 
 DEMO = Path(__file__).resolve().parent.parent / "core" / "demo"
 FAILING_TEST = "tests/test_wordstats.py::test_counting_ignores_case"
@@ -154,7 +157,7 @@ def test_index_is_written_reused_and_rebuilt(demo: DemoProject) -> None:
     index.write_text("{not json")
     rebuilt = list_runs(demo.logs)
     assert [r.run_id for r in rebuilt] == [r.run_id for r in first]
-    assert json.loads(index.read_text())["version"] == 1
+    assert json.loads(index.read_text())["version"] == INDEX_VERSION
 
 
 def test_index_entry_is_trusted_while_its_signature_holds(demo: DemoProject) -> None:
@@ -309,6 +312,17 @@ def test_test_grid_marks_tests_absent_from_an_attempt(demo: DemoProject) -> None
     assert grid.cells[row] == [PASSED, ABSENT]
 
 
+def test_test_grid_shows_xfailed_as_skipped_and_xpassed_as_passed(demo: DemoProject) -> None:
+    report_path = demo.logs / demo.success / "attempt-01" / runlog.REPORT
+    report = json.loads(report_path.read_text())
+    tests = report["checks"][0]["tests"]
+    tests[0]["outcome"], tests[1]["outcome"] = "xfailed", "xpassed"
+    report_path.write_text(json.dumps(report))
+    grid = grid_of(load_run(demo.logs, demo.success))
+    assert grid.cells[grid.tests.index(tests[0]["id"])][1] == SKIPPED
+    assert grid.cells[grid.tests.index(tests[1]["id"])][1] == PASSED
+
+
 def test_workspace_at_and_compare(demo: DemoProject) -> None:
     detail = load_run(demo.logs, demo.success)
     assert workspace_at(detail, -1) == {}
@@ -449,3 +463,61 @@ def test_export_records_a_rejected_proposal(demo: DemoProject) -> None:
     decisions["reject_reason"] = "use a Counter"
     (attempt / runlog.DECISIONS).write_text(json.dumps(decisions))
     assert "- proposal rejected: use a Counter" in export_markdown(demo.logs, demo.unfinished)
+
+
+def test_an_event_after_a_torn_line_starts_a_line_of_its_own(demo: DemoProject) -> None:
+    """A kill cut the last line; the resumed run's first event is not swallowed by it."""
+    events = demo.logs / demo.unfinished / runlog.EVENTS
+    with events.open("a") as handle:
+        handle.write('{"event": "state", "at": "2030-01-01T00:0')
+
+    resumed = RunLog(demo.logs, demo.unfinished)
+    resumed.clear_after_kill()  # as the engine does when it opens the run
+    resumed(
+        RunStarted(
+            run_id=demo.unfinished, spec_path="spec.md", provider="scripted", model="m",
+            max_retries=1, resumed=True, state=RunState.REVIEWING, attempt=0,
+        )
+    )  # fmt: skip
+    resumed(Notice(message="and on"))
+
+    log = read_events(events)
+    assert log.problems == []
+    assert [event["event"] for event in log.events[-2:]] == ["run_started", "notice"]
+    assert _damaged(demo, demo.unfinished) is None
+
+
+def test_a_torn_line_inside_the_log_is_skipped_before_a_new_session(demo: DemoProject) -> None:
+    events = demo.logs / demo.success / runlog.EVENTS
+    text = events.read_text(encoding="utf-8")
+    first_line = text.splitlines(keepends=True)[0]
+    assert '"run_started"' in first_line
+    # The torn line, ended by the next session, then that session's first event and more.
+    events.write_text(text + '{"event": "model_turn", "at": "2030\n' + first_line + text)
+
+    log = read_events(events)
+    assert log.problems == [] and not log.torn_tail
+    assert len(log.events) == 2 * len(text.splitlines()) + 1
+    assert _damaged(demo, demo.success) is None
+
+
+def test_a_run_killed_before_its_first_step_is_marked_in_history(demo: DemoProject) -> None:
+    """A ghost: a run opened (run.json, run_started) and killed before it did anything."""
+    spec_text = "# another spec\n"
+    engine = Engine(
+        paths=ProjectPaths(demo.root),
+        config=Config(),
+        spec=Spec(Path("other.md"), spec_text),
+        provider=ScriptedProvider.from_path(demo.root / "script.json"),
+        reviewer=AcceptAllReviewer(),
+        bus=EventBus(),
+        options=RunOptions(max_retries=1),
+    )
+    engine._open_run()  # the kill came here, before the first step
+
+    ghost = next(run for run in list_runs(demo.logs) if run.run_id == engine.state.run_id)
+
+    assert (ghost.state, ghost.attempts, ghost.damaged) == ("INIT", 0, None)
+    assert ghost.stop_reason == NEVER_STARTED
+    others = [run for run in list_runs(demo.logs) if run.run_id != engine.state.run_id]
+    assert all(run.stop_reason != NEVER_STARTED for run in others)

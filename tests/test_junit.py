@@ -109,7 +109,7 @@ def test_an_unknown_module_keeps_the_dotted_classname(workspace):
 
 
 def test_a_test_reported_twice_is_merged_keeping_the_worse_outcome(workspace, tmp_path):
-    # pytest reports a failure followed by a teardown error as two <testcase> elements.
+    # A test reported twice (a rerun plugin, or two reports of one id) is one test.
     report = write_report(
         tmp_path,
         '<testcase classname="test_top" name="test_t"><failure message="assert 0">f1'
@@ -164,3 +164,87 @@ def test_strip_paths_does_not_touch_a_sibling_folder_that_shares_the_prefix(tmp_
     workspace = tmp_path / "ws"
 
     assert strip_paths(f"{tmp_path}/ws2/x.py and {workspace}/y.py", workspace) == "x.py and y.py"
+
+
+REAL_SUITE = {
+    "tests/__init__.py": "",
+    "tests/mixins.py": (
+        "class Shared:\n    def test_shared(self):\n        assert self.value == 1\n"
+    ),
+    "tests/test_a.py": """\
+import pytest
+
+from tests.mixins import Shared
+
+
+class TestA(Shared):
+    value = 1
+
+
+@pytest.fixture
+def broken():
+    yield
+    raise RuntimeError("teardown broke")
+
+
+def test_teardown(broken):
+    pass
+
+
+def test_fail_and_teardown(broken):
+    assert False
+
+
+@pytest.mark.xfail(reason="not yet")
+def test_xfail():
+    assert False
+""",
+    "tests/test_b.py": "from tests.mixins import Shared\n\n\nclass TestB(Shared):\n    value = 2\n",
+}
+
+
+def test_a_real_pytest_run_is_counted_as_pytest_counts_it(tmp_path: Path) -> None:
+    """Inherited tests keep their class's id, a teardown error after a pass is one passed and
+    one error, and an xfail keeps its label: ``2 passed, 2 failed, 2 error, 1 xfailed``."""
+    import subprocess
+    import sys
+
+    from orch_tui.core.checks import CheckResult, TestReport
+    from orch_tui.core.config import DEFAULT_TEST_COMMAND
+
+    workspace = tmp_path / "ws"
+    for rel, text in REAL_SUITE.items():
+        (workspace / rel).parent.mkdir(parents=True, exist_ok=True)
+        (workspace / rel).write_text(text, encoding="utf-8")
+    junit = tmp_path / "report.xml"
+    command = [
+        arg.replace("{python}", sys.executable)
+        .replace("{workspace}", str(workspace))
+        .replace("{junit}", str(junit))
+        for arg in DEFAULT_TEST_COMMAND
+    ]
+    done = subprocess.run(
+        command, cwd=workspace, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert "2 failed, 2 passed, 1 xfailed, 2 errors" in done.stdout, done.stdout
+
+    tests = parse_junit(junit, workspace)
+
+    assert tests is not None
+    outcomes = sorted((test.id, test.outcome) for test in tests)
+    assert outcomes == [
+        ("tests/test_a.py::TestA::test_shared", "passed"),
+        ("tests/test_a.py::test_fail_and_teardown", "error"),
+        ("tests/test_a.py::test_fail_and_teardown", "failed"),
+        ("tests/test_a.py::test_teardown", "error"),
+        ("tests/test_a.py::test_teardown", "passed"),
+        ("tests/test_a.py::test_xfail", "xfailed"),
+        ("tests/test_b.py::TestB::test_shared", "failed"),
+    ]
+    report = TestReport([CheckResult("tests", command, 1, False, 0.0, "", 0, tests=tests)])
+    assert report.summary() == "2 passed, 2 failed, 2 error, 1 xfailed"
+    assert report.failing == [
+        "tests/test_a.py::test_fail_and_teardown",
+        "tests/test_a.py::test_teardown",
+        "tests/test_b.py::TestB::test_shared",
+    ]

@@ -8,6 +8,7 @@ workspace, and every assertion reads what the person would see (widgets) or what
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -579,4 +580,26 @@ async def test_a_key_remapped_in_the_config_keymap_works(tmp_path: Path) -> None
         await pilot.press("a")
         assert position(screen) == ("calc.py", 1)
         assert saved_decisions(project)["hunks"]["calc.py"] == ["accepted"]
+        await pilot.press("q")
+
+
+async def test_a_run_resumed_at_review_shows_its_tokens_and_cost_in_the_header(
+    tmp_path: Path,
+) -> None:
+    usage = {"input_tokens": 1200, "output_tokens": 345}
+    project = make_tui_project(tmp_path, [[replace(turn, usage=usage) for turn in FIRST_ATTEMPT]])
+    app = project.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_review(pilot, app)
+        await pilot.press("q")  # leave mid-review: state.json keeps REVIEWING and the totals
+    saved = project.state()
+    assert saved["state"] == "REVIEWING"
+    tokens = sum(saved["usage"].values())
+    assert tokens > 0
+
+    app = project.app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await wait_for_review(pilot, app)
+        header = str(screen.query_one("#run-header").render())
+        assert f"tokens {tokens:,} · ${saved['cost_usd']:.4f}" in header, header
         await pilot.press("q")

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -88,7 +89,9 @@ def run_parser() -> argparse.ArgumentParser:
         "--plan", action="store_true", help="plan tasks first, then build them one by one"
     )
     parser.add_argument("--max-retries", type=int, metavar="N", help="patch attempts (1..50)")
-    parser.add_argument("--max-cost-usd", type=float, metavar="X", help="stop when the run costs X")
+    parser.add_argument(
+        "--max-cost-usd", type=_dollars, metavar="X", help="stop when the run costs X"
+    )
     parser.add_argument("--model", metavar="M", help="model id sent to the provider")
     parser.add_argument(
         "--provider",
@@ -123,6 +126,17 @@ def run_parser() -> argparse.ArgumentParser:
         "--no-notify", action="store_true", help="no bell, desktop notification or notify command"
     )
     return parser
+
+
+def _dollars(text: str) -> float:
+    """A budget: a finite amount of dollars, 0 or more (nan or inf would switch it off)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of dollars: {text!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"must be a finite amount of 0 or more, not {text!r}")
+    return value
 
 
 def _add_workspace_option(parser: argparse.ArgumentParser) -> None:
@@ -203,11 +217,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     make_non_dumpable()
     command, args = split_command(sys.argv[1:] if argv is None else argv)
     if command is not None:
-        return run_subcommand(command, sub_parser(command).parse_args(args))
+        return _flushed(lambda: run_subcommand(command, sub_parser(command).parse_args(args)))
     parsed = run_parser().parse_args(args)
     code = run_spec(parsed)
     if argv is None and parsed.auto:
         _exit_now(code)
+    return code
+
+
+def _flushed(command: Callable[[], int]) -> int:
+    """Run a subcommand and flush what it printed; a reader that went away (``status | head``)
+    ends it quietly, with no traceback: printing is the last thing every subcommand does."""
+    from orch_tui.tui.headless import silence
+
+    try:
+        code = command()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        silence(sys.stdout)
+        return EXIT_SUCCESS
     return code
 
 
@@ -324,9 +352,12 @@ def _run_locked(args: argparse.Namespace, paths: ProjectPaths, config: Config, s
 
 def _print_question(paths: ProjectPaths, spec: Path) -> None:
     """The question a NEEDS_HELP run waits on, and the command that answers it."""
+    from orch_tui.tui.headless import QuietOutput
+
     state = StateStore(paths.state).load()
     if state is not None and state.question:
-        print("\nquestion  " + "\n          ".join(_question_lines(state.question, str(spec))))
+        lines = "\n          ".join(_question_lines(state.question, str(spec)))
+        QuietOutput(sys.stdout).write(f"\nquestion  {lines}\n")
 
 
 def _question_lines(question: dict[str, Any], spec: str) -> list[str]:

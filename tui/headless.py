@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from typing import TextIO
 
 from orch_tui.core.events import (
@@ -36,9 +37,45 @@ def _count(number: int, noun: str) -> str:
     return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
+def silence(stream: TextIO) -> None:
+    """Send what is still written to ``stream`` nowhere: its reader went away (``| head -1``).
+
+    The file descriptor itself is pointed at /dev/null, so the interpreter's last flush at exit
+    cannot fail either (that would print a traceback and exit 120).
+    """
+    try:
+        fd = stream.fileno()
+    except (OSError, ValueError):  # not a real file (a test's buffer): nothing to redirect
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, fd)
+    finally:
+        os.close(devnull)
+
+
+class QuietOutput:
+    """A printer's stdout: a closed pipe never stops the run, whose output then goes nowhere."""
+
+    def __init__(self, out: TextIO) -> None:
+        self._out = out
+
+    def write(self, text: str) -> None:
+        try:
+            self._out.write(text)
+        except BrokenPipeError:
+            silence(self._out)
+
+    def flush(self) -> None:
+        try:
+            self._out.flush()
+        except BrokenPipeError:
+            silence(self._out)
+
+
 class JsonPrinter:
     def __init__(self, out: TextIO) -> None:
-        self.out = out
+        self.out = QuietOutput(out)
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, STREAM_EVENTS):
@@ -51,7 +88,7 @@ class LinePrinter:
     """Human lines: ``[attempt/N] what happened``, tokens and cost where they moved."""
 
     def __init__(self, out: TextIO) -> None:
-        self.out = out
+        self.out = QuietOutput(out)
         self.max_retries = 0
         self.attempt = 0
         self.tokens = 0
@@ -73,6 +110,7 @@ class LinePrinter:
     def __call__(self, event: Event) -> None:  # noqa: C901 - a flat dispatch reads best here
         if isinstance(event, RunStarted):
             self.max_retries, self.attempt = event.max_retries, event.attempt
+            self.tokens, self.cost = event.tokens, event.cost_usd
             how = f"resuming at {event.state}" if event.resumed else "new run"
             self.out.write(
                 f"orch-tui · run {event.run_id} · {event.spec_path} · {event.provider} "

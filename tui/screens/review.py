@@ -185,6 +185,7 @@ class ReviewScreen(Screen[None]):
             header.run_id, header.state = event.run_id, event.state
             header.attempt, header.max_retries = event.attempt, event.max_retries
             header.sandbox = event.sandbox
+            header.tokens, header.cost = event.tokens, event.cost_usd
             if event.resumed:
                 self._show_past_attempts(event.run_id, event.attempt)
         elif isinstance(event, ev.Notice):
