@@ -43,6 +43,7 @@ from orch_tui.core.run_workspace import WorkspaceError, reset_workspace
 from orch_tui.core.sandbox import SandboxError, resolve_sandbox
 from orch_tui.core.spec import Spec, SpecError, read_spec
 from orch_tui.core.state import StateError, StateStore
+from orch_tui.core.terminal_text import escape_controls
 from orch_tui.core.wording import plural
 
 SUBCOMMANDS = ("status", "reset", "restore", "history", "init", "doctor")
@@ -333,7 +334,7 @@ def _question_lines(question: dict[str, Any], spec: str) -> list[str]:
     from orch_tui.core.asking import Question
 
     return [
-        *Question.from_json(question).lines(),
+        *map(escape_controls, Question.from_json(question).lines()),
         f'answer with: orch-tui {spec} --auto --guidance "TEXT" (or an option\'s number)',
     ]
 
@@ -459,36 +460,42 @@ def _status(paths: ProjectPaths, config: Config, *, as_json: bool) -> int:
         print(json.dumps(state.to_json(), indent=2))
         return EXIT_SUCCESS
     last = state.last_test or {}
-    print(f"run       {state.run_id}")
-    print(f"spec      {state.spec_path}")
-    print(f"state     {state.state} (attempt {state.attempt}/{state.max_retries})")
+    _say(f"run       {state.run_id}")
+    _say(f"spec      {state.spec_path}")
+    _say(f"state     {state.state} (attempt {state.attempt}/{state.max_retries})")
     record = state.workspace or {}
     if not record.get("default", True):
         git = record.get("git") or {}
-        print(f"workspace {record['path']}" + (f" (branch {git['branch']})" if git else ""))
+        _say(f"workspace {record['path']}" + (f" (branch {git['branch']})" if git else ""))
     if state.plan:
         from orch_tui.core.plan_runner import status_lines
 
-        print("plan")
+        _say("plan")
         for line in status_lines(state.plan):
-            print(f"  {line}")
+            _say(f"  {line}")
     if last:
-        print(f"tests     {last.get('summary', '')}")
+        _say(f"tests     {last.get('summary', '')}")
     if state.stop_reason:
-        print(f"stopped   {state.stop_reason}")
+        _say(f"stopped   {state.stop_reason}")
     if state.last_error:
-        print(f"error     {state.last_error}")
+        _say(f"error     {state.last_error}")
     if state.question:
         print("question  " + "\n          ".join(_question_lines(state.question, state.spec_path)))
     for role, decided in (state.roles or {}).items():
-        print(f"{role:<9} attempt {decided.get('attempt')}: {describe_role_decision(decided)}")
-    print(f"tokens    {state.usage.total:,}  cost ${state.cost_usd:.4f}")
+        _say(f"{role:<9} attempt {decided.get('attempt')}: {describe_role_decision(decided)}")
+    _say(f"tokens    {state.usage.total:,}  cost ${state.cost_usd:.4f}")
     try:
-        print(f"sandbox   {resolve_sandbox(config.checks.sandbox).describe()}")
+        _say(f"sandbox   {resolve_sandbox(config.checks.sandbox).describe()}")
     except SandboxError as exc:
-        print(f"sandbox   none: {exc}")
-    print(f"updated   {state.updated_at}")
+        _say(f"sandbox   none: {exc}")
+    _say(f"updated   {state.updated_at}")
     return EXIT_SUCCESS
+
+
+def _say(line: str) -> None:
+    """Print one line of ``status``: its values can come from the model (a stop reason, an
+    error's text, a test summary), so control characters are spelt out."""
+    print(escape_controls(line))
 
 
 def _reset(paths: ProjectPaths, *, yes: bool) -> int:
@@ -590,8 +597,7 @@ def _print_runs(paths: ProjectPaths) -> int:
 
     print("\t".join(column.heading for column in RUN_COLUMNS))
     for run in mark_resumable(list_runs(paths.logs), paths.state):
-        cells = ("".join(c if c.isprintable() else " " for c in text) for text in cell_texts(run))
-        print("\t".join(cells))
+        print("\t".join(escape_controls(text).replace("\t", " ") for text in cell_texts(run)))
     return EXIT_SUCCESS
 
 

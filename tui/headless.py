@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
-from typing import TextIO
+from enum import Enum
+from typing import Any, TextIO
 
 from orch_tui.core.events import (
     STREAM_EVENTS,
@@ -29,11 +31,30 @@ from orch_tui.core.events import (
 )
 from orch_tui.core.plan_runner import task_label
 from orch_tui.core.roles import describe_role_event
+from orch_tui.core.terminal_text import escape_controls, escape_json_controls
 from orch_tui.core.wording import plural
 
 
 def _count(number: int, noun: str) -> str:
     return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
+def _escaped(value: Any) -> Any:
+    """``value`` with every string in it (in lists and dicts too) passed through escape_controls."""
+    if isinstance(value, str) and not isinstance(value, Enum):
+        return escape_controls(value)
+    if isinstance(value, list | tuple):
+        return type(value)(_escaped(item) for item in value)
+    if isinstance(value, dict):
+        return {key: _escaped(item) for key, item in value.items()}
+    return value
+
+
+def printable(event: Event) -> Event:
+    """The event with its text fields safe to print: paths, titles, test names and messages
+    can come from the model, and a line must never carry a control sequence into the terminal."""
+    fields = {f.name: _escaped(getattr(event, f.name)) for f in dataclasses.fields(event)}
+    return dataclasses.replace(event, **fields)
 
 
 class JsonPrinter:
@@ -43,7 +64,8 @@ class JsonPrinter:
     def __call__(self, event: Event) -> None:
         if isinstance(event, STREAM_EVENTS):
             return
-        self.out.write(json.dumps(event.to_json(), ensure_ascii=False) + "\n")
+        line = json.dumps(event.to_json(), ensure_ascii=False)
+        self.out.write(escape_json_controls(line) + "\n")
         self.out.flush()
 
 
@@ -71,6 +93,9 @@ class LinePrinter:
         return f"tokens {self.tokens:,} · ${self.cost:.4f}"
 
     def __call__(self, event: Event) -> None:  # noqa: C901 - a flat dispatch reads best here
+        if isinstance(event, STREAM_EVENTS):
+            return
+        event = printable(event)
         if isinstance(event, RunStarted):
             self.max_retries, self.attempt = event.max_retries, event.attempt
             how = f"resuming at {event.state}" if event.resumed else "new run"

@@ -36,6 +36,7 @@ from orch_tui.core.review import ReviewCursor, ReviewSession
 from orch_tui.core.roles import describe_role_event
 from orch_tui.core.sandbox import resolve_sandbox
 from orch_tui.core.state import RunState, StateStore
+from orch_tui.core.terminal_text import escape_controls
 from orch_tui.core.verify import configured_checks, run_trial
 from orch_tui.core.wording import plural
 from orch_tui.tui.messages import (
@@ -188,7 +189,7 @@ class ReviewScreen(Screen[None]):
             if event.resumed:
                 self._show_past_attempts(event.run_id, event.attempt)
         elif isinstance(event, ev.Notice):
-            self.notify(event.message, timeout=8, markup=False)
+            self.notify(escape_controls(event.message, newlines=True), timeout=8, markup=False)
             log_line(self.model_log, f"note: {event.message}")
         elif isinstance(event, ev.StateChanged):
             header.state, header.attempt = event.state, event.attempt
@@ -249,12 +250,11 @@ class ReviewScreen(Screen[None]):
         self.query_one(Timeline).note(
             event.attempt, ("✓ " if event.passed else "✗ ") + event.summary
         )
-        listing = "\n".join(f"✗ {test}" for test in event.failing[:20])
-        errors = "\n".join(event.errors)
-        self.query_one("#failing", Static).update(
-            Content("\n".join(filter(None, [errors, listing])))
-        )
-        for error in event.errors:
+        # Test names and errors come from the tests the model wrote: control characters spelt out.
+        errors = [escape_controls(error) for error in event.errors]
+        listing = [f"✗ {escape_controls(test)}" for test in event.failing[:20]]
+        self.query_one("#failing", Static).update(Content("\n".join([*errors, *listing])))
+        for error in errors:
             self.notify(
                 f"{error}\nCheck [checks] in orchestrator.toml; q quits and the run resumes.",
                 title="A check could not run",
@@ -557,7 +557,7 @@ class ReviewScreen(Screen[None]):
             self.cursor.hunk = 0
             self._trial_outdated()
             self._refresh_review()
-            self.notify(f"Edited {path}: your text is what lands.", markup=False)
+            self.notify(f"Edited {escape_controls(path)}: your text is what lands.", markup=False)
 
         self.app.push_screen(EditScreen(path, change.new_text), edited)
 
