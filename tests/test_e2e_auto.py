@@ -32,7 +32,7 @@ from tests.e2e_support import (
     tree_files,
     write_attempts_script,
 )
-from tests.fake_anthropic import Error, FakeAnthropic, Turn
+from tests.fake_anthropic import Error, FakeAnthropic, Garbled, Turn
 
 pytestmark = pytest.mark.e2e
 
@@ -236,6 +236,29 @@ def test_two_overloaded_answers_then_success(project_factory, fake_server):
     first, second, third = (request.body for request in fake.requests[:3])
     assert first == second == third  # the SDK sent the same request again after each 529
     assert fake.requests[2].headers.get("x-stainless-retry-count") == "2"
+    assert project.workspace_files() == {"app.py": FIXED_APP, "tests/test_app.py": ADD_TEST}
+
+
+def test_an_unreadable_stream_stops_as_a_model_error_and_the_same_command_resumes(
+    project_factory, fake_server
+):
+    garbled = Garbled(Turn.say("Writing the project."), '{"type": "content_block_', 3)
+    fake = fake_server([garbled, garbled])  # stream_retries = 1: two tries, then the stop
+    project = project_factory(spec_text=SPEC, fake_url=fake.url)
+
+    stopped = project.run_auto()
+
+    assert_clean_exit(stopped, 1)
+    assert "unexpected error" not in stopped.stderr + stopped.stdout
+    state = project.state()
+    assert state is not None and state["state"] == "FAILED"
+    assert state["last_error"].startswith("the response could not be read 2 time(s) in a row")
+    assert not (project.run_dir() / "crash.txt").exists()
+
+    fake.push(*generate(("app.py", FIXED_APP), ("tests/test_app.py", ADD_TEST)))
+    resumed = project.run_auto()
+
+    assert_clean_exit(resumed, 0)
     assert project.workspace_files() == {"app.py": FIXED_APP, "tests/test_app.py": ADD_TEST}
 
 
