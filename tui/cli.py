@@ -7,6 +7,7 @@ Textual, and the Anthropic SDK is imported only when a request is made.
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
 import signal
@@ -252,7 +253,7 @@ def run_spec(args: argparse.Namespace) -> int:
         return _fail(NO_TERMINAL)
     try:
         paths, config = _load(args.config, args.workspace)
-        spec = read_spec(args.spec)
+        spec = _read_spec(args.spec)
     except (ConfigError, SpecError) as exc:
         return _fail(str(exc))
     try:
@@ -270,6 +271,13 @@ def run_spec(args: argparse.Namespace) -> int:
         return _run_locked(args, paths, config, spec)
     finally:
         lock.release()
+
+
+def _read_spec(path: Path) -> Spec:
+    try:
+        return read_spec(path)
+    except OSError as exc:  # it exists but cannot be read: permissions, an I/O error
+        raise SpecError(f"cannot read the spec {path}: {exc.strerror or exc}") from None
 
 
 def _run_locked(args: argparse.Namespace, paths: ProjectPaths, config: Config, spec: Spec) -> int:
@@ -376,11 +384,16 @@ def _run_headless(
             f"interrupted{_where(engine)}: state saved; run the same command to resume",
             EXIT_INTERRUPTED,
         )
+    except OSError as exc:  # a full disk, a read-only folder, a file where a folder should be
+        return _fail(
+            f"stopped{_where(engine)}: {_os_problem(exc)}. {_os_advice(exc)}; "
+            f"{_what_resumes(engine)}"
+        )
     except Exception as exc:  # noqa: BLE001 - a person gets a sentence; the traceback goes to the log
-        crash = _save_crash(engine)
+        details = _save_crash(engine)
         return _fail(
             f"stopped on an unexpected error{_where(engine)}: {type(exc).__name__}: {exc}. "
-            f"State saved; details in {crash}; the same command resumes."
+            f"{details}; {_what_resumes(engine)}"
         )
 
 
@@ -389,14 +402,40 @@ def _where(engine: Engine) -> str:
     return f" at {state.state} (attempt {state.attempt})" if state else ""
 
 
-def _save_crash(engine: Engine) -> Path:
+def _os_problem(exc: OSError) -> str:
+    """``path: No space left on device``: the file and what the system said about it."""
+    reason = exc.strerror or str(exc)
+    path = exc.filename2 or exc.filename  # a rename names its target second
+    return f"{path}: {reason}" if path else reason
+
+
+def _os_advice(exc: OSError) -> str:
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return "Free some space"
+    return "Fix that path (a writable folder where a folder is expected)"
+
+
+def _what_resumes(engine: Engine) -> str:
+    """What running the same command again does, as far as state.json tells it."""
+    if engine.store.path.is_file():
+        return (
+            f"{engine.store.path.name} holds the last step saved: the same command resumes there."
+        )
+    return f"nothing was saved ({engine.store.path.name} was not written): the same command starts again."
+
+
+def _save_crash(engine: Engine) -> str:
+    """Write the traceback to ``crash.txt``; says where it went, or why it could not be written."""
     import traceback
 
     folder = engine.log.dir if hasattr(engine, "log") else engine.paths.logs
-    folder.mkdir(parents=True, exist_ok=True)
     path = folder / "crash.txt"
-    path.write_text(traceback.format_exc(), encoding="utf-8")
-    return path
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        path.write_text(traceback.format_exc(), encoding="utf-8")
+    except OSError as exc:
+        return f"The details could not be written either ({_os_problem(exc)})"
+    return f"Details in {path}"
 
 
 def run_subcommand(command: str, args: argparse.Namespace) -> int:
