@@ -591,13 +591,16 @@ SPELT_OUT = "evil.py\\r\\x1b[2K\\x9b"
 async def test_control_characters_in_paths_notices_and_dialogs_are_spelt_out(
     tmp_path: Path,
 ) -> None:
-    turns = attempt_turns("Writing.", [("create", CONTROL_PATH, "EVIL = 1\n")])
+    turns = attempt_turns("Writing \x1b[2J.", [("create", CONTROL_PATH, "EVIL = 1\n")])
     project = make_tui_project(tmp_path, [turns], seed={})
     app = project.app()
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         screen = await wait_for_review(pilot, app)
         files = [str(option.prompt) for option in screen.query_one("#files").options]  # type: ignore[attr-defined]
         assert any(SPELT_OUT in prompt for prompt in files), files
+        model_log = "\n".join(screen.query_one("#model-log", Log).lines)
+        assert "Writing \\x1b[2J." in model_log and f"create {SPELT_OUT}" in model_log
+        assert "\x1b" not in model_log and "\x9b" not in model_log
         screen.post_message(EngineEvent(ev.Notice(message=f"notice {CONTROL_PATH}")))
         screen.post_message(
             EngineEvent(
