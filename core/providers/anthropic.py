@@ -5,8 +5,10 @@ about a second, which ``orch-tui --help`` and the scripted provider must not pay
 import starts on a background thread as the provider is made, so it overlaps what runs
 before the first request (state, lock, the TUI's first paint). The SDK retries rate limits, overloads,
 server errors and connection failures before a stream starts (``max_retries``); a stream
-that breaks off part-way is retried here as a whole turn (``stream_retries``). Every
-failure left over becomes a :class:`ModelError` a person can act on.
+that breaks off part-way, or that the SDK cannot read (malformed JSON, tool input that does
+not parse, a lone surrogate), is retried here as a whole turn (``stream_retries``). A request
+never runs past ``timeout_s`` in all (:class:`Deadline`). Every failure left over becomes a
+:class:`ModelError` a person can act on.
 """
 
 from __future__ import annotations
@@ -122,9 +124,10 @@ class AnthropicProvider:
                 raise error from None
             return _assistant_turn(message)
         tries = self._stream_retries + 1
-        what = interruption.what if interruption else "the response stream broke off"
+        assert interruption is not None  # the loop ran at least once
         raise ModelError(
-            f"{what} {tries} time(s) in a row: {interruption}", "check the network; " + RESUME_HINT
+            f"{interruption.what} {tries} time(s) in a row: {interruption}",
+            "check the network; " + RESUME_HINT,
         )
 
     def _client_for_requests(self) -> anthropic.Anthropic:
