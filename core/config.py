@@ -89,7 +89,7 @@ class ModelConfig(Section):
     """Times a turn whose stream broke mid-way is asked again from the start."""
 
     timeout_seconds: float = Field(default=600.0, gt=0)
-    """Timeout of one request to the model, in seconds."""
+    """Most seconds one request to the model may take in all, streamed answer and SDK retries included."""
 
     escalate_to: str = ""
     """A stronger model id that takes over after loop.escalate_after failed attempts; empty = off."""

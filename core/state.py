@@ -7,6 +7,8 @@ names the file and says how to reset.
 from __future__ import annotations
 
 import json
+import math
+import re
 import secrets
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -20,6 +22,10 @@ from orch_tui.core.events import utc_now
 
 STATE_NAME = "state.json"
 STATE_VERSION = 1
+RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+"""What a run id may be: it names the run's folder in logs/, so never a path (``../x``, ``/x``)."""
+MAX_COUNT = 2**63
+"""Above any real attempt, exit code or token count: a bigger number is a damaged file."""
 
 
 class RunState(StrEnum):
@@ -108,37 +114,143 @@ class State:
 
     @classmethod
     def from_json(cls, data: Any) -> State:
+        """The state ``data`` holds; ValueError naming the first field of the wrong shape."""
         if not isinstance(data, dict):
             raise ValueError("top level is not an object")
         if data.get("version") != STATE_VERSION:
             raise ValueError(f"unknown version {data.get('version')!r} (expected {STATE_VERSION})")
+        name = _field(data, "state", str)
         try:
-            state = RunState(data["state"])
+            state = RunState(name)
         except ValueError:
-            raise ValueError(f"unknown state {data['state']!r}") from None
-        attempt = data["attempt"]
-        if not isinstance(attempt, int) or attempt < 0:
-            raise ValueError(f"bad attempt {attempt!r}")
+            raise ValueError(f"unknown state {_shown(name)}") from None
+        run_id = _field(data, "run_id", str)
+        if not RUN_ID.fullmatch(run_id):
+            raise ValueError(f"run_id {run_id!r} is not a run id (letters, digits, . _ -)")
         return cls(
-            run_id=str(data["run_id"]),
-            spec_path=str(data["spec_path"]),
-            spec_hash=str(data["spec_hash"]),
-            max_retries=int(data["max_retries"]),
+            run_id=run_id,
+            spec_path=_field(data, "spec_path", str),
+            spec_hash=_field(data, "spec_hash", str),
+            max_retries=_count(data, "max_retries"),
             state=state,
-            attempt=attempt,
-            last_test=data.get("last_test"),
-            stop_reason=data.get("stop_reason"),
-            last_error=data.get("last_error"),
-            exit_code=data.get("exit_code"),
-            question=data.get("question"),
-            usage=Usage.from_json(data.get("usage")),
-            cost_usd=float(data.get("cost_usd") or 0.0),
-            created_at=str(data["created_at"]),
-            updated_at=str(data["updated_at"]),
-            workspace=data.get("workspace"),
-            roles=data.get("roles") if isinstance(data.get("roles"), dict) else None,
+            attempt=_count(data, "attempt"),
+            last_test=_last_test(data.get("last_test")),
+            stop_reason=_field(data, "stop_reason", str, optional=True),
+            last_error=_field(data, "last_error", str, optional=True),
+            exit_code=_field(data, "exit_code", int, optional=True),
+            question=_question(data.get("question")),
+            usage=_usage(data.get("usage")),
+            cost_usd=_cost(data.get("cost_usd")),
+            created_at=_field(data, "created_at", str),
+            updated_at=_field(data, "updated_at", str),
+            workspace=_workspace(data.get("workspace")),
+            roles=_roles(data.get("roles")),
             plan=_plan_or_none(data.get("plan")),
         )
+
+
+def _field(
+    data: dict[str, Any], key: str, kind: type, *, optional: bool = False, within: str = ""
+) -> Any:
+    """``data[key]`` if it is a ``kind`` (None too, when ``optional``); else ValueError.
+
+    ``within`` names the object ``data`` sits in, for the message (``last_test``)."""
+    name = f"{within}.{key}" if within else key
+    if key not in data and not optional:
+        raise ValueError(f"missing key {name!r}")
+    value = data.get(key)
+    if value is None and optional:
+        return None
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+        raise ValueError(f"{name} is {_shown(value)}, expected {_KINDS.get(kind, kind.__name__)}")
+    if isinstance(value, int) and not -MAX_COUNT < value < MAX_COUNT:
+        raise ValueError(f"{name} is {_shown(value)}, out of range")
+    return value
+
+
+_KINDS = {
+    str: "a string",
+    int: "a whole number",
+    dict: "an object",
+    list: "a list",
+    bool: "true or false",
+}
+
+
+def _shown(value: Any) -> str:
+    text = (
+        json.dumps(value)
+        if isinstance(value, str | int | float | bool | None)
+        else type(value).__name__
+    )
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+def _count(data: dict[str, Any], key: str, within: str = "") -> int:
+    value: int = _field(data, key, int, within=within)
+    if value < 0:
+        raise ValueError(f"{within + '.' if within else ''}{key} is {value}, expected 0 or more")
+    return value
+
+
+def _object(value: Any, key: str) -> dict[str, Any] | None:
+    found: dict[str, Any] | None = _field({key: value}, key, dict, optional=True)
+    return found
+
+
+def _usage(value: Any) -> Usage:
+    usage = _object(value, "usage") or {}
+    fields = Usage.__dataclass_fields__
+    return Usage(**{k: _count(usage, k, "usage") if k in usage else 0 for k in fields})
+
+
+def _cost(value: Any) -> float:
+    if value is None:
+        return 0.0
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ValueError(f"cost_usd is {_shown(value)}, expected a number of dollars")
+    if value < 0:
+        raise ValueError(f"cost_usd is {value}, expected 0 or more")
+    return float(value)
+
+
+def _last_test(value: Any) -> dict[str, Any] | None:
+    last = _object(value, "last_test")
+    if last is not None:
+        _field(last, "summary", str, optional=True, within="last_test")
+        _texts(last, "failing", "last_test")
+    return last
+
+
+def _question(value: Any) -> dict[str, Any] | None:
+    question = _object(value, "question")
+    if question is not None:
+        _field(question, "text", str, within="question")
+        _texts(question, "options", "question")
+    return question
+
+
+def _texts(data: dict[str, Any], key: str, within: str) -> None:
+    """``data[key]``, when there, must be a list of strings."""
+    items = _field(data, key, list, optional=True, within=within) or []
+    if not all(isinstance(item, str) for item in items):
+        raise ValueError(f"{within}.{key} holds something other than text")
+
+
+def _workspace(value: Any) -> dict[str, Any] | None:
+    record = _object(value, "workspace")
+    if record is not None:
+        _field(record, "path", str, within="workspace")
+        _field(record, "default", bool, optional=True, within="workspace")
+        _field(record, "git", dict, optional=True, within="workspace")
+    return record
+
+
+def _roles(value: Any) -> dict[str, Any] | None:
+    roles = _object(value, "roles")
+    for role, decided in (roles or {}).items():
+        _object(decided, f"roles.{role}")
+    return roles
 
 
 def _plan_or_none(plan: Any) -> dict[str, Any] | None:
@@ -166,13 +278,12 @@ class StateStore:
             OSError,
             UnicodeDecodeError,
             json.JSONDecodeError,
-            KeyError,
             ValueError,
             TypeError,
+            RecursionError,
         ) as exc:
-            reason = f"missing key {exc}" if isinstance(exc, KeyError) else str(exc)
             raise StateError(
-                f"{self.path} is corrupt or unknown ({reason}). It was left untouched: "
+                f"{self.path} is corrupt or unknown ({exc}). It was left untouched: "
                 "move it aside, or run `orch-tui reset` to clear it (logs/ is kept)."
             ) from None
 

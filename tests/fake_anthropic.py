@@ -177,7 +177,29 @@ class CutStream:
     error: Error | None = None
 
 
-ScriptItem = Turn | Error | CutStream
+@dataclass
+class Garbled:
+    """Stream ``turn``, with one raw SSE event (``event:`` name, ``data:`` text sent as is)
+    slipped in after ``after_events`` events: malformed JSON, a tool input delta that does not
+    parse, a lone surrogate escape. The rest of the turn follows, as a faulty proxy would send it."""
+
+    turn: Turn
+    data: str
+    after_events: int = 3
+    event: str = "content_block_delta"
+
+
+@dataclass
+class SlowDrip:
+    """Start a turn, then send an SSE ping every ``interval_s`` for ``pings`` pings and end the
+    stream without finishing the message: a server that is alive but never answers.
+    ``FakeAnthropic.drips_finished`` counts drips that sent every ping (the client stayed)."""
+
+    pings: int = 120
+    interval_s: float = 0.5
+
+
+ScriptItem = Turn | Error | CutStream | Garbled | SlowDrip
 Script = Iterable[ScriptItem] | Callable[[dict[str, Any]], ScriptItem]
 
 
@@ -410,9 +432,11 @@ class _Handler(BaseHTTPRequestHandler):
         item = fake._answer(RecordedRequest(body, headers, self.path))
         if isinstance(item, Error):
             self._send_error(item)
+        elif isinstance(item, SlowDrip):
+            self._drip(body, item)
         elif body.get("stream"):
             self._stream(body, item)
-        elif isinstance(item, CutStream):
+        elif isinstance(item, CutStream | Garbled):
             self._drop()
         else:
             usage = fake._usage(body, item)
@@ -443,20 +467,39 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
         self.wfile.flush()
 
-    def _stream(self, body: dict[str, Any], item: Turn | CutStream) -> None:
-        fake: FakeAnthropic = self.server.fake
-        turn = item.turn if isinstance(item, CutStream) else item
-        cut_after = item.after_events if isinstance(item, CutStream) else None
+    def _start_stream(self) -> None:
         self.send_response(200)
         self.send_header("content-type", "text/event-stream; charset=utf-8")
         self.send_header("cache-control", "no-cache")
         self.send_header("transfer-encoding", "chunked")
         self.send_header("request-id", _next_id("req"))
         self.end_headers()
+
+    def _drip(self, body: dict[str, Any], drip: SlowDrip) -> None:
+        self._start_stream()
+        start = {
+            "type": "message_start",
+            "message": _message(body.get("model", ""), None, _usage(1, 0, 0), []),
+        }
+        self._chunk(f"event: message_start\ndata: {json.dumps(start)}\n\n".encode())
+        for _ in range(drip.pings):
+            time.sleep(drip.interval_s)
+            self._chunk(b'event: ping\ndata: {"type": "ping"}\n\n')
+        with self.server.fake._lock:
+            self.server.fake.drips_finished += 1
+        self.wfile.write(b"0\r\n\r\n")
+
+    def _stream(self, body: dict[str, Any], item: Turn | CutStream | Garbled) -> None:
+        fake = self.server.fake
+        turn = item if isinstance(item, Turn) else item.turn
+        cut_after = item.after_events if isinstance(item, CutStream) else None
+        self._start_stream()
         events = turn_events(body.get("model", ""), turn, fake._usage(body, turn))
         for count, event in enumerate(events):
             if count == cut_after:
                 break
+            if isinstance(item, Garbled) and count == item.after_events:
+                self._chunk(f"event: {item.event}\ndata: {item.data}\n\n".encode())
             self._chunk(f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode())
             if fake.event_delay_s:
                 time.sleep(fake.event_delay_s)
@@ -494,6 +537,7 @@ class FakeAnthropic(LocalServer):
         self.valid_keys = valid_keys
         self.event_delay_s = event_delay_s
         self.requests: list[RecordedRequest] = []
+        self.drips_finished = 0
         self._cache = _PromptCache()
         self._lock = threading.Lock()
         super().__init__(port)

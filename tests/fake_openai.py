@@ -13,11 +13,13 @@ from __future__ import annotations
 import itertools
 import json
 import threading
+import time
 from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
+from tests.fake_anthropic import SlowDrip
 from tests.local_server import LocalServer, QuietServer
 
 DEFAULT_KEYS = frozenset({"test-key"})
@@ -80,7 +82,16 @@ class Error:
         return {"error": {"message": self.message, "type": self.type, "param": None, "code": None}}
 
 
-ScriptItem = Reply | Error
+@dataclass
+class Garbled:
+    """Stream ``reply`` with one raw ``data:`` line (sent as is) after ``after_chunks`` chunks."""
+
+    reply: Reply
+    data: str
+    after_chunks: int = 1
+
+
+ScriptItem = Reply | Error | Garbled | SlowDrip
 
 
 @dataclass
@@ -155,11 +166,17 @@ class _Handler(BaseHTTPRequestHandler):
         headers = {k.lower(): v for k, v in self.headers.items()}
         item = self.server.fake._answer(RecordedRequest(body, headers))
         model = body.get("model", "")
+        include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
         if isinstance(item, Error):
             self._send_json(item.status, item.body())
+        elif isinstance(item, SlowDrip):
+            self._drip(model, item)
+        elif isinstance(item, Garbled):
+            lines = [f"data: {json.dumps(e)}\n\n" for e in chunks(model, item.reply, include_usage)]
+            lines.insert(item.after_chunks, f"data: {item.data}\n\n")
+            self._stream(lines)
         elif body.get("stream"):
-            include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
-            self._stream(chunks(model, item, include_usage))
+            self._stream(f"data: {json.dumps(e)}\n\n" for e in chunks(model, item, include_usage))
         else:
             self._send_json(200, _completion(model, item))
 
@@ -172,16 +189,36 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def _stream(self, events: Iterator[dict[str, Any]]) -> None:
+    def _start_stream(self) -> None:
         self.send_response(200)
         self.send_header("content-type", "text/event-stream; charset=utf-8")
         self.send_header("transfer-encoding", "chunked")
         self.end_headers()
-        for event in [*(f"data: {json.dumps(e)}\n\n" for e in events), "data: [DONE]\n\n"]:
-            data = event.encode()
-            self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+
+    def _chunk(self, text: str) -> None:
+        data = text.encode()
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+        self.wfile.flush()
+
+    def _stream(self, lines: Iterable[str]) -> None:
+        """Send SSE ``lines`` (each ``data: ...\\n\\n``), then ``[DONE]``."""
+        self._start_stream()
+        for line in [*lines, "data: [DONE]\n\n"]:
+            self._chunk(line)
         self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()
+
+    def _drip(self, model: str, drip: SlowDrip) -> None:
+        """A role chunk, then an SSE comment every ``interval_s``: never an answer."""
+        self._start_stream()
+        first = next(chunks(model, Reply(), include_usage=False))
+        self._chunk(f"data: {json.dumps(first)}\n\n")
+        for _ in range(drip.pings):
+            time.sleep(drip.interval_s)
+            self._chunk(": ping\n\n")
+        with self.server.fake._lock:
+            self.server.fake.drips_finished += 1
+        self.wfile.write(b"0\r\n\r\n")
 
 
 class FakeOpenAI(LocalServer):
@@ -205,6 +242,7 @@ class FakeOpenAI(LocalServer):
         self._items = list(script)
         self.valid_keys = valid_keys
         self.requests: list[RecordedRequest] = []
+        self.drips_finished = 0
         self._lock = threading.Lock()
         super().__init__()
 

@@ -14,7 +14,16 @@ import pytest
 from orch_tui.core.cost import Usage
 from orch_tui.core.providers.anthropic import STREAM_RETRY_MARKER, AnthropicProvider
 from orch_tui.core.providers.base import ModelError, TurnRequest
-from tests.fake_anthropic import CutStream, Error, FakeAnthropic, Turn
+from tests.fake_anthropic import (
+    EDITOR_TOOL_NAME,
+    CutStream,
+    Error,
+    FakeAnthropic,
+    Garbled,
+    SlowDrip,
+    Turn,
+    tool_use,
+)
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -221,6 +230,65 @@ def test_stream_that_keeps_breaking_is_a_model_error(fake: FakeAnthropic) -> Non
 
     assert "broke off 2 time(s)" in caught.value.message
     assert len(fake.requests) == 2
+
+
+# -- responses the SDK cannot read are model errors: retried as a whole turn, then a stop
+
+
+def delta(index: int, **fields: object) -> str:
+    return json.dumps({"type": "content_block_delta", "index": index, "delta": fields})
+
+
+VIEW = Turn([tool_use(EDITOR_TOOL_NAME, {"command": "view", "path": "a.py"})], "tool_use")
+GARBLED = {
+    "malformed SSE JSON": Garbled(Turn.say("one two three four"), '{"type": "content_block_', 3),
+    "tool input that does not parse": Garbled(
+        VIEW, delta(0, type="input_json_delta", partial_json="]]{"), 4
+    ),
+    "a lone surrogate in the text": Garbled(
+        Turn.say("one two three four"), delta(0, type="text_delta", text="\ud800"), 3
+    ),
+    "a lone surrogate in tool input": Turn(
+        [tool_use(EDITOR_TOOL_NAME, {"command": "create", "path": "a\ud800.py", "file_text": ""})],
+        "tool_use",
+    ),
+}
+
+
+@pytest.mark.parametrize("fault", GARBLED)
+def test_an_unreadable_response_is_asked_again(fake: FakeAnthropic, fault: str) -> None:
+    fake.push(GARBLED[fault], Turn.say("whole"))
+
+    turn = provider_for(fake).complete(make_request(), lambda _: None)
+
+    assert len(fake.requests) == 2
+    assert turn.content == [{"type": "text", "text": "whole"}]
+
+
+@pytest.mark.parametrize("fault", GARBLED)
+def test_a_response_unreadable_every_time_is_a_model_error(fake: FakeAnthropic, fault: str):
+    fake.push(GARBLED[fault], GARBLED[fault])
+    chunks: list[str] = []
+
+    with pytest.raises(ModelError) as caught:
+        provider_for(fake, stream_retries=1).complete(make_request(), chunks.append)
+
+    assert caught.value.message.startswith("the response could not be read 2 time(s) in a row: ")
+    assert "resumes" in caught.value.hint
+    assert len(fake.requests) == 2
+    assert all(chunk.encode("utf-8") for chunk in chunks)
+
+
+def test_a_slow_drip_stops_at_the_total_deadline(fake: FakeAnthropic) -> None:
+    """A ping every 0.2 s keeps each read under the timeout; the whole request must not be."""
+    fake.push(SlowDrip(pings=300, interval_s=0.2))
+
+    with pytest.raises(ModelError) as caught:
+        provider_for(fake, timeout_s=1.0).complete(make_request(), lambda _: None)
+
+    assert caught.value.message == f"the request to {fake.url} timed out after 1 s"
+    assert "model.timeout_seconds" in caught.value.hint
+    assert len(fake.requests) == 1 and fake.drips_finished == 0
 
 
 def test_unreachable_server_is_a_model_error(fake: FakeAnthropic) -> None:

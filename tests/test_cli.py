@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+import os
 from pathlib import Path
 
 import pytest
@@ -28,22 +30,70 @@ def test_a_budget_that_is_not_a_finite_amount_is_refused_naming_the_option(
     assert "argument --max-cost-usd: " in capsys.readouterr().err
 
 
+def run_demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> int:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    return main([str(demo_dir() / "spec.md"), "--auto"])
+
+
 def test_an_unexpected_error_is_a_sentence_and_a_crash_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    def disk_full(*args, **kwargs):
-        raise OSError(28, "No space left on device")
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("boom")
 
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    monkeypatch.setattr(engine_module, "run_configured", disk_full)
-    code = main([str(demo_dir() / "spec.md"), "--auto"])
+    monkeypatch.setattr(engine_module, "run_configured", broken)
+    code = run_demo(tmp_path, monkeypatch)
     err = capsys.readouterr().err
     assert code == 1
-    assert "stopped on an unexpected error at TESTING (attempt 0): OSError" in err
-    assert "Traceback" not in err
     crash = next((tmp_path / "logs").glob("*/crash.txt"))
-    assert "No space left on device" in crash.read_text()
+    assert err == (
+        "orch-tui: stopped on an unexpected error at TESTING (attempt 0): RuntimeError: boom. "
+        f"Details in {crash}; state.json holds the last step saved: the same command resumes "
+        "there.\n"
+    )
+    assert "RuntimeError: boom" in crash.read_text()
+
+
+def test_a_crash_file_that_cannot_be_written_is_said_not_raised(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def broken(*args: object, **kwargs: object) -> None:
+        run_folder = next((tmp_path / "logs").iterdir())
+        (run_folder / "crash.txt").mkdir()  # where the crash file would go
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(engine_module, "run_configured", broken)
+    code = run_demo(tmp_path, monkeypatch)
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "Traceback" not in err and len(err.splitlines()) == 1
+    assert "RuntimeError: boom. The details could not be written either (" in err
+    assert "crash.txt: Is a directory)" in err
+
+
+def test_a_full_disk_is_one_true_sentence(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The run log's first line finds the disk full: no crash file, no traceback."""
+    real_write = os.write
+
+    def disk_full(fd: int, data: bytes) -> int:
+        if os.readlink(f"/proc/self/fd/{fd}").endswith("events.jsonl"):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real_write(fd, data)
+
+    monkeypatch.setattr(os, "write", disk_full)
+    code = run_demo(tmp_path, monkeypatch)
+    monkeypatch.undo()
+    err = capsys.readouterr().err
+    assert code == 1
+    assert err.startswith("orch-tui: stopped at INIT (attempt 0): No space left on device. ")
+    assert err.endswith(
+        "Free some space; state.json holds the last step saved: the same command resumes there.\n"
+    )
+    assert (tmp_path / "state.json").is_file()
+    assert not list((tmp_path / "logs").glob("*/crash.txt"))
 
 
 HOLD_LOCK = """\

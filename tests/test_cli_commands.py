@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import select
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -307,3 +309,80 @@ def test_status_into_a_closed_pipe_prints_no_traceback(tmp_path: Path) -> None:
             os.close(writer)
         assert "Traceback" not in result.stderr and "BrokenPipe" not in result.stderr, args
         assert result.returncode == 0, (args, result.stderr)
+
+
+# -- a disk or folder that refuses writes: one true sentence, exit 1, never a traceback
+
+STOPPED_WRITING = re.compile(
+    r"orch-tui: stopped at INIT \(attempt 0\): (?P<path>\S+): (?P<reason>[^.]+)\. "
+    r"Fix that path \(a writable folder where a folder is expected\); "
+    r"state\.json holds the last step saved: the same command resumes there\."
+)
+
+
+def test_a_file_where_logs_should_be_stops_every_run_with_one_sentence(tmp_path: Path) -> None:
+    (tmp_path / "spec.md").write_text(SPEC, encoding="utf-8")
+    (tmp_path / "logs").write_text("", encoding="utf-8")
+
+    for _ in range(2):  # the same again when the same command runs again
+        result = run(tmp_path, "spec.md", "--auto", *scripted(tmp_path))
+
+        assert result.returncode == 1
+        assert "Traceback" not in result.stderr
+        stopped = STOPPED_WRITING.fullmatch(result.stderr.strip())
+        assert stopped, result.stderr
+        assert stopped["path"].startswith(f"{tmp_path / 'logs'}/")
+        assert stopped["reason"] == "Not a directory"
+
+
+@pytest.mark.skipif(not Path("/proc/self/mem").exists(), reason="needs Linux's /proc")
+def test_a_spec_that_cannot_be_read_is_one_sentence(tmp_path: Path) -> None:
+    """/proc/self/mem is a file that fails to read with EIO, even for root."""
+    result = run(tmp_path, "/proc/self/mem", "--auto", *scripted(tmp_path))
+
+    assert result.returncode == 1
+    assert result.stderr == "orch-tui: cannot read the spec /proc/self/mem: Input/output error\n"
+
+
+BWRAP = shutil.which("bwrap")
+
+
+def read_only(folder: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``orch-tui ARGS`` with ``folder`` mounted read-only: refused even to root."""
+    assert BWRAP is not None
+    mounts = [BWRAP, "--bind", "/", "/", "--ro-bind", str(folder), str(folder)]
+    mounts += ["--dev", "/dev", "--proc", "/proc", "--chdir", str(cwd), "--"]
+    return subprocess.run(
+        [*mounts, orch_tui(), *args],
+        env=child_env(),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+@pytest.mark.skipif(BWRAP is None, reason="needs bubblewrap (bwrap) to mount a folder read-only")
+def test_read_only_logs_stop_with_one_true_sentence(tmp_path: Path) -> None:
+    (tmp_path / "spec.md").write_text(SPEC, encoding="utf-8")
+    (tmp_path / "logs").mkdir()
+
+    result = read_only(tmp_path / "logs", tmp_path, "spec.md", "--auto", *scripted(tmp_path))
+
+    assert result.returncode == 1, result.stderr
+    stopped = STOPPED_WRITING.fullmatch(result.stderr.strip())
+    assert stopped and stopped["reason"] == "Read-only file system", result.stderr
+    assert list((tmp_path / "logs").iterdir()) == []
+
+
+@pytest.mark.skipif(BWRAP is None, reason="needs bubblewrap (bwrap) to mount a folder read-only")
+def test_a_read_only_project_stops_before_it_starts(tmp_path: Path) -> None:
+    (tmp_path / "spec.md").write_text(SPEC, encoding="utf-8")
+
+    result = read_only(tmp_path, tmp_path, "spec.md", "--auto", *scripted(tmp_path))
+
+    assert result.returncode == 1
+    assert (
+        result.stderr == f"orch-tui: cannot lock {tmp_path / 'orch.lock'}: Read-only file system\n"
+    )
+    assert "saved" not in result.stderr

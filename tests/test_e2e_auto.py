@@ -32,7 +32,7 @@ from tests.e2e_support import (
     tree_files,
     write_attempts_script,
 )
-from tests.fake_anthropic import Error, FakeAnthropic, Turn
+from tests.fake_anthropic import Error, FakeAnthropic, Garbled, Turn
 
 pytestmark = pytest.mark.e2e
 
@@ -239,6 +239,29 @@ def test_two_overloaded_answers_then_success(project_factory, fake_server):
     assert project.workspace_files() == {"app.py": FIXED_APP, "tests/test_app.py": ADD_TEST}
 
 
+def test_an_unreadable_stream_stops_as_a_model_error_and_the_same_command_resumes(
+    project_factory, fake_server
+):
+    garbled = Garbled(Turn.say("Writing the project."), '{"type": "content_block_', 3)
+    fake = fake_server([garbled, garbled])  # stream_retries = 1: two tries, then the stop
+    project = project_factory(spec_text=SPEC, fake_url=fake.url)
+
+    stopped = project.run_auto()
+
+    assert_clean_exit(stopped, 1)
+    assert "unexpected error" not in stopped.stderr + stopped.stdout
+    state = project.state()
+    assert state is not None and state["state"] == "FAILED"
+    assert state["last_error"].startswith("the response could not be read 2 time(s) in a row")
+    assert not (project.run_dir() / "crash.txt").exists()
+
+    fake.push(*generate(("app.py", FIXED_APP), ("tests/test_app.py", ADD_TEST)))
+    resumed = project.run_auto()
+
+    assert_clean_exit(resumed, 0)
+    assert project.workspace_files() == {"app.py": FIXED_APP, "tests/test_app.py": ADD_TEST}
+
+
 def test_json_prints_one_event_object_per_line(project_factory, fake_server):
     project, _ = http_project(
         project_factory,
@@ -308,6 +331,22 @@ def test_edit_outside_the_workspace_stops_with_exit_2(project_factory, fake_serv
     assert nothing_written_outside()
     state = project.state()
     assert state is not None and (state["state"], state["exit_code"]) == ("FAILED", 2)
+
+
+def test_auto_lines_spell_out_control_characters_in_model_chosen_text(project_factory, fake_server):
+    """A path with ``\r\x1b[2K`` would erase, on a terminal, the line announcing the file."""
+    hidden = "evil.py\r\x1b[2K  create good.py\x9b"
+    project, fake = http_project(
+        project_factory,
+        fake_server,
+        generate(("app.py", FIXED_APP), ("tests/test_app.py", ADD_TEST), (hidden, "EVIL = 1\n")),
+    )
+
+    result = project.run_auto()
+
+    assert_clean_exit(result, 0)
+    assert not {"\r", "\x1b", "\x9b"} & set(result.stdout), result.stdout
+    assert "create evil.py\\r\\x1b[2K  create good.py\\x9b\n" in result.stdout
 
 
 # -- state and interruption -------------------------------------------------------------------

@@ -14,6 +14,7 @@ from typing import Any
 import anthropic
 import pytest
 
+from tests import fake_anthropic as faults
 from tests.fake_anthropic import (
     CACHE_LOOKBACK_BLOCKS,
     CutStream,
@@ -70,6 +71,28 @@ def test_stream_sends_events_in_the_api_order() -> None:
     assert len(partial) >= 3
     assert json.loads("".join(partial)) == tool_input
     assert events[-2][1]["delta"]["stop_reason"] == "tool_use"
+
+
+def test_a_garbled_stream_slips_its_raw_event_in_and_goes_on() -> None:
+    body = {"model": "m", "max_tokens": 10, "stream": True, "messages": []}
+    with FakeAnthropic([faults.Garbled(Turn.say("hello"), "{not json", after_events=2)]) as fake:
+        with urllib.request.urlopen(post(fake.url, body)) as response:
+            records = response.read().decode().strip().split("\n\n")
+
+    assert records[2] == "event: content_block_delta\ndata: {not json"
+    names = [name for name, _ in sse_events("\n\n".join(records[:2] + records[3:]))]
+    assert names[:2] == ["message_start", "ping"] and names[-1] == "message_stop"
+
+
+def test_a_slow_drip_pings_then_ends_without_a_message() -> None:
+    body = {"model": "m", "max_tokens": 10, "stream": True, "messages": []}
+    with FakeAnthropic([faults.SlowDrip(pings=3, interval_s=0.01)]) as fake:
+        with urllib.request.urlopen(post(fake.url, body)) as response:
+            events = sse_events(response.read().decode())
+        finished = fake.drips_finished
+
+    assert [name for name, _ in events] == ["message_start", "ping", "ping", "ping"]
+    assert finished == 1
 
 
 def test_prompt_cache_is_written_then_read() -> None:

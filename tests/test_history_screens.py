@@ -376,18 +376,20 @@ def test_snapshot_compare(snap_compare, stable: DemoProject) -> None:  # type: i
     assert snap_compare(app, terminal_size=SIZE, press=press)
 
 
-async def test_brackets_in_ids_and_reasons_are_shown_as_text(project: DemoProject) -> None:
+def reword(project: DemoProject, stop_reason: str, test_id: str) -> None:
+    """Give the successful run ``stop_reason`` (as JSON text) and its first test ``test_id``."""
     folder = project.logs / project.success
-    events = (
-        (folder / runlog.EVENTS)
-        .read_text()
-        .replace("all checks passed after 2 attempts", "stopped [bold]early[/bold]")
-    )
+    events = (folder / runlog.EVENTS).read_text()
+    events = events.replace("all checks passed after 2 attempts", stop_reason)
     (folder / runlog.EVENTS).write_text(events)
     report_path = folder / "attempt-01" / runlog.REPORT
     report = json.loads(report_path.read_text())
-    report["checks"][0]["tests"][0]["id"] = "tests/t.py::test_x[red-1]"
+    report["checks"][0]["tests"][0]["id"] = test_id
     report_path.write_text(json.dumps(report))
+
+
+async def test_brackets_in_ids_and_reasons_are_shown_as_text(project: DemoProject) -> None:
+    reword(project, "stopped [bold]early[/bold]", "tests/t.py::test_x[red-1]")
     app = HistoryHost(project.logs, project.state)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -398,3 +400,18 @@ async def test_brackets_in_ids_and_reasons_are_shown_as_text(project: DemoProjec
         grid = screen.query_one("#grid", DataTable)
         ids = [str(grid.get_row_at(i)[0]) for i in range(grid.row_count)]
         assert "tests/t.py::test_x[red-1]" in ids
+
+
+async def test_control_characters_in_reasons_and_test_ids_are_spelt_out(
+    project: DemoProject,
+) -> None:
+    reword(project, "stopped \\u001b[2J\\r", "tests/t.py::test_x\x1b]0;title\x07")
+    app = HistoryHost(project.logs, project.state)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open_run(pilot, app, project.success)
+        facts = str(screen.query_one("#run-facts").render())
+        assert "stop reason: stopped \\x1b[2J\\r" in facts
+        grid = screen.query_one("#grid", DataTable)
+        ids = [str(grid.get_row_at(i)[0]) for i in range(grid.row_count)]
+        assert "tests/t.py::test_x\\x1b]0;title\\x07" in ids
+        assert not any("\x1b" in text for text in [facts, *ids])

@@ -11,7 +11,8 @@ import pytest
 from orch_tui.core.editor_tool import TOOL_DEFINITION
 from orch_tui.core.providers.base import ModelError, TurnRequest
 from orch_tui.core.providers.openai import EDITOR_FUNCTION_PARAMETERS, OpenAIProvider
-from tests.fake_openai import Error, FakeOpenAI, Reply
+from tests.fake_anthropic import SlowDrip
+from tests.fake_openai import Error, FakeOpenAI, Garbled, Reply
 
 ASK_USER = {
     "name": "ask_user",
@@ -166,3 +167,29 @@ def test_connection_refused_names_the_url_and_the_setting() -> None:
         refused.complete(request(), lambda text: None)
     assert f"cannot reach http://127.0.0.1:{port}/v1" in str(caught.value)
     assert "OPENAI_BASE_URL" in caught.value.hint
+
+
+UNREADABLE = {
+    "malformed SSE JSON": Garbled(Reply("one two three"), '{"choices": [', 2),
+    "a lone surrogate in the text": Reply("one \ud800 two"),
+    "a lone surrogate in tool input": Reply.edits("", [{"command": "view", "path": "a\ud800"}]),
+}
+
+
+@pytest.mark.parametrize("fault", UNREADABLE)
+def test_an_unreadable_response_is_a_model_error(fake: FakeOpenAI, fault: str) -> None:
+    fake._items.append(UNREADABLE[fault])
+    with pytest.raises(ModelError) as caught:
+        provider(fake).complete(request(), lambda text: text.encode("utf-8"))
+    assert caught.value.message.startswith(f"the response from {fake.url} could not be read: ")
+    assert "resumes" in caught.value.hint
+
+
+def test_a_slow_drip_stops_at_the_total_deadline(fake: FakeOpenAI) -> None:
+    """An SSE comment every 0.2 s keeps each read under the timeout; the whole request must not."""
+    fake._items.append(SlowDrip(pings=300, interval_s=0.2))
+    slow = OpenAIProvider(api_key="test-key", base_url=fake.url, max_retries=0, timeout_s=1)
+    with pytest.raises(ModelError) as caught:
+        slow.complete(request(), lambda text: None)
+    assert caught.value.message == f"the request to {fake.url} timed out after 1 s"
+    assert len(fake.requests) == 1 and fake.drips_finished == 0

@@ -602,4 +602,43 @@ async def test_a_run_resumed_at_review_shows_its_tokens_and_cost_in_the_header(
         screen = await wait_for_review(pilot, app)
         header = str(screen.query_one("#run-header").render())
         assert f"tokens {tokens:,} · ${saved['cost_usd']:.4f}" in header, header
+
+
+# -- control characters from the model are spelt out, never sent to the terminal
+
+CONTROL_PATH = "evil.py\r\x1b[2K\x9b"
+SPELT_OUT = "evil.py\\r\\x1b[2K\\x9b"
+
+
+async def test_control_characters_in_paths_notices_and_dialogs_are_spelt_out(
+    tmp_path: Path,
+) -> None:
+    turns = attempt_turns("Writing \x1b[2J.", [("create", CONTROL_PATH, "EVIL = 1\n")])
+    project = make_tui_project(tmp_path, [turns], seed={})
+    app = project.app()
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        screen = await wait_for_review(pilot, app)
+        files = [str(option.prompt) for option in screen.query_one("#files").options]  # type: ignore[attr-defined]
+        assert any(SPELT_OUT in prompt for prompt in files), files
+        model_log = "\n".join(screen.query_one("#model-log", Log).lines)
+        assert "Writing \\x1b[2J." in model_log and f"create {SPELT_OUT}" in model_log
+        assert "\x1b" not in model_log and "\x9b" not in model_log
+        screen.post_message(EngineEvent(ev.Notice(message=f"notice {CONTROL_PATH}")))
+        screen.post_message(
+            EngineEvent(
+                ev.TaskStarted(index=0, total=1, task_id="t", title=CONTROL_PATH, first_attempt=0)
+            )
+        )
+        await pilot.pause()
+        assert f"notice {SPELT_OUT}" in toasts(app)
+        timeline = [str(option.prompt) for option in screen.query_one("#timeline").options]  # type: ignore[attr-defined]
+        assert any(SPELT_OUT in line for line in timeline), timeline
+        app.push_screen(EditScreen(CONTROL_PATH, "x = 1\n"))
+        await pilot.pause()
+        assert f"Editing {SPELT_OUT}" in str(app.screen.query_one("#edit-title").render())
+        await pilot.press("escape")
+        app.push_screen(StoppedScreen("stopped", f"breaks {CONTROL_PATH}", False))
+        await pilot.pause()
+        assert str(app.screen.query_one("#stopped-message").render()) == f"breaks {SPELT_OUT}"
+        await pilot.press("escape")
         await pilot.press("q")

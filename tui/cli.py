@@ -7,6 +7,7 @@ Textual, and the Anthropic SDK is imported only when a request is made.
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import math
 import os
@@ -44,6 +45,7 @@ from orch_tui.core.run_workspace import WorkspaceError, reset_workspace
 from orch_tui.core.sandbox import SandboxError, resolve_sandbox
 from orch_tui.core.spec import Spec, SpecError, read_spec
 from orch_tui.core.state import StateError, StateStore
+from orch_tui.core.terminal_text import escape_controls
 from orch_tui.core.wording import plural
 
 SUBCOMMANDS = ("status", "reset", "restore", "history", "init", "doctor")
@@ -279,7 +281,7 @@ def run_spec(args: argparse.Namespace) -> int:
         return _fail(NO_TERMINAL)
     try:
         paths, config = _load(args.config, args.workspace)
-        spec = read_spec(args.spec)
+        spec = _read_spec(args.spec)
     except (ConfigError, SpecError) as exc:
         return _fail(str(exc))
     try:
@@ -297,6 +299,13 @@ def run_spec(args: argparse.Namespace) -> int:
         return _run_locked(args, paths, config, spec)
     finally:
         lock.release()
+
+
+def _read_spec(path: Path) -> Spec:
+    try:
+        return read_spec(path)
+    except OSError as exc:  # it exists but cannot be read: permissions, an I/O error
+        raise SpecError(f"cannot read the spec {path}: {exc.strerror or exc}") from None
 
 
 def _run_locked(args: argparse.Namespace, paths: ProjectPaths, config: Config, spec: Spec) -> int:
@@ -364,7 +373,7 @@ def _question_lines(question: dict[str, Any], spec: str) -> list[str]:
     from orch_tui.core.asking import Question
 
     return [
-        *Question.from_json(question).lines(),
+        *map(escape_controls, Question.from_json(question).lines()),
         f'answer with: orch-tui {spec} --auto --guidance "TEXT" (or an option\'s number)',
     ]
 
@@ -406,11 +415,16 @@ def _run_headless(
             f"interrupted{_where(engine)}: state saved; run the same command to resume",
             EXIT_INTERRUPTED,
         )
+    except OSError as exc:  # a full disk, a read-only folder, a file where a folder should be
+        return _fail(
+            f"stopped{_where(engine)}: {_os_problem(exc)}. {_os_advice(exc)}; "
+            f"{_what_resumes(engine)}"
+        )
     except Exception as exc:  # noqa: BLE001 - a person gets a sentence; the traceback goes to the log
-        crash = _save_crash(engine)
+        details = _save_crash(engine)
         return _fail(
             f"stopped on an unexpected error{_where(engine)}: {type(exc).__name__}: {exc}. "
-            f"State saved; details in {crash}; the same command resumes."
+            f"{details}; {_what_resumes(engine)}"
         )
 
 
@@ -419,14 +433,40 @@ def _where(engine: Engine) -> str:
     return f" at {state.state} (attempt {state.attempt})" if state else ""
 
 
-def _save_crash(engine: Engine) -> Path:
+def _os_problem(exc: OSError) -> str:
+    """``path: No space left on device``: the file and what the system said about it."""
+    reason = exc.strerror or str(exc)
+    path = exc.filename2 or exc.filename  # a rename names its target second
+    return f"{path}: {reason}" if path else reason
+
+
+def _os_advice(exc: OSError) -> str:
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return "Free some space"
+    return "Fix that path (a writable folder where a folder is expected)"
+
+
+def _what_resumes(engine: Engine) -> str:
+    """What running the same command again does, as far as state.json tells it."""
+    if engine.store.path.is_file():
+        return (
+            f"{engine.store.path.name} holds the last step saved: the same command resumes there."
+        )
+    return f"nothing was saved ({engine.store.path.name} was not written): the same command starts again."
+
+
+def _save_crash(engine: Engine) -> str:
+    """Write the traceback to ``crash.txt``; says where it went, or why it could not be written."""
     import traceback
 
     folder = engine.log.dir if hasattr(engine, "log") else engine.paths.logs
-    folder.mkdir(parents=True, exist_ok=True)
     path = folder / "crash.txt"
-    path.write_text(traceback.format_exc(), encoding="utf-8")
-    return path
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        path.write_text(traceback.format_exc(), encoding="utf-8")
+    except OSError as exc:
+        return f"The details could not be written either ({_os_problem(exc)})"
+    return f"Details in {path}"
 
 
 def run_subcommand(command: str, args: argparse.Namespace) -> int:
@@ -490,36 +530,42 @@ def _status(paths: ProjectPaths, config: Config, *, as_json: bool) -> int:
         print(json.dumps(state.to_json(), indent=2))
         return EXIT_SUCCESS
     last = state.last_test or {}
-    print(f"run       {state.run_id}")
-    print(f"spec      {state.spec_path}")
-    print(f"state     {state.state} (attempt {state.attempt}/{state.max_retries})")
+    _say(f"run       {state.run_id}")
+    _say(f"spec      {state.spec_path}")
+    _say(f"state     {state.state} (attempt {state.attempt}/{state.max_retries})")
     record = state.workspace or {}
     if not record.get("default", True):
         git = record.get("git") or {}
-        print(f"workspace {record['path']}" + (f" (branch {git['branch']})" if git else ""))
+        _say(f"workspace {record['path']}" + (f" (branch {git['branch']})" if git else ""))
     if state.plan:
         from orch_tui.core.plan_runner import status_lines
 
-        print("plan")
+        _say("plan")
         for line in status_lines(state.plan):
-            print(f"  {line}")
+            _say(f"  {line}")
     if last:
-        print(f"tests     {last.get('summary', '')}")
+        _say(f"tests     {last.get('summary', '')}")
     if state.stop_reason:
-        print(f"stopped   {state.stop_reason}")
+        _say(f"stopped   {state.stop_reason}")
     if state.last_error:
-        print(f"error     {state.last_error}")
+        _say(f"error     {state.last_error}")
     if state.question:
         print("question  " + "\n          ".join(_question_lines(state.question, state.spec_path)))
     for role, decided in (state.roles or {}).items():
-        print(f"{role:<9} attempt {decided.get('attempt')}: {describe_role_decision(decided)}")
-    print(f"tokens    {state.usage.total:,}  cost ${state.cost_usd:.4f}")
+        _say(f"{role:<9} attempt {decided.get('attempt')}: {describe_role_decision(decided)}")
+    _say(f"tokens    {state.usage.total:,}  cost ${state.cost_usd:.4f}")
     try:
-        print(f"sandbox   {resolve_sandbox(config.checks.sandbox).describe()}")
+        _say(f"sandbox   {resolve_sandbox(config.checks.sandbox).describe()}")
     except SandboxError as exc:
-        print(f"sandbox   none: {exc}")
-    print(f"updated   {state.updated_at}")
+        _say(f"sandbox   none: {exc}")
+    _say(f"updated   {state.updated_at}")
     return EXIT_SUCCESS
+
+
+def _say(line: str) -> None:
+    """Print one line of ``status``: its values can come from the model (a stop reason, an
+    error's text, a test summary), so control characters are spelt out."""
+    print(escape_controls(line))
 
 
 def _reset(paths: ProjectPaths, *, yes: bool) -> int:
@@ -624,8 +670,7 @@ def _print_runs(paths: ProjectPaths) -> int:
 
     print("\t".join(column.heading for column in RUN_COLUMNS))
     for run in mark_resumable(list_runs(paths.logs), paths.state):
-        cells = ("".join(c if c.isprintable() else " " for c in text) for text in cell_texts(run))
-        print("\t".join(cells))
+        print("\t".join(escape_controls(text).replace("\t", " ") for text in cell_texts(run)))
     return EXIT_SUCCESS
 
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
-from typing import TextIO
+from enum import Enum
+from typing import Any, TextIO
 
 from orch_tui.core.events import (
     STREAM_EVENTS,
@@ -30,6 +32,7 @@ from orch_tui.core.events import (
 )
 from orch_tui.core.plan_runner import task_label
 from orch_tui.core.roles import describe_role_event
+from orch_tui.core.terminal_text import escape_controls, escape_json_controls
 from orch_tui.core.wording import plural
 
 
@@ -73,6 +76,24 @@ class QuietOutput:
             silence(self._out)
 
 
+def _escaped(value: Any) -> Any:
+    """``value`` with every string in it (in lists and dicts too) passed through escape_controls."""
+    if isinstance(value, str) and not isinstance(value, Enum):
+        return escape_controls(value)
+    if isinstance(value, list | tuple):
+        return type(value)(_escaped(item) for item in value)
+    if isinstance(value, dict):
+        return {key: _escaped(item) for key, item in value.items()}
+    return value
+
+
+def printable(event: Event) -> Event:
+    """The event with its text fields safe to print: paths, titles, test names and messages
+    can come from the model, and a line must never carry a control sequence into the terminal."""
+    fields = {f.name: _escaped(getattr(event, f.name)) for f in dataclasses.fields(event)}
+    return dataclasses.replace(event, **fields)
+
+
 class JsonPrinter:
     def __init__(self, out: TextIO) -> None:
         self.out = QuietOutput(out)
@@ -80,7 +101,8 @@ class JsonPrinter:
     def __call__(self, event: Event) -> None:
         if isinstance(event, STREAM_EVENTS):
             return
-        self.out.write(json.dumps(event.to_json(), ensure_ascii=False) + "\n")
+        line = json.dumps(event.to_json(), ensure_ascii=False)
+        self.out.write(escape_json_controls(line) + "\n")
         self.out.flush()
 
 
@@ -108,6 +130,9 @@ class LinePrinter:
         return f"tokens {self.tokens:,} · ${self.cost:.4f}"
 
     def __call__(self, event: Event) -> None:  # noqa: C901 - a flat dispatch reads best here
+        if isinstance(event, STREAM_EVENTS):
+            return
+        event = printable(event)
         if isinstance(event, RunStarted):
             self.max_retries, self.attempt = event.max_retries, event.attempt
             self.tokens, self.cost = event.tokens, event.cost_usd

@@ -5,8 +5,10 @@ about a second, which ``orch-tui --help`` and the scripted provider must not pay
 import starts on a background thread as the provider is made, so it overlaps what runs
 before the first request (state, lock, the TUI's first paint). The SDK retries rate limits, overloads,
 server errors and connection failures before a stream starts (``max_retries``); a stream
-that breaks off part-way is retried here as a whole turn (``stream_retries``). Every
-failure left over becomes a :class:`ModelError` a person can act on.
+that breaks off part-way, or that the SDK cannot read (malformed JSON, tool input that does
+not parse, a lone surrogate), is retried here as a whole turn (``stream_retries``). A request
+never runs past ``timeout_s`` in all (:class:`Deadline`). Every failure left over becomes a
+:class:`ModelError` a person can act on.
 """
 
 from __future__ import annotations
@@ -14,18 +16,22 @@ from __future__ import annotations
 import importlib
 import sys
 import threading
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from orch_tui.core.cost import Usage
 from orch_tui.core.providers.base import (
     RESUME_HINT,
     AssistantTurn,
+    Deadline,
     ModelError,
     StatusHints,
     TextSink,
     TurnRequest,
     describe_cause,
+    has_lone_surrogate,
     status_error,
+    timed_out_error,
     transport_errors,
     unreachable_error,
 )
@@ -35,6 +41,11 @@ if TYPE_CHECKING:
     from anthropic.types import Message
 
 STREAM_RETRY_MARKER = "\n[stream interrupted, retrying]\n"
+UNREADABLE_ERRORS = (ValueError, LookupError, TypeError, AttributeError)
+"""What the SDK raises on a stream it cannot make sense of: malformed SSE JSON
+(JSONDecodeError), tool input that does not parse (ValueError), an event of the wrong shape
+(pydantic's ValidationError, a missing index or key)."""
+_T = TypeVar("_T")
 STATUS_HINTS = StatusHints(
     key_name="ANTHROPIC_API_KEY",
     permissions="check the key's workspace and permissions in the Anthropic Console",
@@ -55,11 +66,23 @@ def import_sdk_in_background() -> None:
 
 
 class _StreamInterrupted(Exception):
-    """The response stream failed after it had started; the turn may be asked again."""
+    """The response stream failed after it had started; the turn may be asked again.
 
-    def __init__(self, detail: str, *, text_sent: bool) -> None:
+    ``what`` says how, for the error a person sees when every try failed the same way."""
+
+    def __init__(
+        self, detail: str, *, text_sent: bool, what: str = "the response stream broke off"
+    ) -> None:
         super().__init__(detail)
         self.text_sent = text_sent
+        self.what = what
+
+
+class _DeadlinePassed(Exception):
+    """The request ran past ``model.timeout_seconds`` in all."""
+
+
+UNREADABLE = "the response could not be read"
 
 
 class AnthropicProvider:
@@ -94,6 +117,8 @@ class AnthropicProvider:
                 if exc.text_sent and attempt < self._stream_retries:
                     on_text(STREAM_RETRY_MARKER)
                 continue
+            except _DeadlinePassed:
+                raise self._timed_out() from None
             except Exception as exc:
                 error = self._model_error(exc, request.model)
                 if error is None:
@@ -101,8 +126,9 @@ class AnthropicProvider:
                 raise error from None
             return _assistant_turn(message)
         tries = self._stream_retries + 1
+        assert interruption is not None  # the loop ran at least once
         raise ModelError(
-            f"the response stream broke off {tries} time(s) in a row: {interruption}",
+            f"{interruption.what} {tries} time(s) in a row: {interruption}",
             "check the network; " + RESUME_HINT,
         )
 
@@ -134,15 +160,34 @@ class AnthropicProvider:
         if request.tool_choice:
             params["tool_choice"] = request.tool_choice
         mid_stream_errors: tuple[type[Exception], ...] = (anthropic.APIError, *transport_errors())
+        deadline = Deadline(self._timeout_s)
         text_sent = False
-        with self._client_for_requests().messages.stream(**params) as stream:
+
+        def read(step: Callable[[], _T]) -> _T:
+            """One step of reading the stream; how it failed decides what happens next."""
             try:
-                for chunk in stream.text_stream:
+                return step()
+            except Exception as exc:
+                if deadline.passed:
+                    raise _DeadlinePassed from exc
+                if isinstance(exc, mid_stream_errors):
+                    raise _StreamInterrupted(_describe(exc), text_sent=text_sent) from exc
+                if isinstance(exc, UNREADABLE_ERRORS):
+                    detail = f"{type(exc).__name__}: {exc}"
+                    raise _StreamInterrupted(detail, text_sent=text_sent, what=UNREADABLE) from exc
+                raise
+
+        with self._client_for_requests().messages.stream(**params) as stream:
+            deadline.watch(stream.response)
+            try:
+                chunks = iter(stream.text_stream)
+                while (chunk := read(lambda: next(chunks, None))) is not None:
+                    _check_text(chunk, text_sent=text_sent)
                     text_sent = True
                     on_text(chunk)
-                message = stream.get_final_message()
-            except mid_stream_errors as exc:
-                raise _StreamInterrupted(_describe(exc), text_sent=text_sent) from exc
+                message = read(stream.get_final_message)
+            finally:
+                deadline.cancel()
         if message.stop_reason is None:
             raise _StreamInterrupted(
                 "the stream ended before the message was complete", text_sent=text_sent
@@ -170,12 +215,22 @@ class AnthropicProvider:
             hint="check the network connection and ANTHROPIC_BASE_URL",
         )
 
+    def _timed_out(self) -> ModelError:
+        return timed_out_error(self._url(), self._timeout_s)
+
     def _status_error(self, exc: anthropic.APIStatusError, model: str) -> ModelError:
         after = _after_retries(exc, self._max_retries)
         return status_error(exc.status_code, _api_message(exc), model, STATUS_HINTS, after)
 
     def _url(self) -> str:
         return str(self._client_for_requests().base_url).rstrip("/")
+
+
+def _check_text(chunk: str, *, text_sent: bool) -> None:
+    """Refuse text that is not valid Unicode (a lone surrogate): it cannot be logged or shown."""
+    if has_lone_surrogate(chunk):
+        detail = "the text holds a lone surrogate, which is not valid Unicode"
+        raise _StreamInterrupted(detail, text_sent=text_sent, what=UNREADABLE)
 
 
 def _after_retries(exc: anthropic.APIStatusError, max_retries: int) -> str:

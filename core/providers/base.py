@@ -9,6 +9,9 @@ provider and the scripted provider go through exactly the same engine code.
 from __future__ import annotations
 
 import importlib
+import socket
+import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import ModuleType
@@ -126,6 +129,14 @@ def status_error(
     return ModelError(f"the API answered {status}: {detail}")
 
 
+def timed_out_error(url: str, timeout_s: float) -> ModelError:
+    """A request that ran past ``model.timeout_seconds`` (a total deadline, retries included)."""
+    return ModelError(
+        f"the request to {url} timed out after {timeout_s:g} s",
+        "check the network, or raise model.timeout_seconds; " + RESUME_HINT,
+    )
+
+
 def unreachable_error(
     exc: Exception, sdk: ModuleType, *, url: str, timeout_s: float, hint: str
 ) -> ModelError | None:
@@ -133,10 +144,7 @@ def unreachable_error(
     ``APIConnectionError``) as a ModelError; ``hint`` says what to check when the server cannot
     be reached. None for any other error."""
     if isinstance(exc, sdk.APITimeoutError):
-        return ModelError(
-            f"the request to {url} timed out after {timeout_s:g} s",
-            "check the network; " + RESUME_HINT,
-        )
+        return timed_out_error(url, timeout_s)
     if isinstance(exc, sdk.APIConnectionError):
         return ModelError(f"cannot reach {url}: {describe_cause(exc)}", hint)
     return None
@@ -171,3 +179,52 @@ def describe_cause(exc: BaseException) -> str:
     if cause is not None and str(cause) and str(cause) not in text:
         text = f"{text} ({cause})"
     return text
+
+
+def has_lone_surrogate(text: str) -> bool:
+    """Text that is not valid Unicode: it can be neither logged as UTF-8 nor shown."""
+    if text.isascii():
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+class Deadline:
+    """A total time limit for one streamed request, from the moment it is made.
+
+    The SDKs' own timeout limits each read, so a server that sends a byte now and then holds a
+    request open for as long as it likes. Once the stream is open, :meth:`watch` shuts its
+    connection down when the time is up, which ends a read under way at once; ``passed`` then
+    tells the failure that follows for what it is.
+    """
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.passed = False
+        self._ends = time.monotonic() + seconds
+        self._timer: threading.Timer | None = None
+
+    def watch(self, response: Any) -> None:
+        """Shut the connection of ``response`` (an httpx response) down when the time is up."""
+        stream = getattr(response, "extensions", {}).get("network_stream")
+        sock = stream.get_extra_info("socket") if stream is not None else None
+        if not isinstance(sock, socket.socket):
+            return  # a transport without a socket (a test double): the per-read timeout stays
+
+        def cut() -> None:
+            self.passed = True
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:  # already closed: the request ended meanwhile
+                pass
+
+        self._timer = threading.Timer(max(0.0, self._ends - time.monotonic()), cut)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def cancel(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()

@@ -20,12 +20,15 @@ from orch_tui.core.editor_tool import TOOL_NAME
 from orch_tui.core.providers.base import (
     RESUME_HINT,
     AssistantTurn,
+    Deadline,
     ModelError,
     StatusHints,
     TextSink,
     TurnRequest,
     describe_cause,
+    has_lone_surrogate,
     status_error,
+    timed_out_error,
     transport_errors,
     unreachable_error,
 )
@@ -165,15 +168,22 @@ class OpenAIProvider:
     def complete(self, request: TurnRequest, on_text: TextSink) -> AssistantTurn:
         import openai
 
+        deadline = Deadline(self.timeout_s)
         try:
-            return self._stream_once(request, on_text)
-        except openai.APIError as exc:
-            raise self._model_error(exc, request.model) from None
-        except transport_errors() as exc:
-            raise ModelError(
-                f"the response stream broke off: {describe_cause(exc)}",
-                "check the network; " + RESUME_HINT,
-            ) from None
+            return self._stream_once(request, on_text, deadline)
+        except Exception as exc:
+            if deadline.passed:
+                raise self._timed_out() from None
+            if isinstance(exc, openai.APIError):
+                raise self._model_error(exc, request.model) from None
+            if isinstance(exc, transport_errors()):
+                raise ModelError(
+                    f"the response stream broke off: {describe_cause(exc)}",
+                    "check the network; " + RESUME_HINT,
+                ) from None
+            if isinstance(exc, json.JSONDecodeError):  # a data: line that is not JSON
+                raise self._unreadable(f"JSONDecodeError: {exc}") from None
+            raise
 
     @cached_property
     def client(self) -> openai.OpenAI:
@@ -187,7 +197,9 @@ class OpenAIProvider:
             timeout=self.timeout_s,
         )
 
-    def _stream_once(self, request: TurnRequest, on_text: TextSink) -> AssistantTurn:
+    def _stream_once(
+        self, request: TurnRequest, on_text: TextSink, deadline: Deadline
+    ) -> AssistantTurn:
         params: dict[str, Any] = {
             "model": request.model,
             "messages": chat_messages(request),
@@ -205,22 +217,31 @@ class OpenAIProvider:
         finish_reason: str | None = None
         usage = Usage()
         model = request.model
-        for chunk in self.client.chat.completions.create(**params):
-            model = chunk.model or model
-            if chunk.usage is not None:
-                usage = _usage(chunk.usage)
-            for choice in chunk.choices:
-                finish_reason = choice.finish_reason or finish_reason
-                delta = choice.delta
-                if delta.content:
-                    texts.append(delta.content)
-                    on_text(delta.content)
-                for call in delta.tool_calls or []:
-                    slot = calls.setdefault(call.index, {"id": "", "name": "", "arguments": ""})
-                    slot["id"] = call.id or slot["id"]
-                    if call.function is not None:
-                        slot["name"] += call.function.name or ""
-                        slot["arguments"] += call.function.arguments or ""
+        stream = self.client.chat.completions.create(**params)
+        deadline.watch(stream.response)
+        try:
+            for chunk in stream:
+                model = chunk.model or model
+                usage = _usage(chunk.usage) if chunk.usage is not None else usage
+                for choice in chunk.choices:
+                    finish_reason = choice.finish_reason or finish_reason
+                    delta = choice.delta
+                    if delta.content:
+                        self._check_text(delta.content)
+                        texts.append(delta.content)
+                        on_text(delta.content)
+                    for call in delta.tool_calls or []:
+                        slot = calls.setdefault(call.index, {"id": "", "name": "", "arguments": ""})
+                        slot["id"] = call.id or slot["id"]
+                        if call.function is not None:
+                            slot["name"] += call.function.name or ""
+                            slot["arguments"] += call.function.arguments or ""
+        finally:
+            deadline.cancel()
+        for call in calls.values():  # a "\\ud800" escape in the JSON decodes to a lone surrogate
+            self._check_text(
+                call["name"] + json.dumps(_tool_input(call["arguments"]), ensure_ascii=False)
+            )
         if finish_reason is None:
             raise ModelError(
                 "the response stream ended before the answer was complete",
@@ -230,10 +251,25 @@ class OpenAIProvider:
             "".join(texts), [calls[i] for i in sorted(calls)], finish_reason, usage, model
         )
 
+    def _timed_out(self) -> ModelError:
+        return timed_out_error(self._url(), self.timeout_s)
+
+    def _unreadable(self, detail: str) -> ModelError:
+        return ModelError(
+            f"the response from {self._url()} could not be read: {detail}", RESUME_HINT
+        )
+
+    def _check_text(self, text: str) -> None:
+        if has_lone_surrogate(text):
+            raise self._unreadable("the text holds a lone surrogate, which is not valid Unicode")
+
+    def _url(self) -> str:
+        return str(self.client.base_url).rstrip("/")
+
     def _model_error(self, exc: Exception, model: str) -> ModelError:
         import openai
 
-        url = str(self.client.base_url).rstrip("/")
+        url = self._url()
         if isinstance(exc, openai.APIStatusError):
             return _status_error(exc, model)
         unreachable = unreachable_error(
@@ -243,9 +279,7 @@ class OpenAIProvider:
             timeout_s=self.timeout_s,
             hint="check that the server is running and OPENAI_BASE_URL (or model.base_url)",
         )
-        return unreachable or ModelError(
-            f"the response from {url} could not be read: {describe_cause(exc)}", RESUME_HINT
-        )
+        return unreachable or self._unreadable(describe_cause(exc))
 
 
 def _status_error(exc: openai.APIStatusError, model: str) -> ModelError:

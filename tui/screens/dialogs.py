@@ -12,6 +12,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Markdown, TextArea
 
+from orch_tui.core.terminal_text import escape_controls
+
 _LANGUAGES = {
     ".py": "python",
     ".md": "markdown",
@@ -54,7 +56,9 @@ class EditScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="edit-dialog", classes="dialog"):
             yield Label(
-                f"Editing {self.path} — ctrl+s saves, escape cancels", id="edit-title", markup=False
+                f"Editing {escape_controls(self.path)} — ctrl+s saves, escape cancels",
+                id="edit-title",
+                markup=False,
             )
             editor = TextArea.code_editor(self.text, id="editor")
             editor.language = language_for(self.path, editor.available_languages)
@@ -162,7 +166,9 @@ class StoppedScreen(ModalScreen[str]):
             options += "c continues with a fresh retry budget · g continues with your guidance · "
         with Vertical(id="stopped-dialog", classes="dialog"):
             yield Label(self.title_text, id="stopped-title", markup=False)
-            yield Label(self.message, id="stopped-message", markup=False)
+            yield Label(
+                escape_controls(self.message, newlines=True), id="stopped-message", markup=False
+            )
             yield Label(
                 f"{options}q quits (the run is saved) · escape closes this", id="stopped-keys"
             )

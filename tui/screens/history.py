@@ -59,6 +59,7 @@ from orch_tui.core.plan_history import PLANNING
 from orch_tui.core.proposal import ChangeKind, FileChange, HunkDecision
 from orch_tui.core.restore import RestoreError, restore_current_run
 from orch_tui.core.state import RunState, StateError
+from orch_tui.core.terminal_text import escape_controls
 from orch_tui.core.wording import plural
 from orch_tui.tui.widgets.diff_view import DiffView
 from orch_tui.tui.widgets.runs_table import RUN_COLUMNS, RunsTable, local_time
@@ -92,7 +93,9 @@ SUMMARY_WIDTH = 60
 
 
 def _clipped(text: str, width: int) -> Text:
-    """Plain text (never markup: ids and reasons may hold brackets), cut to ``width``."""
+    """Plain text (never markup: ids and reasons may hold brackets; control characters spelt
+    out), cut to ``width``."""
+    text = escape_controls(text)
     return Text(text if len(text) <= width else text[: width - 1] + "…")
 
 
@@ -233,11 +236,13 @@ class RunsScreen(_ThemedScreen):
         if run is None:
             text = Text("no runs match" if self.runs else f"no runs in {self.logs} yet")
         elif run.damaged:
-            text = Text(f"{run.run_id} · damaged: {run.damaged}")
+            text = Text(escape_controls(f"{run.run_id} · damaged: {run.damaged}"))
         elif run.resumable:
             text = Text(f"{run.run_id} · unfinished ({run.state}) · r resumes it")
         else:
-            text = Text(f"{run.run_id} · {run.spec_path} · {run.stop_reason or run.state}")
+            text = Text(
+                escape_controls(f"{run.run_id} · {run.spec_path} · {run.stop_reason or run.state}")
+            )
         self.query_one("#runs-status", Static).update(text, layout=False)
 
     # -- events and actions
@@ -379,17 +384,17 @@ class RunScreen(_ThemedScreen):
         state = "DAMAGED" if run.damaged else run.state
         heading = Text.assemble(
             ("Run ", style("foreground", bold=True)),
-            (run.run_id, style("foreground", bold=True)),
+            (escape_controls(run.run_id), style("foreground", bold=True)),
             " · ",
             (state, style(_OUTCOME_VARIABLES.get(state, "warning"), bold=True)),
-            f" · {run.spec_path}",
+            f" · {escape_controls(run.spec_path)}",
         )
         title.update(heading)
         facts = Text(
             f"started {local_time(run.started)} · {plural(run.attempts, 'attempt')} · "
             f"{format_duration(run.duration_s)} · {run.tokens:,} tokens · ${run.cost_usd:.4f}"
             f" · {self.detail.meta.get('model', '?')}\n"
-            f"stop reason: {run.stop_reason or '–'}"
+            f"stop reason: {escape_controls(run.stop_reason or '–')}"
         )
         if run.damaged:
             facts.append(f"\ndamaged: {run.damaged}", style=style("error"))
@@ -412,7 +417,7 @@ class RunScreen(_ThemedScreen):
             first = attempt.number == 0 or attempt.number in tasks
             kind = "generate" if first else "patch"
             outcome = _OUTCOME_VARIABLES.get(attempt.outcome, "warning")
-            task = (Text(tasks.get(attempt.number, "")),) if tasks else ()
+            task = (Text(escape_controls(tasks.get(attempt.number, ""))),) if tasks else ()
             table.add_row(
                 Text(mark, style=style("accent", bold=True)),
                 *task,
@@ -440,7 +445,7 @@ class RunScreen(_ThemedScreen):
             table.add_column(Text(str(number), justify="center"), width=3)
         for test, cells in zip(grid.tests, grid.cells, strict=True):
             table.add_row(
-                Text(test),
+                Text(escape_controls(test)),
                 *(
                     Text(CELL_MARKS[cell], style=style(_CELL_VARIABLES[cell]), justify="center")
                     for cell in cells
@@ -522,7 +527,7 @@ class _FilesAndDiff(_ThemedScreen):
         for change, decisions in self.files:
             prompt = Text.assemble(
                 (change.kind.value, style(_KIND_VARIABLES[change.kind], bold=True)),
-                f" {change.path} ",
+                f" {escape_controls(change.path)} ",
                 (f"+{change.added}", style("diff-added-sign")),
                 " ",
                 (f"-{change.removed}", style("diff-removed-sign")),
@@ -581,11 +586,12 @@ def _report_text(attempt: AttemptDetail, style: Callable[..., Style]) -> Text:
     for check in report.checks:
         for test in check.tests:
             if test.outcome in ("failed", "error"):
-                text.append(f"\n✗ {test.id}\n", style=style("error", bold=True))
+                text.append(f"\n✗ {escape_controls(test.id)}\n", style=style("error", bold=True))
                 if test.message:
-                    text.append(f"  {test.message}\n")
+                    text.append(f"  {escape_controls(test.message, newlines=True)}\n")
         if check.error:
-            text.append(f"\n{check.name}: {check.error}\n", style=style("error"))
+            error = escape_controls(check.error, newlines=True)
+            text.append(f"\n{check.name}: {error}\n", style=style("error"))
     return text
 
 
@@ -615,9 +621,11 @@ class AttemptScreen(_FilesAndDiff):
             with TabPane("Tests", id="tab-tests"), VerticalScroll():
                 yield Static(id="attempt-report")
             with TabPane("Model", id="tab-model"), VerticalScroll():
-                yield Markdown(self.attempt.model_text or "*No model text was recorded.*")
+                text = escape_controls(self.attempt.model_text, newlines=True)
+                yield Markdown(text or "*No model text was recorded.*")
             with TabPane("Output", id="tab-output"), VerticalScroll():
-                yield Static(Text(self.attempt.test_output or "(no test output)"))
+                output = escape_controls(self.attempt.test_output, newlines=True)
+                yield Static(Text(output or "(no test output)"))
         yield Footer()
 
     def repaint(self) -> None:
@@ -639,7 +647,8 @@ class AttemptScreen(_FilesAndDiff):
             title.append(f"\ndamaged: {problem}", style=style("error"))
         self.query_one("#attempt-title", Static).update(title)
         self.repaint_files("(no proposal)")
-        self.query_one("#attempt-decisions", Static).update(Text(_decisions_text(attempt)))
+        decisions = escape_controls(_decisions_text(attempt), newlines=True)
+        self.query_one("#attempt-decisions", Static).update(Text(decisions))
         self.query_one("#attempt-report", Static).update(_report_text(attempt, style))
 
     def action_restore(self) -> None:

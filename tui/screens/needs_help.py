@@ -17,6 +17,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
 from orch_tui.core.asking import Question
+from orch_tui.core.terminal_text import escape_controls
 
 MAX_OPTIONS = 9
 
@@ -47,15 +48,17 @@ class NeedsHelpScreen(ModalScreen[str | None]):
             else:
                 title = "The model asks" if question.source == "model" else "The run is stuck"
                 yield Label(title, id="needs-help-title")
-                yield Static(Text(question.text), id="needs-help-question")
+                yield Static(
+                    Text(escape_controls(question.text, newlines=True)), id="needs-help-question"
+                )
                 options = Text()
                 for number, option in enumerate(question.options[:MAX_OPTIONS], 1):
                     options.append(f"{number}  ", style="bold")
-                    options.append(option + "\n")
+                    options.append(escape_controls(option) + "\n")
                 yield Static(options, id="needs-help-options")
                 if question.recommendation:
                     yield Static(
-                        Text(f"Recommended: {question.recommendation}"),
+                        Text(escape_controls(f"Recommended: {question.recommendation}")),
                         id="needs-help-recommendation",
                     )
             yield Input(placeholder="type guidance for the model; enter sends", id="guidance")

@@ -19,14 +19,17 @@ from textual.widgets import Footer, Label, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from orch_tui.core.plan import Plan, PlanError, Task, parse_markdown, render_markdown
+from orch_tui.core.terminal_text import escape_controls
 
 
 def task_card(number: int, task: Task) -> Content:
     """One task as the list shows it: number, id and title, then description and acceptance."""
-    lines = [Content.styled(f"{number}. {task.id}: {task.title}", "bold")]
+    lines = [Content.styled(escape_controls(f"{number}. {task.id}: {task.title}"), "bold")]
     if task.description:
-        lines.append(Content("   " + task.description.replace("\n", "\n   ")))
-    lines.append(Content.styled(f"   acceptance: {task.acceptance or '–'}", "italic"))
+        description = escape_controls(task.description, newlines=True)
+        lines.append(Content("   " + description.replace("\n", "\n   ")))
+    acceptance = escape_controls(task.acceptance or "–")
+    lines.append(Content.styled(f"   acceptance: {acceptance}", "italic"))
     return Content("\n").join(lines)
 
 

@@ -36,6 +36,7 @@ from orch_tui.core.review import ReviewCursor, ReviewSession
 from orch_tui.core.roles import describe_role_event
 from orch_tui.core.sandbox import resolve_sandbox
 from orch_tui.core.state import RunState, StateStore
+from orch_tui.core.terminal_text import escape_controls
 from orch_tui.core.verify import configured_checks, run_trial
 from orch_tui.core.wording import plural
 from orch_tui.tui.messages import (
@@ -72,10 +73,16 @@ TEST_LOG_MAX_LINES = 10_000
 """Lines the test pane keeps; each run's captured output is in its test-output.txt."""
 
 
+def log_write(log: Log, text: str) -> None:
+    """Write ``text`` from the model or a check: Textual's Log passes ``\\x1b`` and C1 codes to
+    the terminal, so control characters other than newline and tab are spelt out first."""
+    log.write(escape_controls(text, newlines=True))
+
+
 def log_line(log: Log, text: str) -> None:
     """Write ``text`` as a line of its own, even after streamed text that ended mid-line."""
     prefix = "\n" if log.lines and log.lines[-1] else ""
-    log.write(f"{prefix}{text}\n")
+    log_write(log, f"{prefix}{text}\n")
 
 
 class ReviewScreen(Screen[None]):
@@ -189,8 +196,8 @@ class ReviewScreen(Screen[None]):
             if event.resumed:
                 self._show_past_attempts(event.run_id, event.attempt)
         elif isinstance(event, ev.Notice):
-            self.notify(event.message, timeout=8, markup=False)
-            log_line(self.model_log, f"note: {event.message}")
+            self.notify(escape_controls(event.message, newlines=True), timeout=8, markup=False)
+            log_line(self.model_log, f"note: {escape_controls(event.message)}")
         elif isinstance(event, ev.StateChanged):
             header.state, header.attempt = event.state, event.attempt
             header.max_retries = event.max_retries
@@ -205,10 +212,11 @@ class ReviewScreen(Screen[None]):
             header.current_task = event
             timeline.start_task(event)
         elif isinstance(event, ev.ModelText):
-            self.model_log.write(event.text)
+            log_write(self.model_log, event.text)
         elif isinstance(event, ev.ToolEdit):
             mark = "" if event.ok else " (refused)"
-            log_line(self.model_log, f"  ✎ {event.command} {event.path or ''}{mark}")
+            path = escape_controls(event.path or "")
+            log_line(self.model_log, f"  ✎ {event.command} {path}{mark}")
         elif isinstance(event, ev.ModelTurn):
             header.tokens, header.cost = event.run_tokens, event.run_cost_usd
         elif isinstance(event, ev.ProposalReady):
@@ -216,7 +224,7 @@ class ReviewScreen(Screen[None]):
                 event.attempt, f"{plural(len(event.files), 'file')} +{event.added} -{event.removed}"
             )
         elif isinstance(event, ev.CheckOutput):
-            self.query_one("#test-log", Log).write(event.text)
+            log_write(self.query_one("#test-log", Log), event.text)
         elif isinstance(event, ev.TestsFinished):
             self._tests_finished(event)
         elif isinstance(event, (ev.QuestionAsked, ev.GuidanceGiven, ev.RunReopened, ev.Escalated)):
@@ -250,12 +258,11 @@ class ReviewScreen(Screen[None]):
         self.query_one(Timeline).note(
             event.attempt, ("✓ " if event.passed else "✗ ") + event.summary
         )
-        listing = "\n".join(f"✗ {test}" for test in event.failing[:20])
-        errors = "\n".join(event.errors)
-        self.query_one("#failing", Static).update(
-            Content("\n".join(filter(None, [errors, listing])))
-        )
-        for error in event.errors:
+        # Test names and errors come from the tests the model wrote: control characters spelt out.
+        errors = [escape_controls(error) for error in event.errors]
+        listing = [f"✗ {escape_controls(test)}" for test in event.failing[:20]]
+        self.query_one("#failing", Static).update(Content("\n".join([*errors, *listing])))
+        for error in errors:
             self.notify(
                 f"{error}\nCheck [checks] in orchestrator.toml; q quits and the run resumes.",
                 title="A check could not run",
@@ -558,7 +565,7 @@ class ReviewScreen(Screen[None]):
             self.cursor.hunk = 0
             self._trial_outdated()
             self._refresh_review()
-            self.notify(f"Edited {path}: your text is what lands.", markup=False)
+            self.notify(f"Edited {escape_controls(path)}: your text is what lands.", markup=False)
 
         self.app.push_screen(EditScreen(path, change.new_text), edited)
 

@@ -28,6 +28,7 @@ from textual.strip import Strip
 from textual.style import Style
 
 from orch_tui.core.proposal import ChangeKind, HunkDecision
+from orch_tui.core.terminal_text import CONTROL_CODES
 from orch_tui.core.test_guard import weakening_hunks
 from orch_tui.tui.widgets.diff_rows import (
     CONTEXT_LINES,
@@ -67,7 +68,7 @@ _FILLER = "╱"
 _TAB = "    "
 _NO_NEWLINE = "  ⊘ no newline at end of file"
 # Control characters would drive the terminal; show them as replacement characters instead.
-_CONTROL = {code: "\ufffd" for code in (*range(0x20), 0x7F) if code != 0x09}
+_CONTROL = {code: "\ufffd" for code in CONTROL_CODES if code != 0x09}
 
 _EMPTY_ROWS = DiffRows(Layout.SPLIT, [], [])
 

@@ -16,6 +16,7 @@ from textual.widgets.option_list import Option
 
 from orch_tui.core.proposal import ChangeKind, Decisions, FileChange, HunkDecision, Proposal
 from orch_tui.core.proposal import effective_proposal as with_edits
+from orch_tui.core.terminal_text import escape_controls
 
 __all__ = ["FileList", "file_prompt"]
 
@@ -40,7 +41,7 @@ def file_prompt(
     return Content.assemble(
         (change.kind.value, _KIND_STYLES[change.kind]),
         " ",
-        change.path.ljust(path_width),
+        escape_controls(change.path).ljust(path_width),
         "  ",
         (f"+{change.added}", "$diff-added-sign"),
         " ",
@@ -69,7 +70,7 @@ class FileList(OptionList):
         """List the proposal's files (with the person's edits), keeping the current one."""
         current = self.highlighted
         changes = with_edits(proposal, decisions).changes
-        width = max((len(change.path) for change in changes), default=0)
+        width = max((len(escape_controls(change.path)) for change in changes), default=0)
         self.set_options(
             Option(file_prompt(change, decisions.for_file(change), width)) for change in changes
         )

@@ -12,6 +12,7 @@ from textual.widgets import Static
 from orch_tui.core.events import TaskStarted
 from orch_tui.core.plan_runner import task_label
 from orch_tui.core.state import RunState
+from orch_tui.core.terminal_text import escape_controls
 
 Clock = Callable[[], float]
 """Seconds from an arbitrary origin (``time.monotonic``); tests pass a frozen one."""
@@ -54,10 +55,10 @@ class RunHeader(Static):
             relative = self.attempt - task.first_attempt
             where = task_label(task.index, task.total, relative, self.max_retries)
         return Content.assemble(
-            f" orch-tui · run {self.run_id or '…'} · ",
+            f" orch-tui · run {escape_controls(self.run_id) or '…'} · ",
             (self.state.value, "bold"),
             f" · {where} · tokens {self.tokens:,} · ${self.cost:.4f} · {minutes}:{seconds:02d}",
-            f" · model {self.model}" if self.model else "",
+            f" · model {escape_controls(self.model)}" if self.model else "",
             f" · sandbox {self.sandbox}" if self.sandbox else "",
         )
 

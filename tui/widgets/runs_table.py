@@ -34,6 +34,7 @@ from textual.style import Style
 from orch_tui.core.history import format_duration
 from orch_tui.core.history_index import RunSummary, parse_time
 from orch_tui.core.state import RunState
+from orch_tui.core.terminal_text import CONTROL_CODES
 
 __all__ = ["RUN_COLUMNS", "RunsTable", "cell_texts", "local_time"]
 
@@ -128,7 +129,7 @@ _ARROWS = {True: " ↓", False: " ↑"}
 _PAD = 1
 """Blank cells either side of each column's text."""
 # Control characters would drive the terminal (and a newline would break the row).
-_CONTROL = {code: "\ufffd" for code in (*range(0x20), 0x7F)} | {0x09: " ", 0x0A: " ", 0x0D: " "}
+_CONTROL = {code: "\ufffd" for code in CONTROL_CODES} | {0x09: " ", 0x0A: " ", 0x0D: " "}
 
 _STATE_CLASSES = {
     RunState.SUCCESS: "runs-table--success",

@@ -10,6 +10,7 @@ from textual.widgets.option_list import Option
 
 from orch_tui.core.events import TaskStarted
 from orch_tui.core.history import DECIDED_OUTCOMES, AttemptDetail
+from orch_tui.core.terminal_text import escape_controls
 from orch_tui.core.wording import plural
 
 
@@ -68,7 +69,11 @@ class Timeline(OptionList):
         for attempt in sorted(self._steps):
             if attempt in self._tasks:
                 self.add_option(
-                    Option(Text(self._tasks[attempt]), id=f"task-{attempt}", disabled=True)
+                    Option(
+                        Text(escape_controls(self._tasks[attempt])),
+                        id=f"task-{attempt}",
+                        disabled=True,
+                    )
                 )
             first = attempt == 0 or attempt in self._tasks
             label = "generate" if first else "patch"
@@ -76,7 +81,7 @@ class Timeline(OptionList):
             if attempt == highlight:
                 highlighted = self.option_count
             indent = "  " if self._tasks else ""
-            # Text, never markup: a step can quote the model (its question, the person's answer).
-            line = Text(f"{indent}#{attempt} {label}: {steps}")
+            # Text, never markup, control characters spelt out: a step can quote the model.
+            line = Text(escape_controls(f"{indent}#{attempt} {label}: {steps}"))
             self.add_option(Option(line, id=f"attempt-{attempt}"))
         self.highlighted = highlighted
