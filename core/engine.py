@@ -55,6 +55,7 @@ from orch_tui.core.leftovers import RUNNING_DIR
 from orch_tui.core.paths import ProjectPaths
 from orch_tui.core.plan_runner import FAILED as TASK_FAILED
 from orch_tui.core.plan_runner import RUNNING, PlanFailed, PlanRunner
+from orch_tui.core.project_env import discard_created_venv
 from orch_tui.core.project_map import project_instructions
 from orch_tui.core.proposal import Decisions, Proposal, render_patch, resolve
 from orch_tui.core.providers.base import AssistantTurn, ModelError, Provider
@@ -235,6 +236,7 @@ class Engine:
         regeneration would be an empty proposal. Returns where they went (None: nothing to move).
         """
         workspace = self.paths.workspace
+        discard_created_venv(workspace)  # made again in a second; moved, it would fill logs/
         if not any(child.name != ".gitkeep" for child in workspace.iterdir()):
             return None
         target = self.paths.logs / old_run_id / "workspace"
@@ -600,6 +602,7 @@ class Engine:
                 CheckOutput(attempt=attempt, check=name, text=text)
             ),
             running=self.paths.root / RUNNING_DIR,
+            on_notice=lambda message: self.emit(Notice(message=message)),
         )
         self.log.write_json(attempt, runlog.REPORT, report.to_json())
         self.log.write_text(
