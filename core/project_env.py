@@ -37,8 +37,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from packaging.requirements import Requirement
-
 from orch_tui.core.atomic import write_json_atomic, write_text_atomic
 from orch_tui.core.checks import CheckResult, CheckSpec, run_check
 from orch_tui.core.config import Config, is_secret_env_name
@@ -258,6 +256,8 @@ def _seed(site_packages: Path) -> None:
 
 def _requirement_closure(name: str) -> Iterator[importlib.metadata.Distribution]:
     """The installed distribution ``name`` and, recursively, those it requires here."""
+    from packaging.requirements import Requirement  # only when a venv is made: start-up stays lean
+
     seen: set[str] = set()
     queue = [name]
     while queue:
