@@ -129,18 +129,18 @@ def prepare_env(
         return ProjectEnv(config.checks.python)
     say = on_notice or (lambda _message: None)
     with _LOCK:
-        python = venv_python(workspace)
-        if python is None:
-            problem = _create_venv(workspace, say)
+        marker = read_marker(workspace)
+        if venv_python(workspace) is None or (marker.get("created") and not marker.get("seeded")):
+            problem = _make_venv(workspace, marker, say)
             if problem is not None:
                 return ProjectEnv(sys.executable, _failed([], problem))
-            python = venv_python(workspace)
-            assert python is not None
+            marker = read_marker(workspace)
+        python = venv_python(workspace)
+        assert python is not None
         try:
             declared = declared_requirements(workspace)
         except DeclarationError as exc:
             return ProjectEnv(str(python.absolute()), _failed([], str(exc)))
-        marker = read_marker(workspace)
         missing_pytest = not _has_distribution(workspace, SEED)
         if marker.get("digest") != declared.digest or missing_pytest:
             args = [*declared.args, *([SEED] if missing_pytest else [])]
@@ -196,39 +196,55 @@ def discard_created_venv(workspace: Path) -> bool:
 # -- creating ---------------------------------------------------------------------------------
 
 
-def _create_venv(workspace: Path, say: Callable[[str], None]) -> str | None:
-    """Create ``.venv`` and put pytest in it; returns what went wrong, or None."""
+def _make_venv(workspace: Path, marker: dict[str, Any], say: Callable[[str], None]) -> str | None:
+    """Create ``.venv`` (unless only its pytest is missing) and copy pytest into it; returns
+    what went wrong, or None.
+
+    The marker is written before the interpreter and ``seeded`` after the copy, so a run killed
+    half-way finds a ``.venv`` it knows as its own and finishes or remakes it.
+    """
     venv = workspace / PROJECT_VENV
-    if venv.exists() or venv.is_symlink():
-        return (
-            f"{venv} exists but holds no Python interpreter: remove it (orch-tui then creates "
-            "it), or name an interpreter in checks.python"
-        )
+    if venv_python(workspace) is None:
+        if venv.exists() or venv.is_symlink():
+            if not marker.get("created"):
+                return (
+                    f"{venv} exists but holds no Python interpreter: remove it (orch-tui then "
+                    "creates it), or name an interpreter in checks.python"
+                )
+            shutil.rmtree(venv)  # ours, left half-made
+        problem = _create_venv(venv, say)
+        if problem is not None:
+            shutil.rmtree(venv, ignore_errors=True)
+            return problem
+    try:
+        _seed(_site_packages(venv))
+    except (OSError, importlib.metadata.PackageNotFoundError) as exc:
+        return f"could not copy pytest into {venv}: {exc}"
+    _write_marker(workspace, {"created": True, "seeded": True})
+    return None
+
+
+def _create_venv(venv: Path, say: Callable[[str], None]) -> str | None:
     uv = shutil.which("uv")
     if uv is not None:
-        argv = [uv, "venv", "--quiet", "--python", sys.executable, str(venv)]
+        argv = [uv, "venv", "--quiet", "--allow-existing", "--python", sys.executable, str(venv)]
     else:
         argv = [sys.executable, "-m", "venv", "--without-pip", str(venv)]
     say(f"creating the project's environment {venv} ({'uv venv' if uv else 'python -m venv'})")
+    venv.mkdir()
+    write_json_atomic(venv / MARKER, {"created": True}, durable=False)
     try:
         done = subprocess.run(
             argv, capture_output=True, text=True, timeout=_CREATE_TIMEOUT_S, check=False
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
-        shutil.rmtree(venv, ignore_errors=True)
         return f"could not create {venv}: {exc}"
-    if done.returncode != 0 or venv_python(workspace) is None:
-        shutil.rmtree(venv, ignore_errors=True)
+    if done.returncode != 0 or venv_python(venv.parent) is None:
         why = (done.stderr or done.stdout).strip() or f"exit code {done.returncode}"
         return f"could not create {venv}: {why}"
     ignore = venv / ".gitignore"  # as uv and Python 3.13 write it: git never lists the venv
     if not ignore.exists():
         write_text_atomic(ignore, "*\n", durable=False)
-    _write_marker(workspace, {"created": True})
-    try:
-        _seed(_site_packages(venv))
-    except (OSError, importlib.metadata.PackageNotFoundError) as exc:
-        return f"could not copy pytest into {venv}: {exc}"
     return None
 
 

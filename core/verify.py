@@ -16,7 +16,7 @@ from pathlib import Path
 from orch_tui.core.checks import CheckSpec, TestReport, run_checks
 from orch_tui.core.config import Config
 from orch_tui.core.leftovers import trial_prefix
-from orch_tui.core.project_env import INSTALL_CHECK, prepare_env
+from orch_tui.core.project_env import INSTALL_CHECK, PROJECT_VENV, prepare_env
 from orch_tui.core.proposal import Decisions, Proposal, resolve
 from orch_tui.core.sandbox import resolve_sandbox
 from orch_tui.core.workspace import apply_change, copy_tree
@@ -70,6 +70,7 @@ def run_configured(
         on_output=on_output,
         sandbox=resolve_sandbox(config.checks.sandbox),
         running=running,
+        read_only=[workspace / PROJECT_VENV],
     )
 
 

@@ -25,12 +25,14 @@ from orch_tui.core.paths import ProjectPaths
 from orch_tui.core.project_env import (
     INSTALL_CHECK,
     INSTALL_OUTPUT,
+    MARKER,
     PROJECT_VENV,
     DeclarationError,
     check_python,
     declared_requirements,
     discard_created_venv,
     prepare_env,
+    read_marker,
 )
 from orch_tui.core.run_workspace import reset_workspace
 from orch_tui.core.state import StateStore
@@ -253,6 +255,15 @@ def test_a_venv_without_an_interpreter_is_a_failed_check_not_a_crash(tmp_path: P
     assert env.failure.name == INSTALL_CHECK and "holds no Python interpreter" in str(
         env.failure.error
     )
+
+
+def test_a_venv_left_half_made_by_a_killed_run_is_made_again(tmp_path: Path) -> None:
+    (tmp_path / PROJECT_VENV).mkdir()
+    (tmp_path / PROJECT_VENV / MARKER).write_text('{"created": true}')  # killed before python
+    env = prepare_env(project_config(), tmp_path, tmp_path / "reports")
+    assert env.failure is None, env.failure
+    assert read_marker(tmp_path)["seeded"] is True
+    assert list((tmp_path / PROJECT_VENV).glob("lib/python*/site-packages/pytest-*.dist-info"))
 
 
 def test_declared_requirements_come_from_requirement_files_and_pyproject(tmp_path: Path) -> None:
