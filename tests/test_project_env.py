@@ -3,7 +3,7 @@ with the project's declared dependencies, or checks.python (DESIGN section 12).
 
 Nothing here reaches the network: the dependencies are wheels built in the test's own folder,
 and pip (or uv) is pointed at them alone through the installer's environment variables.
-Making a venv takes seconds, so only the first two tests make one.
+Making a venv takes a second or more, so few tests make one.
 """
 
 from __future__ import annotations
@@ -34,8 +34,10 @@ from orch_tui.core.project_env import (
     prepare_env,
     read_marker,
 )
+from orch_tui.core.proposal import FileChange, Proposal
 from orch_tui.core.run_workspace import reset_workspace
 from orch_tui.core.state import StateStore
+from orch_tui.core.verify import run_trial
 from tests.scripting import attempt, create, prompt_text, replace
 from tests.test_engine import GOOD, TEST, fast_config, make_engine
 from tests.test_existing_project import make_engine as make_engine_in
@@ -183,6 +185,24 @@ def test_dependencies_are_installed_again_only_when_their_files_change(
     assert f"removed the {PROJECT_VENV} orch-tui created" in said_by_reset
     assert not (workspace / PROJECT_VENV).exists()
     assert (workspace / "pyproject.toml").is_file()
+
+
+def test_a_trial_run_on_a_copy_uses_the_workspaces_environment(
+    tmp_path: Path, local_index: Path
+) -> None:
+    workspace = tmp_path / "mine"
+    workspace.mkdir()
+    (workspace / "requirements.txt").write_text("greeting==1.0\n")
+    proposal = Proposal(
+        0, (FileChange("app.py", None, APP), FileChange("tests/test_app.py", None, APP_TEST))
+    )
+
+    outcome = run_trial(project_config(), workspace, proposal, before=None)
+
+    assert outcome.report.passed, outcome.report.summary()
+    assert outcome.report.counts["passed"] == 2
+    assert not (workspace / "app.py").exists()  # the proposal landed in the copy only
+    assert read_marker(workspace)["digest"] == declared_requirements(workspace).digest
 
 
 def wrapper(path: Path, word: str) -> Path:
