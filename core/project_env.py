@@ -137,21 +137,23 @@ def prepare_env(
             marker = read_marker(workspace)
         python = venv_python(workspace)
         assert python is not None
+        interpreter = str(python.absolute())
         try:
             declared = declared_requirements(workspace)
         except DeclarationError as exc:
-            return ProjectEnv(str(python.absolute()), _failed([], str(exc)))
+            return ProjectEnv(interpreter, _failed([], str(exc)))
         missing_pytest = not _has_distribution(workspace, SEED)
         if marker.get("digest") != declared.digest or missing_pytest:
-            args = [*declared.args, *([SEED] if missing_pytest else [])]
-            if args:
-                failure = _install(
-                    config, workspace, python, declared, args, report_dir, say, on_output, running
-                )
+            what = [f"dependencies from {', '.join(declared.files)}"] if declared.files else []
+            what += [SEED] if missing_pytest else []  # a person's venv without it
+            if what:
+                args = [*declared.args, *([SEED] if missing_pytest else [])]
+                installing = Installing(" and ".join(what), args, report_dir, running)
+                failure = _install(config, workspace, interpreter, installing, say, on_output)
                 if failure is not None:
-                    return ProjectEnv(str(python.absolute()), failure)
+                    return ProjectEnv(interpreter, failure)
             _write_marker(workspace, {**marker, "digest": declared.digest})
-        return ProjectEnv(str(python.absolute()))
+        return ProjectEnv(interpreter)
 
 
 def declared_requirements(workspace: Path) -> Declared:
@@ -352,50 +354,56 @@ def _strings(value: Any, key: str) -> list[str]:
 # -- installing -------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Installing:
+    """One installation: ``what`` for people, the installer's ``args``, where its output goes."""
+
+    what: str
+    args: list[str]
+    report_dir: Path
+    running: Path | None
+
+
 def _install(
     config: Config,
     workspace: Path,
-    python: Path,
-    declared: Declared,
-    args: list[str],
-    report_dir: Path,
+    python: str,
+    installing: Installing,
     say: Callable[[str], None],
     on_output: Callable[[str], None] | None,
-    running: Path | None,
 ) -> CheckResult | None:
     """Run the installer; the failed check when it fails, else None."""
-    installer = _installer(python.absolute())
+    installer = installer_command(Path(python))
     if installer is None:
         return _failed(
-            args,
-            "cannot install the project's dependencies: orch-tui's environment has no pip "
-            "(22.3 or later) and uv is not on the PATH; install one of them",
+            installing.args,
+            f"cannot install {installing.what}: orch-tui's environment has no pip (22.3 or "
+            "later) and uv is not on the PATH; install one of them",
         )
-    where = ", ".join(declared.files) or "pytest, which the project does not declare"
-    say(f"installing dependencies from {where} into {workspace / PROJECT_VENV} …")
+    say(f"installing {installing.what} into {workspace / PROJECT_VENV} …")
     result = run_check(
-        CheckSpec(INSTALL_CHECK, [*installer, *args]),
+        CheckSpec(INSTALL_CHECK, [*installer, *installing.args]),
         workspace,
-        report_dir,
+        installing.report_dir,
         timeout_s=config.checks.timeout_seconds,
         max_output_bytes=config.checks.max_output_bytes,
         extra_env_allow=installer_env_names(),
         on_output=on_output,
-        sandbox=NO_SANDBOX,  # the network is needed; nothing of the project's code runs here
-        running=running,
+        sandbox=NO_SANDBOX,  # it needs the network; it installs only what the files declare
+        running=installing.running,
     )
-    report_dir.mkdir(parents=True, exist_ok=True)
-    write_text_atomic(report_dir / INSTALL_OUTPUT, result.output, durable=False)
+    installing.report_dir.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(installing.report_dir / INSTALL_OUTPUT, result.output, durable=False)
     if result.passed:
         return None
     result.error = result.error or (
-        f"installing the dependencies declared in {where} failed "
-        f"(exit code {result.exit_code}); the installer's output says why"
+        f"installing {installing.what} failed (exit code {result.exit_code}); "
+        "the installer's output says why"
     )
     return result
 
 
-def _installer(python: Path) -> list[str] | None:
+def installer_command(python: Path) -> list[str] | None:
     """The command that installs into ``python``'s environment: uv, else orch-tui's pip."""
     uv = shutil.which("uv")
     if uv is not None:

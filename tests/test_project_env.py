@@ -100,6 +100,14 @@ def project_config() -> Config:
     return Config()
 
 
+def folder_requiring(tmp_path: Path, requirements: str) -> Path:
+    """A person's folder whose requirements.txt says ``requirements``."""
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "requirements.txt").write_text(requirements)
+    return folder
+
+
 def notices(events: list[Event]) -> list[str]:
     return [event.message for event in events if isinstance(event, Notice)]
 
@@ -134,7 +142,7 @@ def test_a_generated_project_gets_its_dependencies_and_none_of_orch_tuis_package
     assert [check["name"] for check in first["checks"]] == [INSTALL_CHECK]
     assert first["failing"] == [f"check:{INSTALL_CHECK}"]
     patch_prompt = prompt_text(provider.requests[-1])
-    assert "check `dependencies`: installing the dependencies declared in requirements.txt" in (
+    assert "check `dependencies`: installing dependencies from requirements.txt failed" in (
         patch_prompt
     )
     assert "greetnig" in patch_prompt  # the installer's own words reach the model
@@ -190,9 +198,7 @@ def test_dependencies_are_installed_again_only_when_their_files_change(
 def test_a_trial_run_on_a_copy_uses_the_workspaces_environment(
     tmp_path: Path, local_index: Path
 ) -> None:
-    workspace = tmp_path / "mine"
-    workspace.mkdir()
-    (workspace / "requirements.txt").write_text("greeting==1.0\n")
+    workspace = folder_requiring(tmp_path, "greeting==1.0\n")
     proposal = Proposal(
         0, (FileChange("app.py", None, APP), FileChange("tests/test_app.py", None, APP_TEST))
     )
@@ -257,9 +263,7 @@ def test_a_persons_own_venv_runs_the_checks_and_is_never_removed(
 def test_checks_python_overrides_the_interpreter_and_makes_nothing(
     project: Path, tmp_path: Path
 ) -> None:
-    folder = tmp_path / "mine"
-    folder.mkdir()
-    (folder / "requirements.txt").write_text("no-such-package\n")
+    folder = folder_requiring(tmp_path, "no-such-package\n")
     config = fast_config()
     config.checks.sandbox = "none"
     config.checks.python = str(wrapper(tmp_path / "other" / "python", "configured-python"))
