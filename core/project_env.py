@@ -229,7 +229,9 @@ def _make_venv(workspace: Path, marker: dict[str, Any], say: Callable[[str], Non
 def _create_venv(venv: Path, say: Callable[[str], None]) -> str | None:
     uv = shutil.which("uv")
     if uv is not None:
-        argv = [uv, "venv", "--quiet", "--allow-existing", "--python", sys.executable, str(venv)]
+        # uv does not make a venv from another venv's interpreter: name the one behind ours.
+        base = getattr(sys, "_base_executable", sys.executable)
+        argv = [uv, "venv", "--quiet", "--allow-existing", "--python", base, str(venv)]
     else:
         argv = [sys.executable, "-m", "venv", "--without-pip", str(venv)]
     say(f"creating the project's environment {venv} ({'uv venv' if uv else 'python -m venv'})")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import os
 import sys
 import zipfile
@@ -193,6 +194,42 @@ def test_dependencies_are_installed_again_only_when_their_files_change(
     assert f"removed the {PROJECT_VENV} orch-tui created" in said_by_reset
     assert not (workspace / PROJECT_VENV).exists()
     assert (workspace / "pyproject.toml").is_file()
+
+
+FAKE_UV = """\
+import json, subprocess, sys
+args = sys.argv[1:]
+with open(sys.argv[0] + ".calls", "a") as calls:
+    calls.write(json.dumps(args) + "\\n")
+python = args[args.index("--python") + 1]
+if args[0] == "venv":
+    sys.exit(subprocess.call([python, "-m", "venv", "--without-pip", args[-1]]))
+if args[:2] == ["pip", "install"]:
+    rest = args[args.index("--python") + 2 :]
+    sys.exit(subprocess.call([sys.executable, "-m", "pip", "--python", python, "install", *rest]))
+sys.exit(2)
+"""
+
+
+def test_uv_makes_the_venv_and_installs_when_it_is_on_the_path(
+    tmp_path: Path, local_index: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """uv itself may not be here: a stand-in on the PATH that does what uv would, with pip."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    uv = bin_dir / "uv"
+    uv.write_text(f"#!{sys.executable}\n{FAKE_UV}")
+    uv.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    workspace = folder_requiring(tmp_path, "greeting==1.0\n")
+
+    env = prepare_env(project_config(), workspace, tmp_path / "reports")
+
+    assert env.failure is None, env.failure
+    calls = [json.loads(line) for line in Path(f"{uv}.calls").read_text().splitlines()]
+    assert [call[:2] for call in calls] == [["venv", "--quiet"], ["pip", "install"]]
+    assert calls[1][-2:] == ["-r", "requirements.txt"]
+    assert "greeting" in (tmp_path / "reports" / INSTALL_OUTPUT).read_text()
 
 
 def test_a_trial_run_on_a_copy_uses_the_workspaces_environment(
