@@ -228,11 +228,13 @@ def run_checks(
     on_output: Callable[[str, str], None] | None = None,
     sandbox: Sandbox = NO_SANDBOX,
     running: Path | None = None,
+    read_only: Sequence[Path] = (),
 ) -> TestReport:
     """Run every check in order (a failing one does not stop the rest).
 
     ``on_output(check_name, text)`` gets each check's output live, in chunks, from a reader
     thread; ``timeout_s`` and ``max_output_bytes`` apply to each check on its own.
+    ``read_only``: folders in the workspace the sandbox keeps read-only.
     """
     results = []
     for spec in specs:
@@ -250,6 +252,7 @@ def run_checks(
                 on_output=forward,
                 sandbox=sandbox,
                 running=running,
+                read_only=read_only,
             )
         )
     return TestReport(checks=results)
@@ -270,14 +273,16 @@ def run_check(
     on_output: Callable[[str], None] | None = None,
     sandbox: Sandbox = NO_SANDBOX,
     running: Path | None = None,
+    read_only: Sequence[Path] = (),
 ) -> CheckResult:
     """Run one check; every way it can go wrong ends up in the result, not in an exception.
 
     ``on_output(text)`` is called from a reader thread with output as it arrives (the first
     ``max_output_bytes`` of it, then one line saying the rest is not shown live). A
     ``KeyboardInterrupt`` while waiting kills the process group before it propagates.
-    ``sandbox`` wraps the command; the result names the command unwrapped. ``running``: the
-    folder where the check's process group is recorded while it runs.
+    ``sandbox`` wraps the command (``read_only``: folders in the workspace it keeps read-only);
+    the result names the command unwrapped. ``running``: the folder where the check's process
+    group is recorded while it runs.
     """
     if max_output_bytes <= 0:
         raise ValueError("max_output_bytes must be positive")
@@ -303,7 +308,10 @@ def run_check(
 
     argv, preexec = command, die_with_parent
     if sandbox.confined:
-        argv, preexec = guarded(sandbox.wrap(command, workspace, [report_dir])), guard_with_parent
+        argv, preexec = (
+            guarded(sandbox.wrap(command, workspace, [report_dir], read_only)),
+            guard_with_parent,
+        )
     started = time.monotonic()
     try:
         process = subprocess.Popen(

@@ -125,15 +125,15 @@ class CheckCommand(Section):
     """Short name shown in the test output, e.g. "ruff"."""
 
     command: list[str]
-    """The command as a list of arguments (no shell). "{python}" is this Python interpreter."""
+    """The command as a list of arguments (no shell). "{python}" is the project's interpreter."""
 
     _program = field_validator("command")(_a_program_first)
 
 
 class ChecksConfig(Section):
     test_command: list[str] = list(DEFAULT_TEST_COMMAND)
-    """The test command, run in workspace/: "{python}" is this interpreter, "{junit}" the report path,
-    "{workspace}" the workspace folder."""
+    """The test command, run in workspace/: "{python}" is the project's interpreter (see python),
+    "{junit}" the report path, "{workspace}" the workspace folder."""
 
     extra: list[CheckCommand] = []
     """Further checks that must all pass, e.g. [{name = "ruff", command = ["ruff", "check", "."]}]."""
@@ -145,8 +145,8 @@ class ChecksConfig(Section):
     """Captured output kept per check; the middle of anything larger is dropped."""
 
     python: str = ""
-    """The interpreter "{python}" stands for (a path or a name on PATH). Empty: the workspace's own
-    .venv when it has one, else the Python running orch-tui."""
+    """The interpreter "{python}" stands for, used as it is (a path or a name on PATH). Empty: the
+    workspace's own .venv, created when missing, with the project's declared dependencies."""
 
     env_allow: list[str] = []
     """Environment variables passed to checks besides PATH, HOME, LANG, LC_ALL and PYTHONPATH."""

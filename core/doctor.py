@@ -22,7 +22,13 @@ from pathlib import Path
 from orch_tui.core.checks import _is_pytest
 from orch_tui.core.config import Config
 from orch_tui.core.paths import ProjectPaths
-from orch_tui.core.project_env import check_python
+from orch_tui.core.project_env import (
+    PROJECT_VENV,
+    DeclarationError,
+    declared_requirements,
+    installer_command,
+    venv_python,
+)
 from orch_tui.core.providers.base import ModelError, TurnRequest
 from orch_tui.core.providers.claude_code import INSTALL_HINT
 from orch_tui.core.providers.factory import choose_provider
@@ -111,14 +117,42 @@ def sandbox_finding(config: Config) -> Finding:
     return Finding(False, what, 'install bubblewrap, or set checks.sandbox = "none" to accept it')
 
 
+def project_env_finding(config: Config, workspace: Path) -> Finding | None:
+    """Where the checks run (``core.project_env``) and, when the project declares dependencies,
+    whether something can install them; None when checks.python names the interpreter."""
+    if config.checks.python:
+        return None
+    venv = workspace / PROJECT_VENV
+    where = f"checks run in {venv}" + (
+        "" if venv_python(workspace) else " (made on the first check)"
+    )
+    try:
+        declared = declared_requirements(workspace).files
+    except DeclarationError:
+        declared = []  # the checks say what is wrong with the file, to the model
+    if not declared:
+        return Finding(True, where)
+    installer = installer_command(venv / "bin" / "python")
+    what = f"{where}, with the dependencies of {', '.join(declared)}"
+    if installer is None:
+        return Finding(False, what, "nothing can install them: install uv, or pip 22.3 or later")
+    tool = "uv" if Path(installer[0]).name.startswith("uv") else "pip"
+    return Finding(True, f"{what} installed by {tool}")
+
+
 def local_findings(paths: ProjectPaths, config: Config) -> list[Finding]:
-    """The checks that need no network: commands, pytest, the folder."""
-    # {python} as the checks will run it: checks.python, else the workspace's .venv, else ours.
-    checks = configured_checks(config, check_python(config, paths.workspace))
+    """The checks that need no network: commands, pytest, the environment, the folder."""
+    # {python} as the checks will run it: checks.python, else the workspace's .venv once it is
+    # made, else this interpreter, which the .venv is made from.
+    python = config.checks.python or str(venv_python(paths.workspace) or sys.executable)
+    checks = configured_checks(config, python)
     findings = [_command_finding(c.name, c.command, paths.workspace) for c in checks]
     pytest_finding = _pytest_finding(checks[0].command)
     if pytest_finding is not None:
         findings.append(pytest_finding)
+    env_finding = project_env_finding(config, paths.workspace)
+    if env_finding is not None:
+        findings.append(env_finding)
     findings.append(_writable_finding(paths.root))
     return findings
 

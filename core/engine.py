@@ -55,6 +55,7 @@ from orch_tui.core.leftovers import RUNNING_DIR
 from orch_tui.core.paths import ProjectPaths
 from orch_tui.core.plan_runner import FAILED as TASK_FAILED
 from orch_tui.core.plan_runner import RUNNING, PlanFailed, PlanRunner
+from orch_tui.core.project_env import PROJECT_VENV, discard_created_venv
 from orch_tui.core.project_map import project_instructions
 from orch_tui.core.proposal import Decisions, Proposal, render_patch, resolve
 from orch_tui.core.providers.base import AssistantTurn, ModelError, Provider
@@ -238,6 +239,7 @@ class Engine:
         regeneration would be an empty proposal. Returns where they went (None: nothing to move).
         """
         workspace = self.paths.workspace
+        discard_created_venv(workspace)  # made again in a second; moved, it would fill logs/
         if self._workspace_is_empty():
             return None
         target = self.paths.logs / old_run_id / "workspace"
@@ -251,7 +253,9 @@ class Engine:
         return target
 
     def _workspace_is_empty(self) -> bool:
-        return not any(child.name != ".gitkeep" for child in self.paths.workspace.iterdir())
+        """No project file yet: the placeholder and the checks' .venv are not the project."""
+        ignored = {".gitkeep", PROJECT_VENV}
+        return not any(child.name not in ignored for child in self.paths.workspace.iterdir())
 
     def reopen_after_error(self) -> bool:
         """A run stopped by a model error (network, overload, bad key) goes back to that attempt.
@@ -607,6 +611,7 @@ class Engine:
                 CheckOutput(attempt=attempt, check=name, text=text)
             ),
             running=self.paths.root / RUNNING_DIR,
+            on_notice=lambda message: self.emit(Notice(message=message)),
         )
         self.log.write_json(attempt, runlog.REPORT, report.to_json())
         self.log.write_text(

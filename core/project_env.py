@@ -1,18 +1,95 @@
-"""Which Python runs a project's checks (``{python}`` in a check command).
+"""The project's own Python environment: ``.venv`` in the workspace (DESIGN section 12).
 
-``checks.python`` wins when set; otherwise a project that has its own virtual environment
-(``.venv`` in the workspace) is tested with it, so its declared dependencies are there and
-orch-tui's own packages and pytest plugins are not; otherwise the interpreter running orch-tui.
+Checks never run in orch-tui's own environment, where its packages and pytest plugins would
+load into the project's tests and the project's own dependencies would be missing. Before the
+checks, :func:`prepare_env`:
+
+- creates ``.venv`` in the workspace when there is none, with the interpreter running orch-tui
+  (``uv venv`` when ``uv`` is on the PATH, else ``python -m venv --without-pip``), and copies
+  orch-tui's own pytest into it (pytest and what it needs: no network, and the pytest whose
+  reports orch-tui reads);
+- installs the dependencies the project declares (``requirements*.txt`` at its root,
+  ``[project]`` dependencies and the test extras and groups of ``pyproject.toml``) with
+  ``uv pip`` or orch-tui's pip, outside the sandbox where the network is allowed, and again
+  whenever those files change (their digest is kept in ``.venv/.orch-deps``). The project
+  itself is not installed: its code is imported from the workspace, so a trial run on a copy
+  tests the copy.
+
+``checks.python`` names an interpreter that is used as it is: nothing is created or installed.
+An installation that fails is a failed check named ``dependencies`` whose output the model
+reads, never an exception.
 """
 
 from __future__ import annotations
 
+import hashlib
+import importlib.metadata
+import json
+import os
+import re
+import shutil
+import subprocess
 import sys
+import threading
+import tomllib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from orch_tui.core.config import Config
+from orch_tui.core.atomic import write_json_atomic, write_text_atomic
+from orch_tui.core.checks import CheckResult, CheckSpec, run_check
+from orch_tui.core.config import Config, is_secret_env_name
+from orch_tui.core.sandbox import NO_SANDBOX
 
 PROJECT_VENV = ".venv"
+MARKER = ".orch-deps"
+"""In ``.venv``: whether orch-tui created it, and the digest of what was last installed."""
+
+INSTALL_CHECK = "dependencies"
+"""The name of the installation when it fails, as a check in the report."""
+
+INSTALL_OUTPUT = "install-output.txt"
+"""The installer's output, beside the attempt's reports."""
+
+TEST_GROUPS = ("test", "tests", "testing", "dev")
+"""Optional-dependency extras and dependency groups of pyproject.toml installed for the tests."""
+
+SEED = "pytest"
+"""Copied from orch-tui's environment into a ``.venv`` it creates, with what it requires."""
+
+_INSTALLER_ENV_PREFIXES = ("PIP_", "UV_")
+_INSTALLER_ENV_NAMES = frozenset(
+    {
+        "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY",
+        "SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "XDG_CACHE_HOME", "XDG_CONFIG_HOME",
+    }
+)  # fmt: skip
+_CREATE_TIMEOUT_S = 300.0
+# One preparation at a time: the engine's checks and a trial run of the review screen may
+# both reach for the same .venv.
+_LOCK = threading.Lock()
+
+
+class DeclarationError(Exception):
+    """A file that declares dependencies cannot be read; the message says which and why."""
+
+
+@dataclass(frozen=True)
+class Declared:
+    """What a project declares: the files (for people) and the installer's arguments."""
+
+    files: list[str]
+    args: list[str]
+    digest: str
+
+
+@dataclass(frozen=True)
+class ProjectEnv:
+    """The interpreter the checks run with, or the failed check that stops them."""
+
+    python: str
+    failure: CheckResult | None = None
 
 
 def venv_python(workspace: Path) -> Path | None:
@@ -25,7 +102,342 @@ def venv_python(workspace: Path) -> Path | None:
 
 
 def check_python(config: Config, workspace: Path) -> str:
+    """The interpreter ``{python}`` stands for: ``checks.python``, else the workspace's
+    ``.venv`` (which :func:`prepare_env` creates when it is missing)."""
     if config.checks.python:
         return config.checks.python
     found = venv_python(workspace)
-    return str(found.absolute()) if found is not None else sys.executable
+    return str((found or workspace / PROJECT_VENV / "bin" / "python").absolute())
+
+
+def prepare_env(
+    config: Config,
+    workspace: Path,
+    report_dir: Path,
+    *,
+    on_output: Callable[[str], None] | None = None,
+    on_notice: Callable[[str], None] | None = None,
+    running: Path | None = None,
+) -> ProjectEnv:
+    """Make the project's environment ready for the checks (see the module's docstring).
+
+    ``on_notice`` hears what is being done (creating, installing) before it starts;
+    ``on_output`` gets the installer's output live; ``running``: where its process group is
+    recorded while it runs (``leftovers``).
+    """
+    if config.checks.python:
+        return ProjectEnv(config.checks.python)
+    say = on_notice or (lambda _message: None)
+    with _LOCK:
+        marker = read_marker(workspace)
+        if venv_python(workspace) is None or (marker.get("created") and not marker.get("seeded")):
+            problem = _make_venv(workspace, marker, say)
+            if problem is not None:
+                return ProjectEnv(sys.executable, _failed([], problem))
+            marker = read_marker(workspace)
+        python = venv_python(workspace)
+        assert python is not None
+        interpreter = str(python.absolute())
+        try:
+            declared = declared_requirements(workspace)
+        except DeclarationError as exc:
+            return ProjectEnv(interpreter, _failed([], str(exc)))
+        missing_pytest = not _has_distribution(workspace, SEED)
+        if marker.get("digest") != declared.digest or missing_pytest:
+            what = [f"dependencies from {', '.join(declared.files)}"] if declared.files else []
+            what += [SEED] if missing_pytest else []  # a person's venv without it
+            if what:
+                args = [*declared.args, *([SEED] if missing_pytest else [])]
+                installing = Installing(" and ".join(what), args, report_dir, running)
+                failure = _install(config, workspace, interpreter, installing, say, on_output)
+                if failure is not None:
+                    return ProjectEnv(interpreter, failure)
+            _write_marker(workspace, {**marker, "digest": declared.digest})
+        return ProjectEnv(interpreter)
+
+
+def declared_requirements(workspace: Path) -> Declared:
+    """The dependencies ``workspace`` declares, as installer arguments, and their digest."""
+    requirement_files = sorted(
+        path.name for path in workspace.glob("requirements*.txt") if path.is_file()
+    )
+    args = [arg for name in requirement_files for arg in ("-r", name)]
+    files = list(requirement_files)
+    digest = hashlib.sha256()
+    for name in requirement_files:
+        digest.update(name.encode() + b"\0" + (workspace / name).read_bytes() + b"\0")
+    pyproject = workspace / "pyproject.toml"
+    if pyproject.is_file():
+        data = pyproject.read_bytes()
+        digest.update(b"pyproject.toml\0" + data)
+        listed = _pyproject_requirements(data)
+        if listed:
+            files.append("pyproject.toml")
+            args += listed
+    return Declared(files, args, digest.hexdigest())
+
+
+def read_marker(workspace: Path) -> dict[str, Any]:
+    """``.venv/.orch-deps`` as a dict (empty when missing or unreadable)."""
+    try:
+        data = json.loads((workspace / PROJECT_VENV / MARKER).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def discard_created_venv(workspace: Path) -> bool:
+    """Remove ``workspace/.venv`` if orch-tui created it (never a person's own); True if it did."""
+    venv = workspace / PROJECT_VENV
+    if not read_marker(workspace).get("created") or venv.is_symlink():
+        return False
+    shutil.rmtree(venv)
+    return True
+
+
+# -- creating ---------------------------------------------------------------------------------
+
+
+def _make_venv(workspace: Path, marker: dict[str, Any], say: Callable[[str], None]) -> str | None:
+    """Create ``.venv`` (unless only its pytest is missing) and copy pytest into it; returns
+    what went wrong, or None.
+
+    The marker is written before the interpreter and ``seeded`` after the copy, so a run killed
+    half-way finds a ``.venv`` it knows as its own and finishes or remakes it.
+    """
+    venv = workspace / PROJECT_VENV
+    if venv_python(workspace) is None:
+        if venv.exists() or venv.is_symlink():
+            if not marker.get("created"):
+                return (
+                    f"{venv} exists but holds no Python interpreter: remove it (orch-tui then "
+                    "creates it), or name an interpreter in checks.python"
+                )
+            shutil.rmtree(venv)  # ours, left half-made
+        problem = _create_venv(venv, say)
+        if problem is not None:
+            shutil.rmtree(venv, ignore_errors=True)
+            return problem
+    try:
+        _seed(_site_packages(venv))
+    except (OSError, importlib.metadata.PackageNotFoundError) as exc:
+        return f"could not copy pytest into {venv}: {exc}"
+    _write_marker(workspace, {"created": True, "seeded": True})
+    return None
+
+
+def _create_venv(venv: Path, say: Callable[[str], None]) -> str | None:
+    uv = shutil.which("uv")
+    if uv is not None:
+        # uv does not make a venv from another venv's interpreter: name the one behind ours.
+        base = getattr(sys, "_base_executable", sys.executable)
+        argv = [uv, "venv", "--quiet", "--allow-existing", "--python", base, str(venv)]
+    else:
+        argv = [sys.executable, "-m", "venv", "--without-pip", str(venv)]
+    say(f"creating the project's environment {venv} ({'uv venv' if uv else 'python -m venv'})")
+    venv.mkdir()
+    write_json_atomic(venv / MARKER, {"created": True}, durable=False)
+    try:
+        done = subprocess.run(
+            argv, capture_output=True, text=True, timeout=_CREATE_TIMEOUT_S, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"could not create {venv}: {exc}"
+    if done.returncode != 0 or venv_python(venv.parent) is None:
+        why = (done.stderr or done.stdout).strip() or f"exit code {done.returncode}"
+        return f"could not create {venv}: {why}"
+    ignore = venv / ".gitignore"  # as uv and Python 3.13 write it: git never lists the venv
+    if not ignore.exists():
+        write_text_atomic(ignore, "*\n", durable=False)
+    return None
+
+
+def _site_packages(venv: Path) -> Path:
+    """Where a venv made with this interpreter keeps its packages."""
+    if os.name == "nt":
+        return venv / "Lib" / "site-packages"
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    return venv / "lib" / version / "site-packages"
+
+
+def _seed(site_packages: Path) -> None:
+    """Copy :data:`SEED` and what it requires from orch-tui's environment (files only: a copy,
+    never a link, so neither pip nor a test can change orch-tui's own packages through it)."""
+    for dist in _requirement_closure(SEED):
+        for file in dist.files or ():
+            if file.parts[0] == "..":  # console scripts: the checks run ``python -m pytest``
+                continue
+            source = Path(str(dist.locate_file(file)))
+            if source.is_file():
+                target = site_packages / file
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(source, target)
+
+
+def _requirement_closure(name: str) -> Iterator[importlib.metadata.Distribution]:
+    """The installed distribution ``name`` and, recursively, those it requires here."""
+    from packaging.requirements import Requirement  # only when a venv is made: start-up stays lean
+
+    seen: set[str] = set()
+    queue = [name]
+    while queue:
+        wanted = _canonical(queue.pop())
+        if wanted in seen:
+            continue
+        seen.add(wanted)
+        dist = importlib.metadata.distribution(wanted)
+        yield dist
+        for line in dist.requires or ():
+            requirement = Requirement(line)
+            if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
+                queue.append(requirement.name)
+
+
+def _canonical(name: str) -> str:
+    return name.lower().replace("_", "-").replace(".", "-")
+
+
+def _has_distribution(workspace: Path, name: str) -> bool:
+    """Whether the venv has ``name`` installed (a ``*.dist-info`` folder for it)."""
+    venv = workspace / PROJECT_VENV
+    for pattern in ("lib/python*/site-packages/*.dist-info", "Lib/site-packages/*.dist-info"):
+        for info in venv.glob(pattern):
+            if _canonical(info.name.split("-", 1)[0]) == _canonical(name):
+                return True
+    return False
+
+
+def _write_marker(workspace: Path, data: dict[str, Any]) -> None:
+    write_json_atomic(workspace / PROJECT_VENV / MARKER, data, durable=False)
+
+
+# -- declared dependencies --------------------------------------------------------------------
+
+
+def _pyproject_requirements(data: bytes) -> list[str]:
+    """``[project]`` dependencies plus the test extras and dependency groups, as listed."""
+    try:
+        document = tomllib.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise DeclarationError(f"pyproject.toml cannot be read: {exc}") from None
+    project = document.get("project")
+    project = project if isinstance(project, dict) else {}
+    found = _strings(project.get("dependencies", []), "project.dependencies")
+    extras = project.get("optional-dependencies")
+    groups = document.get("dependency-groups")
+    for name in TEST_GROUPS:
+        if isinstance(extras, dict) and name in extras:
+            found += _strings(extras[name], f"project.optional-dependencies.{name}")
+        if isinstance(groups, dict) and name in groups:
+            found += _group(groups, name, set())
+    return list(dict.fromkeys(found))
+
+
+def _group(groups: dict[str, Any], name: str, seen: set[str]) -> list[str]:
+    """A PEP 735 dependency group, its ``include-group`` entries expanded."""
+    if name in seen or name not in groups or not isinstance(groups[name], list):
+        raise DeclarationError(f"pyproject.toml: dependency-groups.{name} is not a list")
+    seen.add(name)
+    found: list[str] = []
+    for entry in groups[name]:
+        if isinstance(entry, dict) and isinstance(entry.get("include-group"), str):
+            found += _group(groups, entry["include-group"], seen)
+        else:
+            found += _strings([entry], f"dependency-groups.{name}")
+    return found
+
+
+def _strings(value: Any, key: str) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise DeclarationError(f"pyproject.toml: {key} must be a list of requirement strings")
+    return list(value)
+
+
+# -- installing -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Installing:
+    """One installation: ``what`` for people, the installer's ``args``, where its output goes."""
+
+    what: str
+    args: list[str]
+    report_dir: Path
+    running: Path | None
+
+
+def _install(
+    config: Config,
+    workspace: Path,
+    python: str,
+    installing: Installing,
+    say: Callable[[str], None],
+    on_output: Callable[[str], None] | None,
+) -> CheckResult | None:
+    """Run the installer; the failed check when it fails, else None."""
+    installer = installer_command(Path(python))
+    if installer is None:
+        return _failed(
+            installing.args,
+            f"cannot install {installing.what}: orch-tui's environment has no pip (22.3 or "
+            "later) and uv is not on the PATH; install one of them",
+        )
+    say(f"installing {installing.what} into {workspace / PROJECT_VENV} …")
+    result = run_check(
+        CheckSpec(INSTALL_CHECK, [*installer, *installing.args]),
+        workspace,
+        installing.report_dir,
+        timeout_s=config.checks.timeout_seconds,
+        max_output_bytes=config.checks.max_output_bytes,
+        extra_env_allow=installer_env_names(),
+        on_output=on_output,
+        sandbox=NO_SANDBOX,  # it needs the network; it installs only what the files declare
+        running=installing.running,
+    )
+    installing.report_dir.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(installing.report_dir / INSTALL_OUTPUT, result.output, durable=False)
+    if result.passed:
+        return None
+    result.error = result.error or (
+        f"installing {installing.what} failed (exit code {result.exit_code}); "
+        "the installer's output says why"
+    )
+    return result
+
+
+def installer_command(python: Path) -> list[str] | None:
+    """The command that installs into ``python``'s environment: uv, else orch-tui's pip."""
+    uv = shutil.which("uv")
+    if uv is not None:
+        return [uv, "pip", "install", "--python", str(python)]
+    try:
+        version = importlib.metadata.version("pip")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    found = re.match(r"(\d+)\.(\d+)", version)
+    if found is None or (int(found[1]), int(found[2])) < (22, 3):  # --python came in pip 22.3
+        return None
+    return [
+        sys.executable,
+        "-m",
+        "pip",
+        "--python",
+        str(python),
+        "--disable-pip-version-check",
+        "install",
+    ]
+
+
+def installer_env_names() -> list[str]:
+    """The variables of ours the installer gets besides the checks' allowlist: pip's and uv's
+    settings (an index, a proxy, certificates), never one that may hold an API key."""
+    return sorted(
+        name
+        for name in os.environ
+        if (name.startswith(_INSTALLER_ENV_PREFIXES) or name.upper() in _INSTALLER_ENV_NAMES)
+        and not is_secret_env_name(name)
+    )
+
+
+def _failed(command: list[str], error: str) -> CheckResult:
+    return CheckResult(INSTALL_CHECK, command, None, False, 0.0, "", 0, [], error)

@@ -9,6 +9,8 @@ be undone without touching anything it did not create.
 - In a plain existing folder the first time the run changes a file its original bytes are kept
   in ``logs/<run_id>/originals/`` (a file it creates is recorded as new); reset puts them back
   and removes what the run created.
+
+Either way reset also removes the ``.venv`` orch-tui created there (:mod:`core.project_env`).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Any
 from orch_tui.core.atomic import write_json_atomic
 from orch_tui.core.git import GitError, Repo, is_work_tree, run_branch_name
 from orch_tui.core.paths import ProjectPaths
+from orch_tui.core.project_env import PROJECT_VENV, discard_created_venv
 from orch_tui.core.test_guard import existing_tests
 
 ORIGINALS = "originals"
@@ -174,7 +177,13 @@ def reset_workspace(
     if record is None or record.get("default", True):
         return _clear_default(paths.root / "workspace")
     root = Path(record["path"])
-    git = record.get("git")
+    said = _undo_in_existing_folder(root, record.get("git"), log_dir)
+    if discard_created_venv(root):
+        said += f"; removed the {PROJECT_VENV} orch-tui created there"
+    return said
+
+
+def _undo_in_existing_folder(root: Path, git: dict[str, Any] | None, log_dir: Path | None) -> str:
     if git:
         start = git["start_branch"] or git["start_commit"]
         try:

@@ -9,7 +9,8 @@ check gets:
   children included;
 - the whole file system read-only (``--ro-bind / /``), except the workspace and the folder
   its JUnit report goes to, a private empty ``/tmp`` and fresh ``/proc`` and ``/dev``; so
-  ``$HOME`` is not writable;
+  ``$HOME`` is not writable, and neither is the project's ``.venv`` in the workspace (its
+  interpreter later runs the installer outside the sandbox);
 - ``--die-with-parent``: it dies with orch-tui, however orch-tui dies.
 
 The sandbox wraps the check's command (:meth:`Sandbox.wrap`) and knows nothing else about
@@ -55,14 +56,22 @@ class Sandbox:
         return f"{self.name} ({self.why})"
 
     def wrap(
-        self, command: Sequence[str], workspace: Path, writable: Sequence[Path] = ()
+        self,
+        command: Sequence[str],
+        workspace: Path,
+        writable: Sequence[Path] = (),
+        read_only: Sequence[Path] = (),
     ) -> list[str]:
         """``command`` as run in this sandbox, with ``workspace`` (its working folder) and the
-        ``writable`` folders the only places it may write besides its private /tmp."""
+        ``writable`` folders the only places it may write besides its private /tmp; the
+        existing ``read_only`` folders inside them (the project's ``.venv``) stay read-only."""
         if self.bwrap is None:
             return list(command)
         binds = [workspace.resolve(), *(folder.resolve() for folder in writable)]
         args = _bwrap_args(self.bwrap, binds, _programs_under_tmp(command))
+        for folder in read_only:  # after the writable binds, so that they cover them
+            if folder.is_dir():
+                args += ["--ro-bind", str(folder.resolve()), str(folder.resolve())]
         return [*args, "--chdir", str(binds[0]), "--", *command]
 
 

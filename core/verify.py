@@ -10,12 +10,13 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from orch_tui.core.checks import CheckSpec, TestReport, run_checks
 from orch_tui.core.config import Config
 from orch_tui.core.leftovers import trial_prefix
-from orch_tui.core.project_env import check_python
+from orch_tui.core.project_env import INSTALL_CHECK, PROJECT_VENV, prepare_env
 from orch_tui.core.proposal import Decisions, Proposal, resolve
 from orch_tui.core.sandbox import resolve_sandbox
 from orch_tui.core.workspace import apply_change, copy_tree
@@ -38,13 +39,29 @@ def run_configured(
     workspace: Path,
     report_dir: Path,
     on_output: Callable[[str, str], None] | None = None,
-    python: str | None = None,
     running: Path | None = None,
+    on_notice: Callable[[str], None] | None = None,
+    project: Path | None = None,
 ) -> TestReport:
-    """``python``: the interpreter chosen for the real workspace (a trial runs in a copy);
-    ``running``: where the running check's process group is recorded (``leftovers``)."""
+    """Prepare the project's environment (:mod:`core.project_env`), then run the checks.
+
+    ``project``: the folder whose environment runs them, when not ``workspace`` (a trial runs
+    in a copy); ``running``: where the running check's process group is recorded
+    (``leftovers``); ``on_notice`` hears what the preparation does. A failed preparation is
+    the report's only check: the tests do not run without the project's dependencies.
+    """
+    env = prepare_env(
+        config,
+        project or workspace,
+        report_dir,
+        on_output=partial(on_output, INSTALL_CHECK) if on_output else None,
+        on_notice=on_notice,
+        running=running,
+    )
+    if env.failure is not None:
+        return TestReport(checks=[env.failure])
     return run_checks(
-        configured_checks(config, python or check_python(config, workspace)),
+        configured_checks(config, env.python),
         workspace,
         report_dir,
         timeout_s=config.checks.timeout_seconds,
@@ -53,6 +70,7 @@ def run_configured(
         on_output=on_output,
         sandbox=resolve_sandbox(config.checks.sandbox),
         running=running,
+        read_only=[workspace / PROJECT_VENV],
     )
 
 
@@ -101,6 +119,5 @@ def run_trial(
         apply_change(scratch, resolve(proposal, decisions or Decisions()))
         reports = Path(tmp) / "reports"
         reports.mkdir()
-        python = check_python(config, workspace)
-        report = run_configured(config, scratch, reports, python=python, running=running)
+        report = run_configured(config, scratch, reports, running=running, project=workspace)
         return TrialOutcome(report, before)

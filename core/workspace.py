@@ -43,7 +43,7 @@ class SafetyViolation(Exception):
 
 
 class ProtectedPath(Exception):
-    """A refused write to ``.git/`` or a configured protected path; the run goes on."""
+    """A refused write to ``.git/``, ``.venv/`` or a configured protected path; the run goes on."""
 
     def __init__(self, path: str) -> None:
         super().__init__(f"{path} is protected and cannot be edited")
@@ -83,14 +83,16 @@ def to_relative(root: Path, rel: str) -> str:
 
 
 def is_protected(rel: str, protected: Sequence[str]) -> bool:
-    """True for ``.git`` and anything under it, and for paths matching a configured glob.
+    """True for ``.git`` and anything under it, for the project's ``.venv`` at the root (its
+    interpreter runs the installer outside the sandbox), and for paths matching a configured glob.
 
     Globs are fnmatch-style on the normalised relative posix path (``*`` also crosses ``/``,
     so ``tests/**`` covers the whole folder); a plain folder name covers everything under it,
     and ``**/x`` also matches ``x`` at the top level.
     """
     normalised = posixpath.normpath(rel.replace("\\", "/")).lstrip("/")
-    if ".git" in normalised.split("/"):
+    parts = normalised.split("/")
+    if ".git" in parts or parts[0] == ".venv":
         return True
     for pattern in protected:
         pattern = pattern.strip().rstrip("/")

@@ -2,8 +2,8 @@
 
 The tests run the console script found on PATH (what ``pip install .`` put there), never
 the source tree, so they check what a user gets. Each project folder gets its own
-``orchestrator.toml`` that keeps SDK retries and timeouts short and lets the workspace's
-pytest skip plugin auto-loading (a second per run, saved).
+``orchestrator.toml`` that keeps SDK retries and timeouts short and runs the checks with this
+interpreter, its pytest plugins not auto-loaded (a second per run, saved).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -27,7 +28,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 DEMO_DIR = REPO_ROOT / "core" / "demo"
 TEST_KEY = "test-key"
 
-FAST_CONFIG = """\
+FAST_CONFIG = f"""\
 [model]
 max_retries_sdk = 2
 timeout_seconds = 15
@@ -36,11 +37,14 @@ stream_retries = 1
 [checks]
 timeout_seconds = 60
 env_allow = ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"]
+python = {json.dumps(sys.executable)}
 """
-"""SDK retries that finish in milliseconds (the fake asks for 10 ms back-off), short timeouts."""
+"""SDK retries that finish in milliseconds (the fake asks for 10 ms back-off), short timeouts,
+and checks run by this interpreter: no project ``.venv`` to make (seconds) in every test."""
 
-IGNORED_NAMES = frozenset({"__pycache__", ".pytest_cache", ".benchmarks", ".hypothesis"})
-"""Tool caches a test run may leave in a workspace; not part of the generated project."""
+IGNORED_NAMES = frozenset({"__pycache__", ".pytest_cache", ".benchmarks", ".hypothesis", ".venv"})
+"""Tool caches and the project's environment a run may leave in a workspace; not part of the
+generated project."""
 
 
 def orch_tui() -> str:

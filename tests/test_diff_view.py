@@ -172,6 +172,24 @@ async def test_gutter_marks_follow_set_decisions() -> None:
         assert row_text(view, later)[0] == "▎"
 
 
+TESTS_BEFORE = "".join(
+    f"def test_{n}():\n    value = {n}\n    assert value == {n}\n\n\n" for n in range(6)
+)
+
+
+async def test_a_hunk_that_deletes_an_assert_in_a_test_file_is_marked() -> None:
+    weakened = TESTS_BEFORE.replace("    assert value == 0\n", "").replace(
+        "value = 5", "value = 5  # checked below"
+    )
+    for path, marked in (("tests/test_values.py", ["●!", "● "]), ("values.py", ["● ", "● "])):
+        app = DiffApp(FileChange(path, TESTS_BEFORE, weakened), (U, U))
+        async with app.run_test(size=(100, 40)):
+            view = app.query_one(DiffView)
+            assert view.rows.hunk_count == 2
+            starts = [view.rows.hunk_rows(hunk).start for hunk in range(2)]
+            assert [row_text(view, row)[:2] for row in starts] == marked, path
+
+
 async def test_changed_words_get_their_own_background() -> None:
     app = DiffApp(layout="unified")
     async with app.run_test(size=(100, 24)):

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import shutil
 import socket
+import sys
 from pathlib import Path
 
 import pytest
 
-from orch_tui.core import sandbox
+from orch_tui.core import doctor, sandbox
 from orch_tui.core.config import Config, parse_config
 from orch_tui.core.doctor import local_findings, model_findings, sandbox_finding
 from orch_tui.core.paths import ProjectPaths
@@ -48,7 +49,29 @@ def free_port() -> int:
 
 
 def test_a_default_project_passes_the_local_checks(tmp_path: Path) -> None:
-    assert failed(local_findings(ProjectPaths(tmp_path), Config())) == []
+    findings = local_findings(ProjectPaths(tmp_path), Config())
+    assert failed(findings) == []
+    venv = tmp_path / "workspace" / ".venv"
+    assert f"ok    checks run in {venv} (made on the first check)" in [f.line() for f in findings]
+
+
+def test_declared_dependencies_without_an_installer_fail_their_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    (workspace / "requirements.txt").write_text("requests\n")
+    lines = [f.line() for f in local_findings(ProjectPaths(tmp_path), Config())]
+    assert any("with the dependencies of requirements.txt installed by" in line for line in lines)
+    monkeypatch.setattr(doctor, "installer_command", lambda python: None)
+    assert failed(local_findings(ProjectPaths(tmp_path), Config())) == [
+        f"fail  checks run in {workspace / '.venv'} (made on the first check), with the "
+        "dependencies of requirements.txt: nothing can install them: install uv, or pip 22.3 or "
+        "later"
+    ]
+    pinned = Config()
+    pinned.checks.python = sys.executable  # used as it is: nothing to install
+    assert failed(local_findings(ProjectPaths(tmp_path), pinned)) == []
 
 
 @pytest.mark.skipif(

@@ -471,6 +471,9 @@ def test_bundled_demo_replays_without_a_key(tmp_path):
     assert "replaying the bundled demo" in result.stdout
     assert tree_files(tmp_path / "workspace") == tree_files(DEMO_DIR / "expected")
     assert heavy_imports(imported_modules(result.stderr)) == set()
+    # With no configuration the checks ran in the project's own environment, made on first use.
+    assert "creating the project's environment" in result.stdout
+    assert (tmp_path / "workspace" / ".venv" / "bin" / "python").exists()
 
 
 # -- other commands ---------------------------------------------------------------------------

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e_support import assert_clean_exit, attempt_turns
+from tests.e2e_support import FAST_CONFIG, assert_clean_exit, attempt_turns
 from tests.test_e2e_auto import ADD_TEST, BUGGY_APP, FIXED_APP, SPEC
 from tests.test_existing_project import git
 
@@ -32,7 +32,9 @@ def test_auto_run_on_a_git_repository_commits_on_its_branch_and_reset_returns(
             *attempt_turns("Fix the sign in add.", [("str_replace", "app.py", "a - b", "a + b")]),
         ]
     )
-    project = project_factory(spec_text=SPEC, fake_url=fake.url)
+    # The checks run in the project's own .venv, which orch-tui makes (FAST_CONFIG's python out).
+    config = "\n".join(line for line in FAST_CONFIG.splitlines() if not line.startswith("python"))
+    project = project_factory(spec_text=SPEC, fake_url=fake.url, config=config)
 
     result = project.run_auto("--workspace", str(repo))
 
@@ -47,6 +49,10 @@ def test_auto_run_on_a_git_repository_commits_on_its_branch_and_reset_returns(
         f"orch-tui {state['run_id']} attempt 1: Fix the sign in add.",
     ]
     assert (repo / "app.py").read_text() == FIXED_APP
+    assert "creating the project's environment" in result.stdout
+    assert (repo / ".venv" / "bin" / "python").exists()
+    assert git(repo, "status", "--porcelain") == "?? scratch.txt"  # the .venv ignores itself
+    assert ".venv" not in git(repo, "log", "--name-only", "--format=", f"trunk..{branch}")
     assert f"git checkout trunk && git merge {branch}" in result.stdout
     assert not project.workspace.exists()
 
@@ -56,4 +62,5 @@ def test_auto_run_on_a_git_repository_commits_on_its_branch_and_reset_returns(
     assert git(repo, "branch", "--show-current") == "trunk"
     assert git(repo, "branch", "--list", branch)
     assert (repo / "scratch.txt").read_text() == "untracked, mine\n"
+    assert "removed the .venv orch-tui created" in reset.stdout and not (repo / ".venv").exists()
     assert (repo / ".git").is_dir() and not (repo / "app.py").exists()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -61,8 +62,10 @@ def make_engine(
 
 
 def fast_config() -> Config:
-    """Checks that skip this machine's many pytest plugins (seconds per run)."""
+    """Checks run by this interpreter, skipping this machine's many pytest plugins: tests of
+    the loop need no project environment (``.venv``, seconds to make; see test_project_env)."""
     config = Config()
+    config.checks.python = sys.executable
     config.checks.env_allow = ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"]
     return config
 

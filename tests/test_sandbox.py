@@ -121,6 +121,21 @@ def test_a_sandboxed_check_writes_only_its_workspace_and_its_own_tmp(
             target.unlink(missing_ok=True)
 
 
+@needs_bwrap
+def test_a_read_only_folder_in_the_workspace_stays_read_only(workspace: Path) -> None:
+    venv = workspace / ".venv"
+    venv.mkdir()
+    target = venv / "lib" / "evil.pth"
+    (venv / "lib").mkdir()
+    spec = CheckSpec("attack", [sys.executable, "-c", WRITE, str(target)])
+    result = run_check(
+        spec, workspace, workspace.parent / "reports", timeout_s=60, max_output_bytes=100_000,
+        sandbox=BWRAP, read_only=[venv],
+    )  # fmt: skip
+    assert f"DENIED {target}" in result.output and not target.exists()
+    assert (workspace / "inside.txt").read_text() == "ok"  # the rest stays writable
+
+
 ESCAPE = """\
 import os, subprocess, sys
 subprocess.Popen(

@@ -108,6 +108,13 @@ def test_git_is_always_protected() -> None:
     assert not is_protected("src/git.py", ())
 
 
+def test_the_projects_venv_is_always_protected() -> None:
+    assert is_protected(".venv", ())
+    assert is_protected(".venv/lib/python3.11/site-packages/evil.pth", ())
+    assert is_protected("./.venv/bin/python", ())
+    assert not is_protected("docs/.venv.md", ())
+
+
 def test_protected_globs_match_normalised_relative_paths() -> None:
     globs = ["tests/test_spec_*.py", "docs/**", "data"]
     assert is_protected("tests/test_spec_core.py", globs)

@@ -11,6 +11,7 @@ import json
 import os
 import shlex
 import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Callable, Sequence
@@ -95,12 +96,14 @@ CALC_FIXED = CALC_BUGGY.replace("return a - b", "return a + b", 1).replace(
     "def mul(a, b):\n    return a + b", "def mul(a, b):\n    return a * b"
 )
 
-CONFIG_TEXT = """\
+CONFIG_TEXT = f"""\
 [checks]
 sandbox = "none"
 timeout_seconds = 60
 env_allow = ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"]
+python = {json.dumps(sys.executable)}
 """
+"""Checks run by this interpreter: no project .venv to make (seconds) in every Pilot test."""
 
 SIZE = (140, 45)
 """Terminal size of the Pilot tests and snapshots."""
