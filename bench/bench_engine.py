@@ -5,10 +5,13 @@
 Each run drives the real engine through the real Anthropic SDK against the
 local fake Messages API server (no latency) for N attempts. The engine's own
 time per attempt is the attempt's wall time minus the time spent inside the
-model provider (SDK + HTTP + the fake server) and inside the checks
-(subprocesses). Medians over runs; the machine is noisy, so compare ratios: every run is
-followed by the same run with every log file fsynced (as before the records for people were
-written without fsync), and both medians are printed.
+model provider (SDK + HTTP + the fake server) and minus the checks' processes (each
+check's own duration as its report records it: start to exit); everything else, the
+persistence (fsyncs), applying, the report's parsing and the events, is the engine's.
+Medians over runs; the machine is noisy, so compare ratios: every run is followed by the
+same run with fsync a no-op (what the engine costs without durability), and both medians
+are printed, with the fsyncs per attempt and the waits for them (fsyncs issued together
+wait once).
 """
 
 from __future__ import annotations
@@ -26,8 +29,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from orch_tui.core import atomic  # noqa: E402
 from orch_tui.core import engine as engine_module  # noqa: E402
-from orch_tui.core import runlog  # noqa: E402
 from orch_tui.core.config import Config  # noqa: E402
 from orch_tui.core.engine import Engine, RunOptions  # noqa: E402
 from orch_tui.core.events import EventBus, StateChanged  # noqa: E402
@@ -68,6 +71,49 @@ class Timed:
             self.seconds += time.perf_counter() - started
 
 
+class ChecksTimed:
+    """Adds up the checks' own durations (process start to exit) from their reports."""
+
+    def __init__(self, function):
+        self.function = function
+        self.seconds = 0.0
+
+    def __call__(self, *args, **kwargs):
+        report = self.function(*args, **kwargs)
+        self.seconds += sum(check.duration_s for check in report.checks)
+        return report
+
+
+class FsyncCounter:
+    """Counts fsyncs and the waits for them: fsyncs issued together are one wait."""
+
+    def __init__(self) -> None:
+        self.fsyncs = 0
+        self.waits = 0
+        self.enabled = True
+
+    def install(self) -> None:
+        real_fsync, real_together, real_dir = os.fsync, atomic.fsync_together, atomic.fsync_dir
+
+        def fsync(fd: int) -> None:
+            self.fsyncs += 1
+            if self.enabled:
+                real_fsync(fd)
+
+        def together(files, folders) -> None:
+            files, folders = list(files), list(folders)
+            self.waits += bool(files or folders)
+            real_together(files, folders)
+
+        def folder_only(folder) -> None:
+            self.waits += 1
+            real_dir(folder)
+
+        os.fsync = fsync
+        atomic.fsync_together = together
+        atomic.fsync_dir = folder_only
+
+
 def one_run(attempts: int) -> list[float]:
     folder = Path(tempfile.mkdtemp(prefix="orch-bench-"))
     try:
@@ -81,7 +127,7 @@ def one_run(attempts: int) -> list[float]:
             provider = AnthropicProvider(max_retries=0)
             model_time = Timed(provider.complete)
             provider.complete = model_time  # type: ignore[method-assign]
-            checks_time = Timed(engine_module.run_configured)
+            checks_time = ChecksTimed(engine_module.run_configured)
             engine_module.run_configured = checks_time
             marks: list[tuple[float, float, float]] = []
 
@@ -134,21 +180,29 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--attempts", type=int, default=6)
     args = parser.parse_args()
+    counter = FsyncCounter()
+    counter.install()
     one_run(2)  # warm-up: SDK import, first-time caches
     per_attempt: list[float] = []
-    all_fsynced: list[float] = []
-    for_people = runlog.RECORDS_FOR_PEOPLE
+    no_fsync: list[float] = []
+    counted = [0, 0, 0]  # fsyncs, waits, attempts
     for _ in range(args.runs):
+        before = (counter.fsyncs, counter.waits)
         per_attempt += one_run(args.attempts)
-        runlog.RECORDS_FOR_PEOPLE = frozenset()
-        all_fsynced += one_run(args.attempts)
-        runlog.RECORDS_FOR_PEOPLE = for_people
+        counted[0] += counter.fsyncs - before[0]
+        counted[1] += counter.waits - before[1]
+        counted[2] += args.attempts
+        counter.enabled = False
+        no_fsync += one_run(args.attempts)
+        counter.enabled = True
     ms = sorted(t * 1000 for t in per_attempt)
-    baseline = statistics.median(all_fsynced) * 1000
+    floor = statistics.median(no_fsync) * 1000
+    median = statistics.median(ms)
     print(
-        f"engine overhead per attempt: median {statistics.median(ms):.1f} ms, "
+        f"engine overhead per attempt: median {median:.1f} ms, "
         f"p90 {ms[int(len(ms) * 0.9)]:.1f} ms over {len(ms)} attempts (target < 30 ms); "
-        f"every log file fsynced: {baseline:.1f} ms ({statistics.median(ms) / baseline:.2f}x)"
+        f"{counted[0] / counted[2]:.1f} fsyncs per attempt in {counted[1] / counted[2]:.1f} waits; "
+        f"with fsync a no-op: {floor:.1f} ms ({median / floor:.2f}x)"
     )
     helps = sorted(t * 1000 for t in help_time(15))
     print(
