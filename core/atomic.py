@@ -13,7 +13,7 @@ import os
 import tempfile
 import threading
 from collections.abc import Iterable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,8 @@ UMASK = _umask()
 _FSYNC_THREADS = 8
 _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
+_settling: list[Future[None]] = []
+"""Background fsyncs of a state's folder (``Commit(settle_later=True)``) not yet waited for."""
 
 
 def new_file_mode(path: Path) -> int:
@@ -110,11 +112,16 @@ class Commit:
     and its folder, every staged temp file and ``last``'s temp file; (2) rename the staged
     files and fsync their folders together; (3) rename ``last`` and fsync its folder. A power
     loss leaves the old ``last`` with what it pointed to, or the new one with all of its files.
+
+    ``settle_later``: step (3)'s fsync runs in the background while the caller goes on (the
+    engine's next step); every later fsync batch of this process waits for it before it
+    returns, so before anything renamed after the batch, and :func:`settle` waits for it.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, settle_later: bool = False) -> None:
         self._written: dict[Path, None] = {}
         self._staged: dict[Path, Path] = {}
+        self._settle_later = settle_later
 
     def write(self, path: Path, data: bytes) -> None:
         write_bytes_atomic(path, data, durable=False)
@@ -148,7 +155,12 @@ class Commit:
             self.discard()
             raise
         self._written.clear()
-        fsync_dir(last.parent)
+        if not self._settle_later:
+            fsync_dir(last.parent)
+            return
+        future = _threads().submit(_fsync_path, last.parent, folder=True)
+        with _pool_lock:
+            _settling.append(future)
 
     def discard(self) -> None:
         """Remove the staged temp files (the step that staged them failed)."""
@@ -174,15 +186,28 @@ def _temp_with(path: Path, data: bytes) -> Path:
 
 def fsync_together(files: Iterable[Path], folders: Iterable[Path]) -> None:
     """fsync ``files`` and ``folders`` from several threads at once, so that one journal commit
-    serves them all (one after another, each waits for its own); re-raises a file's error."""
+    serves them all (one after another, each waits for its own); re-raises a file's error.
+    Returns once the fsyncs a :class:`Commit` left in the background are done too."""
     jobs = [(path, False) for path in dict.fromkeys(files)]
     jobs += [(folder, True) for folder in dict.fromkeys(folders)]
-    if len(jobs) <= 1:
-        for path, is_folder in jobs:
-            _fsync_path(path, folder=is_folder)
-        return
-    for _ in _threads().map(lambda job: _fsync_path(job[0], folder=job[1]), jobs):
-        pass
+    if len(jobs) == 1:
+        _fsync_path(jobs[0][0], folder=jobs[0][1])
+    elif jobs:
+        pool = _threads()
+        for future in [
+            pool.submit(_fsync_path, path, folder=is_folder) for path, is_folder in jobs
+        ]:
+            future.result()
+    settle()
+
+
+def settle() -> None:
+    """Wait for the fsyncs a :class:`Commit` with ``settle_later`` left in the background."""
+    with _pool_lock:
+        pending = list(_settling)
+        _settling.clear()
+    for future in pending:
+        future.result()
 
 
 def _threads() -> ThreadPoolExecutor:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from orch_tui.core import restore, run_workspace, runlog
+from orch_tui.core import atomic, restore, run_workspace, runlog
 from orch_tui.core.asking import (
     GUIDANCE,
     QUESTION,
@@ -128,9 +128,11 @@ class Engine:
         self.store = StateStore(paths.state)
         self.state: State
         self.log: RunLog
-        self.files = Commit()
+        self.files = Commit(settle_later=True)
         """Files written since the last transition that the next state points to: made
-        durable together, in one commit with that state (not one fsync each)."""
+        durable together, in one commit with that state (not one fsync each). The state's
+        own rename is made durable in the background while the next step starts: whatever
+        that step makes durable waits for it first, and a finished run waits for it."""
         self._price = price_for(config.prices, config.model.name)
         self.planner = PlanRunner(self)
         self.roles = Roles(self)
@@ -325,6 +327,7 @@ class Engine:
                 }.get(self.state.state, EXIT_FAILED)
         finally:
             self.files.discard()  # stopped mid-step: the state did not move to point at them
+            atomic.settle()
         self._announce_finish()  # also after a safety stop or a model error: say why
         return int(self.state.exit_code if self.state.exit_code is not None else EXIT_FAILED)
 
@@ -336,7 +339,9 @@ class Engine:
         if attempt is not None:
             self.state.attempt = attempt
         self.store.save(self.state, self.files)
-        self.files = Commit()
+        self.files = Commit(settle_later=True)
+        if new_state.terminal:
+            atomic.settle()  # a finished run is on disk when it says so
         self.emit(
             StateChanged(
                 state=new_state,

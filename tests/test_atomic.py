@@ -196,3 +196,29 @@ def test_fsyncs_issued_together_run_on_several_threads(tmp_path, monkeypatch):
     atomic.fsync_together(files, [])
 
     assert len(seen) == 3
+
+
+@pytestmark_linux
+def test_the_next_batch_waits_for_a_state_folder_fsync_left_in_the_background(
+    tmp_path, monkeypatch
+):
+    release = threading.Event()
+    folder_synced: list[str] = []
+    real_fsync = os.fsync
+
+    def fsync(fd: int) -> None:
+        if os.readlink(f"/proc/self/fd/{fd}") == str(tmp_path):
+            release.wait(10)
+            folder_synced.append("state folder")
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    Commit(settle_later=True).commit(tmp_path / "state.json", b"{}\n")
+    assert folder_synced == []  # the caller went on while it waits
+    other = tmp_path / "other.json"
+    other.write_text("{}")
+    threading.Timer(0.2, release.set).start()
+
+    atomic.fsync_together([other], [])
+
+    assert folder_synced == ["state folder"]
