@@ -5,10 +5,13 @@
 Each run drives the real engine through the real Anthropic SDK against the
 local fake Messages API server (no latency) for N attempts. The engine's own
 time per attempt is the attempt's wall time minus the time spent inside the
-model provider (SDK + HTTP + the fake server) and inside the checks
-(subprocesses). Medians over runs; the machine is noisy, so compare ratios: every run is
-followed by the same run with every log file fsynced (as before the records for people were
-written without fsync), and both medians are printed.
+model provider (SDK + HTTP + the fake server) and minus the checks' processes (each
+check's own duration as its report records it: start to exit); everything else, the
+persistence (fsyncs), applying, the report's parsing and the events, is the engine's.
+Medians over runs; the machine is noisy, so compare ratios: every run is followed by the
+same run with fsync a no-op (what the engine costs without durability), and both medians
+are printed, with the fsyncs per attempt and the waits for them (fsyncs issued together
+wait once).
 """
 
 from __future__ import annotations
@@ -26,8 +29,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from orch_tui.core import atomic  # noqa: E402
 from orch_tui.core import engine as engine_module  # noqa: E402
-from orch_tui.core import runlog  # noqa: E402
 from orch_tui.core.config import Config  # noqa: E402
 from orch_tui.core.engine import Engine, RunOptions  # noqa: E402
 from orch_tui.core.events import EventBus, StateChanged  # noqa: E402
@@ -54,21 +57,72 @@ def script(attempts: int) -> list[Turn]:
 
 
 class Timed:
-    """Adds up the time spent inside a callable."""
+    """Adds up the time spent inside a callable, wall and this thread's CPU."""
 
     def __init__(self, function):
         self.function = function
         self.seconds = 0.0
+        self.cpu = 0.0
 
     def __call__(self, *args, **kwargs):
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.thread_time()
         try:
             return self.function(*args, **kwargs)
         finally:
             self.seconds += time.perf_counter() - started
+            self.cpu += time.thread_time() - cpu
 
 
-def one_run(attempts: int) -> list[float]:
+class ChecksTimed:
+    """Adds up the checks' own durations (process start to exit) from their reports, and this
+    thread's CPU in the whole call (starting the process, reading its output and report)."""
+
+    def __init__(self, function):
+        self.function = function
+        self.seconds = 0.0
+        self.cpu = 0.0
+
+    def __call__(self, *args, **kwargs):
+        cpu = time.thread_time()
+        report = self.function(*args, **kwargs)
+        self.cpu += time.thread_time() - cpu
+        self.seconds += sum(check.duration_s for check in report.checks)
+        return report
+
+
+class FsyncCounter:
+    """Counts fsyncs and the waits for them: fsyncs issued together are one wait."""
+
+    def __init__(self) -> None:
+        self.fsyncs = 0
+        self.waits = 0
+        self.enabled = True
+
+    def install(self) -> None:
+        real_fsync, real_together, real_dir = os.fsync, atomic.fsync_together, atomic.fsync_dir
+
+        def fsync(fd: int) -> None:
+            self.fsyncs += 1
+            if self.enabled:
+                real_fsync(fd)
+
+        def together(files, folders) -> None:
+            files, folders = list(files), list(folders)
+            self.waits += bool(files or folders)
+            real_together(files, folders)
+
+        def folder_only(folder) -> None:
+            self.waits += 1
+            real_dir(folder)
+
+        os.fsync = fsync
+        atomic.fsync_together = together
+        atomic.fsync_dir = folder_only
+
+
+def one_run(attempts: int) -> list[tuple[float, float, float]]:
+    """The engine's own time of each attempt: wall, the engine thread's CPU, and the part of
+    that CPU spent inside the checks' call."""
     folder = Path(tempfile.mkdtemp(prefix="orch-bench-"))
     try:
         (folder / "spec.md").write_text("# bench\n\nWrite modules.\n")
@@ -81,9 +135,9 @@ def one_run(attempts: int) -> list[float]:
             provider = AnthropicProvider(max_retries=0)
             model_time = Timed(provider.complete)
             provider.complete = model_time  # type: ignore[method-assign]
-            checks_time = Timed(engine_module.run_configured)
+            checks_time = ChecksTimed(engine_module.run_configured)
             engine_module.run_configured = checks_time
-            marks: list[tuple[float, float, float]] = []
+            marks: list[tuple[float, ...]] = []
 
             def on_state(event) -> None:
                 if isinstance(event, StateChanged) and event.state in (
@@ -91,7 +145,16 @@ def one_run(attempts: int) -> list[float]:
                     "SUCCESS",
                     "FAILED",
                 ):
-                    marks.append((time.perf_counter(), model_time.seconds, checks_time.seconds))
+                    marks.append(
+                        (
+                            time.perf_counter(),
+                            model_time.seconds,
+                            checks_time.seconds,
+                            time.thread_time(),
+                            model_time.cpu,
+                            checks_time.cpu,
+                        )
+                    )
 
             bus = EventBus()
             bus.subscribe(on_state)
@@ -104,14 +167,18 @@ def one_run(attempts: int) -> list[float]:
                 bus=bus,
                 options=RunOptions(max_retries=attempts),
             )
-            start = (time.perf_counter(), 0.0, 0.0)
+            start = (time.perf_counter(), 0.0, 0.0, time.thread_time(), 0.0, 0.0)
             assert engine.run() == 0
             engine_module.run_configured = checks_time.function
         overheads = []
         previous = start
         for mark in marks:
             wall = mark[0] - previous[0]
-            overheads.append(wall - (mark[1] - previous[1]) - (mark[2] - previous[2]))
+            cpu = mark[3] - previous[3] - (mark[4] - previous[4])
+            in_checks = mark[5] - previous[5]
+            overheads.append(
+                (wall - (mark[1] - previous[1]) - (mark[2] - previous[2]), cpu, in_checks)
+            )
             previous = mark
         return overheads
     finally:
@@ -134,21 +201,32 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--attempts", type=int, default=6)
     args = parser.parse_args()
+    counter = FsyncCounter()
+    counter.install()
     one_run(2)  # warm-up: SDK import, first-time caches
-    per_attempt: list[float] = []
-    all_fsynced: list[float] = []
-    for_people = runlog.RECORDS_FOR_PEOPLE
+    per_attempt: list[tuple[float, float, float]] = []
+    no_fsync: list[tuple[float, float, float]] = []
+    counted = [0, 0, 0]  # fsyncs, waits, attempts
     for _ in range(args.runs):
+        before = (counter.fsyncs, counter.waits)
         per_attempt += one_run(args.attempts)
-        runlog.RECORDS_FOR_PEOPLE = frozenset()
-        all_fsynced += one_run(args.attempts)
-        runlog.RECORDS_FOR_PEOPLE = for_people
-    ms = sorted(t * 1000 for t in per_attempt)
-    baseline = statistics.median(all_fsynced) * 1000
+        counted[0] += counter.fsyncs - before[0]
+        counted[1] += counter.waits - before[1]
+        counted[2] += args.attempts
+        counter.enabled = False
+        no_fsync += one_run(args.attempts)
+        counter.enabled = True
+    ms = sorted(wall * 1000 for wall, _cpu, _in_checks in per_attempt)
+    floor = statistics.median(wall for wall, _cpu, _in_checks in no_fsync) * 1000
+    cpu = statistics.median(cpu for _wall, cpu, _in_checks in per_attempt) * 1000
+    in_checks = statistics.median(in_checks for _wall, _cpu, in_checks in per_attempt) * 1000
+    median = statistics.median(ms)
     print(
-        f"engine overhead per attempt: median {statistics.median(ms):.1f} ms, "
+        f"engine overhead per attempt: median {median:.1f} ms, "
         f"p90 {ms[int(len(ms) * 0.9)]:.1f} ms over {len(ms)} attempts (target < 30 ms); "
-        f"every log file fsynced: {baseline:.1f} ms ({statistics.median(ms) / baseline:.2f}x)"
+        f"{counted[0] / counted[2]:.1f} fsyncs per attempt in {counted[1] / counted[2]:.1f} waits; "
+        f"with fsync a no-op: {floor:.1f} ms ({median / floor:.2f}x); "
+        f"the engine thread's CPU: {cpu:.1f} ms, {in_checks:.1f} ms of it inside the checks' call"
     )
     helps = sorted(t * 1000 for t in help_time(15))
     print(

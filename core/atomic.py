@@ -1,7 +1,9 @@
-"""Atomic file writes: temp file in the same folder, fsync, ``os.replace``.
+"""Atomic, durable file writes, and :class:`Commit`: files made durable together, then a state.
 
-A reader (or a process killed half-way) sees the old file or the new one,
-never a torn mix.
+A reader (or a process killed half-way) sees the old file or the new one, never a torn mix.
+A durable write also survives a power loss; each fsync waits for a journal commit (milliseconds
+on a busy disk), so files that go together are fsynced together: the filesystem (ext4's and
+XFS's journals) folds fsyncs that wait at the same time into one commit.
 """
 
 from __future__ import annotations
@@ -10,6 +12,9 @@ import json
 import os
 import re
 import tempfile
+import threading
+from collections.abc import Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +27,11 @@ def _umask() -> int:
 
 
 UMASK = _umask()
+_FSYNC_THREADS = 8
+_pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
+_settling: list[Future[None]] = []
+"""Background fsyncs of a state's folder (``Commit(settle_later=True)``) not yet waited for."""
 
 
 def new_file_mode(path: Path) -> int:
@@ -36,27 +46,45 @@ def new_file_mode(path: Path) -> int:
         return 0o666 & ~UMASK
 
 
+def json_bytes(data: Any) -> bytes:
+    """``data`` as the JSON every file of ours holds: UTF-8, one final newline, and an object
+    laid out one key a line, a list in it one item a line, each item on its line compact.
+
+    json's indenting encoder is pure Python, several times slower than its compact one (C),
+    and a conversation is rewritten after every model turn; this layout keeps a file
+    readable (a conversation: one message a line) at the compact encoder's speed.
+    """
+    if not isinstance(data, dict) or not data or not all(isinstance(key, str) for key in data):
+        return (_compact(data) + "\n").encode("utf-8")
+    lines = []
+    for key, value in data.items():
+        if isinstance(value, list) and value:
+            items = ",\n".join(f"    {_compact(item)}" for item in value)
+            lines.append(f"  {_compact(key)}: [\n{items}\n  ]")
+        else:
+            lines.append(f"  {_compact(key)}: {_compact(value)}")
+    return ("{\n" + ",\n".join(lines) + "\n}\n").encode("utf-8")
+
+
+def _compact(data: Any) -> str:
+    return json.dumps(data, ensure_ascii=False)
+
+
 def write_bytes_atomic(path: Path, data: bytes, *, durable: bool = True) -> None:
     """Replace ``path`` with ``data`` in one rename; ``durable``: fsync the file and the folder.
 
     A file nothing resumes from (a log for people) needs no fsync: after a crash it is whole,
     old or missing, never torn, and a missing one costs no decision.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        os.fchmod(fd, new_file_mode(path))
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            if durable:
-                handle.flush()
-                os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
     if durable:
-        fsync_dir(path.parent)
+        Commit().commit(path, data)
+        return
+    temp = _temp_with(path, data)
+    try:
+        os.replace(temp, path)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
 
 
 def write_text_atomic(path: Path, text: str, *, durable: bool = True) -> None:
@@ -64,19 +92,146 @@ def write_text_atomic(path: Path, text: str, *, durable: bool = True) -> None:
 
 
 def write_json_atomic(path: Path, data: Any, *, durable: bool = True) -> None:
-    write_text_atomic(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n", durable=durable)
+    write_bytes_atomic(path, json_bytes(data), durable=durable)
 
 
 def fsync_dir(folder: Path) -> None:
     """Make a rename or a new file in ``folder`` durable (best effort where unsupported)."""
+    _fsync_path(folder, folder=True)
+
+
+class Commit:
+    """The files a state transition points to, made durable together before the state itself.
+
+    - :meth:`write` puts a file in place at once (temp file and rename, no fsync yet), for a
+      file the current state's resume rewrites: a power loss that tears it costs nothing.
+    - :meth:`replace` stages a file the current state's resume reads, so it must stay whole:
+      it takes its place during :meth:`commit`, after its temp file is on disk.
+    - :meth:`add` names a file already written in place the same way (the workspace's files).
+
+    :meth:`commit` then writes ``last`` (state.json): (1) fsync together every written file
+    and its folder, every staged temp file and ``last``'s temp file; (2) rename the staged
+    files and fsync their folders together; (3) rename ``last`` and fsync its folder. A power
+    loss leaves the old ``last`` with what it pointed to, or the new one with all of its files.
+
+    ``settle_later``: step (3)'s fsync runs in the background while the caller goes on (the
+    engine's next step); every later fsync batch of this process waits for it before it
+    returns, so before anything renamed after the batch, and :func:`settle` waits for it.
+    """
+
+    def __init__(self, *, settle_later: bool = False) -> None:
+        self._written: dict[Path, None] = {}
+        self._staged: dict[Path, Path] = {}
+        self._settle_later = settle_later
+
+    def write(self, path: Path, data: bytes) -> None:
+        write_bytes_atomic(path, data, durable=False)
+        self.add(path)
+
+    def replace(self, path: Path, data: bytes) -> None:
+        earlier = self._staged.pop(path, None)
+        if earlier is not None:
+            earlier.unlink(missing_ok=True)
+        self._staged[path] = _temp_with(path, data)
+
+    def add(self, path: Path) -> None:
+        """Make ``path`` (a file, a deleted file or a new folder) and its folder durable."""
+        self._written[path] = None
+
+    def commit(self, last: Path, data: bytes) -> None:
+        temp = _temp_with(last, data)
+        try:
+            files = [path for path in self._written if path.is_file()]
+            folders = {path.parent for path in self._written}
+            folders |= {path for path in self._written if path.is_dir()}
+            fsync_together([*files, *self._staged.values(), temp], folders)
+            renamed = {target.parent for target in self._staged}
+            for target, staged in list(self._staged.items()):
+                os.replace(staged, target)
+                del self._staged[target]
+            fsync_together([], renamed)
+            os.replace(temp, last)
+        except BaseException:
+            temp.unlink(missing_ok=True)
+            self.discard()
+            raise
+        self._written.clear()
+        if not self._settle_later:
+            fsync_dir(last.parent)
+            return
+        future = _threads().submit(_fsync_path, last.parent, folder=True)
+        with _pool_lock:
+            _settling.append(future)
+
+    def discard(self) -> None:
+        """Remove the staged temp files (the step that staged them failed)."""
+        for staged in self._staged.values():
+            staged.unlink(missing_ok=True)
+        self._staged.clear()
+        self._written.clear()
+
+
+def _temp_with(path: Path, data: bytes) -> Path:
+    """A new temp file beside ``path`` holding ``data``, with the mode ``path`` will have."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        fd = os.open(folder, os.O_RDONLY)
+        os.fchmod(fd, new_file_mode(path))
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+    except BaseException:
+        Path(name).unlink(missing_ok=True)
+        raise
+    return Path(name)
+
+
+def fsync_together(files: Iterable[Path], folders: Iterable[Path]) -> None:
+    """fsync ``files`` and ``folders`` from several threads at once, so that one journal commit
+    serves them all (one after another, each waits for its own); re-raises a file's error.
+    Returns once the fsyncs a :class:`Commit` left in the background are done too."""
+    jobs = [(path, False) for path in dict.fromkeys(files)]
+    jobs += [(folder, True) for folder in dict.fromkeys(folders)]
+    if len(jobs) == 1:
+        _fsync_path(jobs[0][0], folder=jobs[0][1])
+    elif jobs:
+        pool = _threads()
+        for future in [
+            pool.submit(_fsync_path, path, folder=is_folder) for path, is_folder in jobs
+        ]:
+            future.result()
+    settle()
+
+
+def settle() -> None:
+    """Wait for the fsyncs a :class:`Commit` with ``settle_later`` left in the background."""
+    with _pool_lock:
+        pending = list(_settling)
+        _settling.clear()
+    for future in pending:
+        future.result()
+
+
+def _threads() -> ThreadPoolExecutor:
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(_FSYNC_THREADS, thread_name_prefix="fsync")
+        return _pool
+
+
+def _fsync_path(path: Path, *, folder: bool) -> None:
+    """fsync one file or folder; a folder's errors are ignored (some filesystems refuse it)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
     except OSError:
-        return
+        if folder:
+            return
+        raise
     try:
         os.fsync(fd)
     except OSError:
-        pass
+        if not folder:
+            raise
     finally:
         os.close(fd)
 

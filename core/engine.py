@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from orch_tui.core import restore, run_workspace, runlog
+from orch_tui.core import atomic, restore, run_workspace, runlog
 from orch_tui.core.asking import (
     GUIDANCE,
     QUESTION,
@@ -25,6 +25,7 @@ from orch_tui.core.asking import (
     guidance_section,
     stuck_question,
 )
+from orch_tui.core.atomic import Commit
 from orch_tui.core.attempt import AttemptCallbacks, AttemptSetup, run_attempt
 from orch_tui.core.budget import BudgetSpent, request_max_tokens
 from orch_tui.core.checks import TestReport
@@ -128,6 +129,11 @@ class Engine:
         self.store = StateStore(paths.state)
         self.state: State
         self.log: RunLog
+        self.files = Commit(settle_later=True)
+        """Files written since the last transition that the next state points to: made
+        durable together, in one commit with that state (not one fsync each). The state's
+        own rename is made durable in the background while the next step starts: whatever
+        that step makes durable waits for it first, and a finished run waits for it."""
         self._price = price_for(config.prices, config.model.name)
         self.planner = PlanRunner(self)
         self.roles = Roles(self)
@@ -171,8 +177,8 @@ class Engine:
         self.log = RunLog(self.paths.logs, self.state.run_id)
         self.log.clear_after_kill()
         if not (self.log.dir / runlog.RUN_META).exists():  # new, or killed before it was written
-            self.log.write_text(None, runlog.SPEC_COPY, self.spec.text)
-            self.log.write_json(None, runlog.RUN_META, self._run_meta())
+            self.log.write_text(None, runlog.SPEC_COPY, self.spec.text, self.files)
+            self.log.stage_json(None, runlog.RUN_META, self._run_meta(), self.files)
         self.bus.subscribe(self.log)
         sandbox = resolve_sandbox(self.config.checks.sandbox)
         self.emit(
@@ -329,6 +335,9 @@ class Engine:
                     RunState.SUCCESS: EXIT_SUCCESS,
                     RunState.NEEDS_HELP: EXIT_NEEDS_HELP,
                 }.get(self.state.state, EXIT_FAILED)
+        finally:
+            self.files.discard()  # stopped mid-step: the state did not move to point at them
+            atomic.settle()
         self._announce_finish()  # also after a safety stop or a model error: say why
         return int(self.state.exit_code if self.state.exit_code is not None else EXIT_FAILED)
 
@@ -339,7 +348,10 @@ class Engine:
         self.state.state = new_state
         if attempt is not None:
             self.state.attempt = attempt
-        self.store.save(self.state)
+        self.store.save(self.state, self.files)
+        self.files = Commit(settle_later=True)
+        if new_state.terminal:
+            atomic.settle()  # a finished run is on disk when it says so
         self.emit(
             StateChanged(
                 state=new_state,
@@ -446,7 +458,7 @@ class Engine:
                 )
             )
         proposal = result.proposal
-        self.log.write_json(attempt, runlog.PROPOSAL, proposal.to_json())
+        self.log.write_json(attempt, runlog.PROPOSAL, proposal.to_json(), self.files)
         self.emit(
             ProposalReady(
                 attempt=attempt,
@@ -461,7 +473,7 @@ class Engine:
             if not first or self._workspace_is_empty():
                 self._stuck("no progress: the model proposed no change", self._failing())
                 return
-            self.log.write_json(attempt, runlog.APPLIED, {"files": {}})
+            self.log.write_json(attempt, runlog.APPLIED, {"files": {}}, self.files)
             self._transition(RunState.TESTING)
             return
         repeat = self._identical_earlier_proposal(attempt, proposal)
@@ -567,7 +579,7 @@ class Engine:
         failing_before = last_test.get("failing") if last_test else None
         session = ReviewSession(attempt, proposal, decisions, persist, failing_before)
         self.reviewer.review(session)
-        persist(decisions)
+        self.log.stage_json(attempt, runlog.DECISIONS, decisions.to_json(), self.files)
         accepted, rejected, undecided = session.counts()
         resolved = {} if decisions.reject_reason is not None else resolve(proposal, decisions)
         self.emit(
@@ -583,11 +595,15 @@ class Engine:
         if not resolved:
             if decisions.reject_reason is None:
                 decisions.reject_reason = "every hunk of the proposal was rejected"
-                persist(decisions)
+                self.log.stage_json(attempt, runlog.DECISIONS, decisions.to_json(), self.files)
             self._next_patch_or_stop(f"proposal rejected: {decisions.reject_reason}", failing=None)
             return
         olds = {change.path: change.old_text for change in session.effective.changes}
-        self.log.write_json(attempt, runlog.APPLIED, {"files": resolved})
+        # the originals, before TESTING: resuming TESTING re-applies, so they must exist first
+        run_workspace.keep_originals(
+            self.state.workspace, self.log.dir, sorted(resolved), self.files
+        )
+        self.log.write_json(attempt, runlog.APPLIED, {"files": resolved}, self.files)
         self.log.write_text(
             attempt,
             runlog.APPLIED_PATCH,
@@ -599,8 +615,7 @@ class Engine:
         attempt = self.state.attempt
         applied = self.log.read_json(attempt, runlog.APPLIED) or {"files": {}}
         files = sorted(applied["files"])
-        run_workspace.keep_originals(self.state.workspace, self.log.dir, files)
-        apply_change(self.paths.workspace, applied["files"])
+        apply_change(self.paths.workspace, applied["files"], commit=self.files)
         self._commit_applied(attempt, files)
         self.emit(ChangeApplied(attempt=attempt, files=files))
         report = run_configured(
@@ -613,7 +628,7 @@ class Engine:
             running=self.paths.root / RUNNING_DIR,
             on_notice=lambda message: self.emit(Notice(message=message)),
         )
-        self.log.write_json(attempt, runlog.REPORT, report.to_json())
+        self.log.write_json(attempt, runlog.REPORT, report.to_json(), self.files)
         self.log.write_text(
             attempt, runlog.TEST_OUTPUT, "\n".join(f"$ {c.name}\n{c.output}" for c in report.checks)
         )

@@ -20,7 +20,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from orch_tui.core.atomic import write_json_atomic
+from orch_tui.core.atomic import Commit, json_bytes
 from orch_tui.core.git import GitError, Repo, is_work_tree, run_branch_name
 from orch_tui.core.paths import ProjectPaths
 from orch_tui.core.project_env import PROJECT_VENV, discard_created_venv
@@ -106,11 +106,15 @@ def protected_tests(record: dict[str, Any] | None) -> list[str]:
     return list((record or {}).get("protected_tests") or [])
 
 
-def keep_originals(record: dict[str, Any] | None, log_dir: Path, files: list[str]) -> None:
+def keep_originals(
+    record: dict[str, Any] | None, log_dir: Path, files: list[str], commit: Commit | None = None
+) -> None:
     """Outside git, keep the original of every file before the run first changes it.
 
     A file already recorded keeps its first original, so re-applying after a crash and later
     attempts never overwrite it. Reset uses them in an existing folder, restore everywhere.
+    The copies are durable before the manifest that names them; with ``commit`` both wait for
+    it (the engine's move to TESTING), else the manifest is written at once.
     """
     if not record or record.get("git"):
         return
@@ -121,6 +125,7 @@ def keep_originals(record: dict[str, Any] | None, log_dir: Path, files: list[str
     new = [rel for rel in files if rel not in manifest]
     if not new:
         return
+    copies = commit or Commit()
     for rel in new:
         source = root / rel
         entry: dict[str, Any] = {"existed": source.is_file(), "new_dirs": _missing_dirs(root, rel)}
@@ -128,9 +133,18 @@ def keep_originals(record: dict[str, Any] | None, log_dir: Path, files: list[str
             target = folder / "files" / rel
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, target)
+            copies.add(target)
+            for parent in [target.parent, *target.parent.parents]:
+                copies.add(parent)  # a folder made on the way: its entry in its parent
+                if parent == folder:
+                    break
         manifest[rel] = entry
     folder.mkdir(parents=True, exist_ok=True)
-    write_json_atomic(manifest_path, manifest)
+    copies.add(folder)
+    if commit is None:
+        copies.commit(manifest_path, json_bytes(manifest))
+    else:
+        commit.replace(manifest_path, json_bytes(manifest))
 
 
 def commit_applied(

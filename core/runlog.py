@@ -16,7 +16,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from orch_tui.core.atomic import remove_temp_files, write_json_atomic, write_text_atomic
+from orch_tui.core.atomic import Commit, json_bytes, remove_temp_files, write_bytes_atomic
 from orch_tui.core.events import STREAM_EVENTS, Event
 from orch_tui.core.run_workspace import ORIGINALS
 
@@ -34,7 +34,8 @@ RECORDS_FOR_PEOPLE = frozenset({CONVERSATION, APPLIED_PATCH, TEST_OUTPUT})
 """Files no state points to and no resume reads: written atomically but not fsynced (a
 crash can lose the last of them, never a decision). The conversation is rewritten after
 every model turn; the state that resumes an attempt points at its proposal, decisions,
-applied changes and report, which are fsynced before the state moves on."""
+applied changes and report, which are fsynced together, in one commit with the state that
+points at them (:class:`~core.atomic.Commit`)."""
 
 
 def attempt_dir_name(attempt: int) -> str:
@@ -81,13 +82,34 @@ class RunLog:
         finally:
             os.close(fd)
 
-    def write_json(self, attempt: int | None, name: str, data: Any) -> None:
-        folder = self.dir if attempt is None else self.attempt_dir(attempt)
-        write_json_atomic(folder / name, data, durable=name not in RECORDS_FOR_PEOPLE)
+    def write_json(
+        self, attempt: int | None, name: str, data: Any, commit: Commit | None = None
+    ) -> None:
+        """``commit``: the file is in place at once and durable with the state that commit
+        writes (for a file the current state's resume rewrites); else durable now, unless it
+        is a record for people."""
+        self._write(attempt, name, json_bytes(data), commit)
 
-    def write_text(self, attempt: int | None, name: str, text: str) -> None:
+    def write_text(
+        self, attempt: int | None, name: str, text: str, commit: Commit | None = None
+    ) -> None:
+        """As :meth:`write_json`."""
+        self._write(attempt, name, text.encode("utf-8"), commit)
+
+    def stage_json(self, attempt: int | None, name: str, data: Any, commit: Commit) -> None:
+        """Put the file in place when ``commit`` writes its state, whole even after a power
+        loss (for a file the current state's resume reads)."""
         folder = self.dir if attempt is None else self.attempt_dir(attempt)
-        write_text_atomic(folder / name, text, durable=name not in RECORDS_FOR_PEOPLE)
+        commit.replace(folder / name, json_bytes(data))
+        commit.add(folder)  # a new attempt folder: its entry in the run's folder
+
+    def _write(self, attempt: int | None, name: str, data: bytes, commit: Commit | None) -> None:
+        folder = self.dir if attempt is None else self.attempt_dir(attempt)
+        if commit is None:
+            write_bytes_atomic(folder / name, data, durable=name not in RECORDS_FOR_PEOPLE)
+            return
+        commit.write(folder / name, data)
+        commit.add(folder)
 
     def read_json(self, attempt: int | None, name: str) -> Any | None:
         folder = self.dir if attempt is None else self.dir / attempt_dir_name(attempt)

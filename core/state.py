@@ -16,7 +16,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from orch_tui.core.atomic import write_json_atomic
+from orch_tui.core.atomic import Commit, json_bytes
 from orch_tui.core.cost import Usage
 from orch_tui.core.events import utc_now
 
@@ -287,9 +287,10 @@ class StateStore:
                 "move it aside, or run `orch-tui reset` to clear it (logs/ is kept)."
             ) from None
 
-    def save(self, state: State) -> None:
+    def save(self, state: State, files: Commit | None = None) -> None:
+        """Write ``state`` durably; ``files``, the files it points to, are made durable first."""
         state.updated_at = utc_now()
-        write_json_atomic(self.path, state.to_json())
+        (files or Commit()).commit(self.path, json_bytes(state.to_json()))
 
     def clear(self) -> bool:
         if self.path.exists():

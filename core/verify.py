@@ -116,7 +116,7 @@ def run_trial(
     with tempfile.TemporaryDirectory(prefix=trial_prefix(workspace)) as tmp:
         scratch = Path(tmp) / "workspace"
         copy_tree(workspace, scratch)
-        apply_change(scratch, resolve(proposal, decisions or Decisions()))
+        apply_change(scratch, resolve(proposal, decisions or Decisions()), durable=False)
         reports = Path(tmp) / "reports"
         reports.mkdir()
         report = run_configured(config, scratch, reports, running=running, project=workspace)

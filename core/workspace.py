@@ -19,7 +19,7 @@ import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from orch_tui.core.atomic import fsync_dir
+from orch_tui.core.atomic import Commit, fsync_together
 from orch_tui.core.proposal import FileChange, Proposal
 
 VIRTUAL_ROOT = "/workspace"
@@ -224,14 +224,25 @@ class Staging:
         return path.read_bytes().decode("utf-8", errors="replace")
 
 
-def apply_change(root: Path, resolved: Mapping[str, str | None]) -> None:
+def apply_change(
+    root: Path,
+    resolved: Mapping[str, str | None],
+    *,
+    commit: Commit | None = None,
+    durable: bool = True,
+) -> None:
     """Write every file of ``resolved`` (None deletes) as one transaction.
 
-    Phase one writes each new text to a temp file in its target folder (fsynced) and checks
-    every deletion; if anything fails there, the temp files and any folders it created are
-    removed and the disk is as it was. Phase two ``os.replace``-s every temp file and deletes.
+    Phase one writes each new text to a temp file in its target folder and checks every
+    deletion; if anything fails there, the temp files and any folders it created are removed
+    and the disk is as it was. Phase two ``os.replace``-s every temp file and deletes.
     Applying the same mapping twice gives the same tree, so the engine may re-apply after a
     crash.
+
+    ``durable``: the temp files are fsynced before the renames, the folders after them. With a
+    ``commit`` that is left to it instead: the engine's state stays TESTING until the commit,
+    and resuming TESTING applies the change again, so a power loss before it costs nothing. A
+    scratch copy for a trial run needs neither.
     """
     targets: dict[Path, str | None] = {}
     for rel, text in resolved.items():
@@ -262,13 +273,20 @@ def apply_change(root: Path, resolved: Mapping[str, str | None]) -> None:
             _remove_empty_dir(folder)
         raise
 
+    sync_now = durable and commit is None
+    if sync_now:
+        fsync_together([temp for temp, _ in staged], [])
     for temp, target in staged:
         os.replace(temp, target)
     for target, text in targets.items():
         if text is None:
             target.unlink(missing_ok=True)
-    for folder in {target.parent for target in targets}:
-        fsync_dir(folder)
+    changed = [*targets, *created_dirs]  # a new folder: its entry in its parent
+    if sync_now:
+        fsync_together([], {path.parent for path in changed})
+    elif commit is not None:
+        for path in changed:
+            commit.add(path)
 
 
 def read_tree(root: Path, max_file_bytes: int = 200_000) -> dict[str, str]:
@@ -346,15 +364,13 @@ def _make_parents(folder: Path) -> list[Path]:
 
 
 def _write_temp(target: Path, text: str) -> Path:
-    """Write ``text`` to a fresh temp file beside ``target``, keeping ``target``'s mode."""
+    """Write ``text`` to a fresh temp file beside ``target``, keeping ``target``'s mode (not fsynced)."""
     temp = target.parent / f".{target.name}.{secrets.token_hex(4)}{_TEMP_SUFFIX}"
     mode = target.stat().st_mode & 0o7777 if target.is_file() else 0o666
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(text.encode("utf-8"))
-            handle.flush()
-            os.fsync(handle.fileno())
         if target.is_file():
             os.chmod(temp, mode)
     except BaseException:
