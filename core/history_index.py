@@ -254,6 +254,8 @@ def scan_run(folder: Path) -> ScannedRun:
     stop_reason = finished.get("stop_reason") if finished and state in TERMINAL_STATES else None
     if state == RunState.INIT and finished is None and events:
         stop_reason = NEVER_STARTED
+        # run.json lands with the first step's commit: a ghost never wrote it, and lacks nothing
+        problems = [p for p in problems if p != f"{runlog.RUN_META} is missing"]
     started = str(meta.get("created_at") or first_start.get("at") or "")
     summary = RunSummary(
         run_id=folder.name,
