@@ -248,13 +248,23 @@ def orch_tui_pid(tui: TmuxTui) -> int:
 
 
 def wait_for_trial_check(tui: TmuxTui, project: Project) -> None:
-    """Start the trial run (``t``) until its check is seen running in a trial copy."""
+    """Wait until the trial run's check runs in a trial copy, pressing ``t`` at most once.
+
+    In the sandbox the trial starts by itself; ``t`` would stop it and start another, so it
+    is pressed only when no trial showed, and never again: a second press could stop the
+    trial whose check was just seen, and the kill would land between two trials.
+    """
     mark = trial_prefix(project.workspace)
-    for _ in range(20):
-        tui.keys("t")
-        deadline = time.monotonic() + 5
+
+    def check_running() -> bool:
+        return any(mark in line and "check.py" in line for line in processes_of(project))
+
+    for press in (False, True):
+        if press:
+            tui.keys("t")
+        deadline = time.monotonic() + (5 if not press else 60)
         while time.monotonic() < deadline:
-            if any(mark in line for line in processes_of(project)):
+            if check_running():
                 return
             time.sleep(0.002)
     raise AssertionError(f"the trial run's check never showed:\n{tui.screen()}")
