@@ -22,7 +22,7 @@ from orch_tui.core.asking import describe_person_event
 from orch_tui.core.checks import TestReport
 from orch_tui.core.events import EventKind
 from orch_tui.core.history_index import (
-    INDEX_NAME,
+    RunIndex,
     RunSummary,
     build_index,
     parse_time,
@@ -46,8 +46,10 @@ __all__ = [
     "AttemptDetail",
     "HistoryError",
     "RunDetail",
+    "RunIndex",
     "RunSummary",
     "TestGrid",
+    "build_index",
     "compare",
     "export_markdown",
     "filter_runs",
@@ -101,67 +103,24 @@ def sort_runs(runs: Iterable[RunSummary], column: str, descending: bool) -> list
     return sorted(present, key=key, reverse=descending) + empty
 
 
-class _SpecTexts:
-    """Lowercase spec texts from the index file, re-read only when that file changes."""
+def filter_runs(runs: Iterable[RunSummary], query: str, index: RunIndex) -> list[RunSummary]:
+    """Runs whose id, spec name or spec text holds every word of ``query`` (any case), in
+    the order given.
 
-    def __init__(self) -> None:
-        self._cached: dict[Path, tuple[tuple[int, int], dict[str, str]]] = {}
-
-    def texts(self, logs: Path) -> dict[str, str] | None:
-        """run id -> lowercase spec text, or None when the index cannot be read."""
-        path = logs / INDEX_NAME
-        try:
-            stat = path.stat()
-        except OSError:
-            return None
-        signature = (stat.st_mtime_ns, stat.st_size)
-        cached = self._cached.get(logs)
-        if cached and cached[0] == signature:
-            return cached[1]
-        data, problem = read_json_file(path)
-        if problem or not isinstance(data, dict):
-            return None
-        specs = data.get("specs") or {}
-        by_run = {
-            run_id: specs.get(entry.get("spec_key"), "")
-            for run_id, entry in (data.get("runs") or {}).items()
-            if isinstance(entry, dict)
-        }
-        self._cached[logs] = (signature, by_run)
-        return by_run
-
-
-_spec_texts = _SpecTexts()
-
-
-def _spec_text_from_folder(logs: Path, run_id: str) -> str:
-    try:
-        return (logs / run_id / runlog.SPEC_COPY).read_text(encoding="utf-8").lower()
-    except (OSError, UnicodeDecodeError):
-        return ""
-
-
-def filter_runs(runs: Iterable[RunSummary], query: str, logs: Path) -> list[RunSummary]:
-    """Runs whose id, spec name or spec text holds every word of ``query`` (any case).
-
-    Spec texts come from the index (one lowercase copy per distinct spec), so filtering a
-    thousand runs touches no run folder; without a readable index the spec files are read.
+    The lowercase texts come from ``index`` (one copy per distinct spec), so a keystroke
+    touches no file and builds no string per run.
     """
     words = query.lower().split()
-    runs = list(runs)
     if not words:
-        return runs
-    texts = _spec_texts.texts(logs)
+        return list(runs)
+    search = index.search
     kept = []
     for run in runs:
-        label = f"{run.run_id.lower()}\n{run.spec_name.lower()}"
-        if all(word in label for word in words):
-            kept.append(run)
-            continue
-        spec = texts.get(run.run_id) if texts is not None else None
-        if spec is None:
-            spec = _spec_text_from_folder(logs, run.run_id)
-        if all(word in label or word in spec for word in words):
+        label, spec = search.get(run.run_id, ("", ""))
+        for word in words:
+            if word not in label and word not in spec:
+                break
+        else:
             kept.append(run)
     return kept
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from bench.synthetic_runs import write_synthetic_runs
-from orch_tui.core import runlog
+from orch_tui.core import history_index, runlog
 from orch_tui.core.config import Config
 from orch_tui.core.engine import Engine, RunOptions
 from orch_tui.core.events import EventBus
@@ -21,6 +21,7 @@ from orch_tui.core.history import (
     FAILED,
     PASSED,
     HistoryError,
+    build_index,
     compare,
     export_markdown,
     filter_runs,
@@ -33,7 +34,7 @@ from orch_tui.core.history import (
     workspace_at,
 )
 from orch_tui.core.history import test_grid as grid_of  # aliased: pytest would collect test_*
-from orch_tui.core.history_index import INDEX_NAME
+from orch_tui.core.history_index import INDEX_NAME, INDEX_VERSION, parse_events
 from orch_tui.core.paths import ProjectPaths
 from orch_tui.core.providers.scripted import ScriptedProvider
 from orch_tui.core.review import AcceptAllReviewer, ReviewAborted, ReviewSession
@@ -133,7 +134,7 @@ def test_list_runs_summarises_real_runs_newest_first(demo: DemoProject) -> None:
 def test_index_is_written_reused_and_rebuilt(demo: DemoProject) -> None:
     first = list_runs(demo.logs)
     index = demo.logs / INDEX_NAME
-    assert set(json.loads(index.read_text())["runs"]) == {run.run_id for run in first}
+    assert set(json.loads(index.read_text())["runs"]["run_id"]) == {run.run_id for run in first}
     # A stale entry is recomputed: the run grows an event after the index was written.
     events = demo.logs / demo.unfinished / runlog.EVENTS
     with events.open("a") as handle:
@@ -154,17 +155,50 @@ def test_index_is_written_reused_and_rebuilt(demo: DemoProject) -> None:
     index.write_text("{not json")
     rebuilt = list_runs(demo.logs)
     assert [r.run_id for r in rebuilt] == [r.run_id for r in first]
-    assert json.loads(index.read_text())["version"] == 1
+    assert json.loads(index.read_text())["version"] == INDEX_VERSION
 
 
 def test_index_entry_is_trusted_while_its_signature_holds(demo: DemoProject) -> None:
     list_runs(demo.logs)
     index = demo.logs / INDEX_NAME
     data = json.loads(index.read_text())
-    data["runs"][demo.success]["summary"]["spec_name"] = "from-the-index.md"
+    position = data["runs"]["run_id"].index(demo.success)
+    data["runs"]["spec_name"][position] = "from-the-index.md"
     index.write_text(json.dumps(data))
     names = {run.run_id: run.spec_name for run in list_runs(demo.logs)}
     assert names[demo.success] == "from-the-index.md"
+
+
+def test_only_runs_whose_files_changed_are_summarised_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    logs = tmp_path / "logs"
+    ids = write_synthetic_runs(logs, 20)
+    scanned: list[str] = []
+    real_scan = history_index.scan_run
+
+    def counting_scan(folder: Path) -> history_index.ScannedRun:
+        scanned.append(folder.name)
+        return real_scan(folder)
+
+    monkeypatch.setattr(history_index, "scan_run", counting_scan)
+    list_runs(logs)
+    assert sorted(scanned) == sorted(ids)  # no index yet: every run
+    scanned.clear()
+    with (logs / ids[3] / runlog.EVENTS).open("a") as handle:
+        handle.write(json.dumps({"event": "notice", "at": "2026-06-01T00:00:00.000Z"}) + "\n")
+    runs = list_runs(logs)
+    assert scanned == [ids[3]] and len(runs) == 20
+    scanned.clear()
+    list_runs(logs)
+    assert scanned == []
+
+
+def test_an_index_of_another_version_is_rebuilt(demo: DemoProject) -> None:
+    index = demo.logs / INDEX_NAME
+    index.write_text(json.dumps({"version": 1, "runs": {}, "specs": {}}))
+    assert len(list_runs(demo.logs)) == 3
+    assert json.loads(index.read_text())["version"] == INDEX_VERSION
 
 
 def test_a_removed_run_leaves_the_list_and_the_index(demo: DemoProject) -> None:
@@ -194,37 +228,47 @@ def test_missing_logs_folder_lists_nothing(tmp_path: Path) -> None:
 def test_filter_by_run_id_spec_name_and_spec_text(tmp_path: Path) -> None:
     logs = tmp_path / "logs"
     ids = write_synthetic_runs(logs, 40)
-    runs = list_runs(logs)
-    assert [r.run_id for r in filter_runs(runs, ids[7][-4:], logs)] == [ids[7]]
-    by_name = filter_runs(runs, "CSVTOOL", logs)
+    index = build_index(logs)
+    runs = index.runs
+    assert [r.run_id for r in filter_runs(runs, ids[7][-4:], index)] == [ids[7]]
+    by_name = filter_runs(runs, "CSVTOOL", index)
     assert by_name and all(r.spec_name == "csvtool.md" for r in by_name)
     # Text only inside the spec: every spec carries "Run tag: tagNNNN".
-    assert [r.run_id for r in filter_runs(runs, "tag0012", logs)] == [ids[12]]
+    assert [r.run_id for r in filter_runs(runs, "tag0012", index)] == [ids[12]]
     # Every word must match, in any of the fields.
-    assert [r.run_id for r in filter_runs(runs, "tag0012 median", logs)] == (
+    assert [r.run_id for r in filter_runs(runs, "tag0012 median", index)] == (
         [ids[12]] if "median" in (logs / ids[12] / "spec.md").read_text() else []
     )
-    assert filter_runs(runs, "", logs) == runs
-    assert filter_runs(runs, "no-such-thing", logs) == []
+    assert filter_runs(runs, "", index) == runs
+    assert filter_runs(runs, "no-such-thing", index) == []
 
 
-def test_filter_reads_spec_files_when_there_is_no_index(tmp_path: Path) -> None:
+def test_filter_keeps_the_order_it_is_given(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    write_synthetic_runs(logs, 30)
+    index = build_index(logs)
+    by_cost = sort_runs(index.runs, "cost", descending=True)
+    kept = filter_runs(by_cost, "csvtool", index)
+    assert kept and kept == [run for run in by_cost if run.spec_name == "csvtool.md"]
+
+
+def test_filter_reads_no_file(tmp_path: Path) -> None:
     logs = tmp_path / "logs"
     ids = write_synthetic_runs(logs, 5)
-    runs = list_runs(logs)
-    (logs / INDEX_NAME).unlink()
-    assert [r.run_id for r in filter_runs(runs, "tag0003", logs)] == [ids[3]]
+    index = build_index(logs)
+    shutil.rmtree(logs)  # the texts it searches were read when the index was built
+    assert [r.run_id for r in filter_runs(index.runs, "tag0003", index)] == [ids[3]]
 
 
 def test_filter_sees_a_spec_changed_after_the_index_was_read(tmp_path: Path) -> None:
     logs = tmp_path / "logs"
     ids = write_synthetic_runs(logs, 3)
-    runs = list_runs(logs)
-    assert filter_runs(runs, "zebra", logs) == []
+    index = build_index(logs)
+    assert filter_runs(index.runs, "zebra", index) == []
     (logs / ids[1] / "spec.md").write_text("# zebra\n")
     os.utime(logs / ids[1], ns=(1, 1))  # the folder signature changes as an atomic write would
-    runs = list_runs(logs)
-    assert [r.run_id for r in filter_runs(runs, "zebra", logs)] == [ids[1]]
+    index = build_index(logs)
+    assert [r.run_id for r in filter_runs(index.runs, "zebra", index)] == [ids[1]]
 
 
 def test_sort_by_each_column(tmp_path: Path) -> None:
@@ -355,6 +399,27 @@ def test_a_corrupt_state_file_blocks_resuming_with_its_message(demo: DemoProject
 
 def _damaged(demo: DemoProject, run_id: str) -> str | None:
     return next(r for r in list_runs(demo.logs) if r.run_id == run_id).damaged
+
+
+@pytest.mark.parametrize(
+    ("data", "events", "problems", "torn"),
+    [
+        (b'{"event": "a"}\n\n{"event": "b"}\n', ["a", "b"], [], False),
+        (b'{"event": "a"}\n{"event": "b"', ["a"], [], True),
+        (b'{"event": "a"}\n{"event": "b", "x": "\xc3', ["a"], [], True),
+        (b'{"event": "a"}\n{"event": "\xff"}\n{"event": "c"}\n', ["a", "c"], [2], False),
+        (b'{"event": "a"}, {"event": "b"}\n{"event": "c"}\n', ["c"], [1], False),
+        (b'{"event": "a", "x": [1,\n2]}\n{"event": "c"}\n', ["c"], [1, 2], False),
+        (b'[]\n{"event": 3}\n{"event": "c"}\n', ["c"], [1, 2], False),
+    ],
+)
+def test_each_events_line_must_hold_one_event(
+    data: bytes, events: list[str], problems: list[int], torn: bool
+) -> None:
+    log = parse_events(data)
+    assert [event["event"] for event in log.events] == events
+    assert log.problems == [f"events.jsonl line {n} is not a valid event" for n in problems]
+    assert log.torn_tail is torn
 
 
 def test_torn_last_event_line_is_tolerated(demo: DemoProject) -> None:

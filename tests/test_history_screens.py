@@ -31,6 +31,7 @@ from orch_tui.tui.screens.history import (
 from orch_tui.tui.widgets.diff_view import DiffView
 from orch_tui.tui.widgets.runs_table import RunsTable
 from tests.test_history import DemoProject
+from tests.tui_support import wait_for_history
 
 SIZE = (120, 34)
 pytestmark = pytest.mark.anyio
@@ -118,6 +119,10 @@ def stable(project: DemoProject, utc: None) -> DemoProject:
     return DemoProject(project.root, *STABLE_IDS)
 
 
+async def _runs_loaded(pilot, app: HistoryHost) -> RunsScreen:  # type: ignore[no-untyped-def]
+    return await wait_for_history(pilot, app, RunsScreen, "the runs list")
+
+
 def _shown(app: HistoryHost) -> list[str]:
     screen = app.screen
     assert isinstance(screen, RunsScreen)
@@ -146,7 +151,7 @@ def _painted_row(table: RunsTable, row: int) -> list[str]:
 async def test_list_shows_real_runs_newest_first(project: DemoProject) -> None:
     app = HistoryHost(project.logs, project.state)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await _runs_loaded(pilot, app)
         assert _shown(app) == [project.unfinished, project.failed, project.success]
         table = app.screen.query_one("#runs", RunsTable)
         assert len(table.runs) == 3
@@ -169,7 +174,7 @@ async def test_sort_keys_and_reverse(tmp_path: Path) -> None:
     write_synthetic_runs(logs, 25)
     app = HistoryHost(logs, tmp_path / "state.json")
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await _runs_loaded(pilot, app)
         screen = app.screen
         assert isinstance(screen, RunsScreen)
         await pilot.press("7")  # cost, largest first
@@ -189,7 +194,7 @@ async def test_clicking_a_header_sorts_by_that_column(tmp_path: Path) -> None:
     write_synthetic_runs(logs, 10)
     app = HistoryHost(logs, tmp_path / "state.json")
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await _runs_loaded(pilot, app)
         screen = app.screen
         assert isinstance(screen, RunsScreen)
         table = screen.query_one("#runs", RunsTable)
@@ -206,7 +211,7 @@ async def test_filter_as_you_type_then_escape_clears_it(tmp_path: Path) -> None:
     ids = write_synthetic_runs(logs, 30)
     app = HistoryHost(logs, tmp_path / "state.json")
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await _runs_loaded(pilot, app)
         await pilot.press("slash")
         filter_input = app.screen.query_one("#runs-filter", Input)
         assert filter_input.has_focus and filter_input.display
@@ -226,10 +231,10 @@ async def test_filter_as_you_type_then_escape_clears_it(tmp_path: Path) -> None:
 async def test_enter_opens_a_run_and_escape_comes_back(project: DemoProject) -> None:
     app = HistoryHost(project.logs, project.state)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await _runs_loaded(pilot, app)
         await pilot.press("down", "down", "enter")
-        await pilot.pause()
-        assert isinstance(app.screen, RunScreen) and app.screen.run_id == project.success
+        screen = await wait_for_history(pilot, app, RunScreen, "the run")
+        assert screen.run_id == project.success
         await pilot.press("escape")
         assert isinstance(app.screen, RunsScreen)
 
@@ -237,7 +242,7 @@ async def test_enter_opens_a_run_and_escape_comes_back(project: DemoProject) -> 
 async def test_r_resumes_only_a_resumable_run(project: DemoProject) -> None:
     app = HistoryHost(project.logs, project.state)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await _runs_loaded(pilot, app)
         await pilot.press("down", "r")  # the failed run
         await pilot.pause()
         assert app.resumed == []
@@ -253,7 +258,7 @@ async def test_a_damaged_run_is_listed_and_opens(project: DemoProject) -> None:
     (folder / "attempt-00" / runlog.PROPOSAL).write_text("{")
     app = HistoryHost(project.logs, project.state)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await _runs_loaded(pilot, app)
         table = app.screen.query_one("#runs", RunsTable)
         row = _shown(app).index(project.success)
         cells = _painted_row(table, row)
@@ -261,8 +266,7 @@ async def test_a_damaged_run_is_listed_and_opens(project: DemoProject) -> None:
         assert "events.jsonl line 1" in cells[7]
         table.cursor_row = row
         await pilot.press("enter")
-        await pilot.pause()
-        assert isinstance(app.screen, RunScreen)
+        await wait_for_history(pilot, app, RunScreen, "the damaged run")
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, AttemptScreen)
@@ -273,13 +277,11 @@ async def test_a_damaged_run_is_listed_and_opens(project: DemoProject) -> None:
 
 
 async def _open_run(pilot, app: HistoryHost, run_id: str) -> RunScreen:  # type: ignore[no-untyped-def]
-    await pilot.pause()
+    await _runs_loaded(pilot, app)
     table = app.screen.query_one("#runs", RunsTable)
     table.cursor_row = _shown(app).index(run_id)
     await pilot.press("enter")
-    await pilot.pause()
-    assert isinstance(app.screen, RunScreen)
-    return app.screen
+    return await wait_for_history(pilot, app, RunScreen, f"run {run_id}")
 
 
 async def test_run_screen_shows_timeline_and_grid(project: DemoProject) -> None:
@@ -355,25 +357,40 @@ async def test_escape_clears_a_mark_before_leaving(project: DemoProject) -> None
 # -- snapshots ----------------------------------------------------------------------------------
 
 
+def _after(*keys: str, then: type[RunsScreen] | type[RunScreen] = RunsScreen):  # type: ignore[no-untyped-def]
+    """A snapshot's ``run_before``: wait for the runs list, press ``keys``, and wait for the
+    screen they lead to (``then``) to have read what it shows."""
+
+    async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
+        await wait_for_history(pilot, pilot.app, RunsScreen, "the runs list")
+        await pilot.press(*keys)
+        await wait_for_history(pilot, pilot.app, then, "the screen to snapshot")
+
+    return run_before
+
+
 def test_snapshot_runs_list(snap_compare, stable: DemoProject) -> None:  # type: ignore[no-untyped-def]
-    assert snap_compare(HistoryHost(stable.logs, stable.state), terminal_size=SIZE)
+    app = HistoryHost(stable.logs, stable.state)
+    assert snap_compare(app, terminal_size=SIZE, run_before=_after())
 
 
 def test_snapshot_run(snap_compare, stable: DemoProject) -> None:  # type: ignore[no-untyped-def]
     app = HistoryHost(stable.logs, stable.state)
-    assert snap_compare(app, terminal_size=SIZE, press=["down", "down", "enter"])
+    run_before = _after("down", "down", "enter", then=RunScreen)
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
 
 def test_snapshot_attempt(snap_compare, stable: DemoProject) -> None:  # type: ignore[no-untyped-def]
     app = HistoryHost(stable.logs, stable.state)
-    press = ["down", "down", "enter", "down", "enter"]
-    assert snap_compare(app, terminal_size=SIZE, press=press)
+    run_before = _after("down", "down", "enter", then=RunScreen)
+    assert snap_compare(app, terminal_size=SIZE, press=["down", "enter"], run_before=run_before)
 
 
 def test_snapshot_compare(snap_compare, stable: DemoProject) -> None:  # type: ignore[no-untyped-def]
     app = HistoryHost(stable.logs, stable.state)
-    press = ["down", "down", "enter", "c", "down", "c"]
-    assert snap_compare(app, terminal_size=SIZE, press=press)
+    run_before = _after("down", "down", "enter", then=RunScreen)
+    press = ["c", "down", "c"]
+    assert snap_compare(app, terminal_size=SIZE, press=press, run_before=run_before)
 
 
 async def test_brackets_in_ids_and_reasons_are_shown_as_text(project: DemoProject) -> None:
@@ -390,7 +407,7 @@ async def test_brackets_in_ids_and_reasons_are_shown_as_text(project: DemoProjec
     report_path.write_text(json.dumps(report))
     app = HistoryHost(project.logs, project.state)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await _runs_loaded(pilot, app)
         table = app.screen.query_one("#runs", RunsTable)
         row = _shown(app).index(project.success)
         assert _painted_row(table, row)[7] == "stopped [bold]early[/bold]"

@@ -3,7 +3,9 @@
 Screens only show what :mod:`core.history` reads from ``logs/``; they hold no loop logic.
 ``RunsScreen`` is the entry point (``orch-tui history`` and ``h``); escape dismisses it. ``r``
 on an unfinished run whose spec still matches posts :class:`ResumeRun` for the app to handle.
-Colours come from the theme's variables, read again whenever the theme changes.
+The runs list and a run are read in thread workers that post what they read back to the
+screen, which says "loading…" until then: the screen is on view at once, however many runs
+there are. Colours come from the theme's variables, read again whenever the theme changes.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Any, ClassVar
 
 from rich.style import Style
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.color import Color, ColorParseError
@@ -33,6 +35,7 @@ from textual.widgets import (
     TabPane,
 )
 from textual.widgets.option_list import Option
+from textual.worker import Worker, WorkerState
 
 from orch_tui.core.history import (
     ABSENT,
@@ -42,11 +45,12 @@ from orch_tui.core.history import (
     AttemptDetail,
     HistoryError,
     RunDetail,
+    RunIndex,
     RunSummary,
+    build_index,
     compare,
     filter_runs,
     format_duration,
-    list_runs,
     load_run,
     mark_resumable,
     resume_blocker,
@@ -127,8 +131,9 @@ def _palette(screen: Screen[Any]) -> Callable[..., Style]:
 class _ThemedScreen(Screen[None]):
     """Re-renders its coloured cells when the app's theme changes.
 
-    Subclasses fill their widgets in :meth:`repaint` and name the widget to focus first; they
-    define no ``on_mount`` of their own (Textual would run both handlers).
+    Subclasses start reading what they show in :meth:`load` (a thread worker), fill their
+    widgets in :meth:`repaint` and name the widget to focus first; they define no
+    ``on_mount`` of their own (Textual would run both handlers).
     """
 
     CSS_PATH = CSS_PATH
@@ -136,12 +141,25 @@ class _ThemedScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self.repaint())
+        self.load()
         self.repaint()
         if self.FIRST_FOCUS:
             self.query_one(self.FIRST_FOCUS).focus()
 
+    def load(self) -> None:
+        """Start reading what the screen shows, off the UI thread; nothing by default."""
+
     def repaint(self) -> None:
         """Fill the widgets, with the current theme's colours."""
+
+    def load_failed(self, error: str) -> None:
+        """A loading worker raised ``error`` (a bug, or logs/ vanished under it)."""
+        self.notify(error, title="Could not read the logs", severity="error", markup=False)
+
+    @on(Worker.StateChanged)
+    def _worker_changed(self, event: Worker.StateChanged) -> None:
+        if event.state is WorkerState.ERROR:
+            self.load_failed(str(event.worker.error))
 
 
 # -- the runs list ------------------------------------------------------------------------------
@@ -173,14 +191,49 @@ class RunsScreen(_ThemedScreen):
         ),
     ]
 
+    class Loaded(Message):
+        """The worker read the runs: ``index`` to filter with, ``runs`` newest first."""
+
+        def __init__(self, index: RunIndex, runs: list[RunSummary]) -> None:
+            super().__init__()
+            self.index = index
+            self.runs = runs
+
     def __init__(self, logs: Path, state_path: Path) -> None:
         super().__init__()
         self.logs = logs
         self.state_path = state_path
-        self.runs: list[RunSummary] = mark_resumable(list_runs(logs), state_path)
+        self.index: RunIndex | None = None
+        """What filters search; None until the worker has read the runs."""
+        self.runs: list[RunSummary] = []
+        self.ordered: list[RunSummary] = []
+        """Every run, in the sort order: a filter keeps a part of it, so it sorts nothing."""
         self.shown: list[RunSummary] = []
         self.sort_column = "started"
         self.descending = True
+        self.error: str | None = None
+
+    @property
+    def loaded(self) -> bool:
+        return self.index is not None
+
+    def load(self) -> None:
+        self._read_runs()
+
+    @work(thread=True, exclusive=True, exit_on_error=False)
+    def _read_runs(self) -> None:
+        index = build_index(self.logs)
+        self.post_message(self.Loaded(index, mark_resumable(index.runs, self.state_path)))
+
+    @on(Loaded)
+    def _runs_read(self, message: Loaded) -> None:
+        self.index, self.runs = message.index, message.runs
+        self.ordered = sort_runs(self.runs, self.sort_column, self.descending)
+        self.refill()
+
+    def load_failed(self, error: str) -> None:
+        self.error = error
+        self._update_status()
 
     def compose(self) -> ComposeResult:
         yield Static(id="runs-title", classes="title")
@@ -205,8 +258,8 @@ class RunsScreen(_ThemedScreen):
         """The list again after a filter or sort change; the highlighted run stays so."""
         table = self.query_one("#runs", RunsTable)
         keep = self.highlighted.run_id if self.highlighted else None
-        filtered = filter_runs(self.runs, self.query_text, self.logs)
-        self.shown = sort_runs(filtered, self.sort_column, self.descending)
+        if self.index is not None:
+            self.shown = filter_runs(self.ordered, self.query_text, self.index)
         table.set_sort(self.sort_column, self.descending)
         table.set_runs(self.shown)
         if keep is not None:
@@ -217,6 +270,9 @@ class RunsScreen(_ThemedScreen):
         self._update_status()
 
     def _update_title(self) -> None:
+        if not self.loaded:
+            self.query_one("#runs-title", Static).update("[b]Run history[/b] · loading…")
+            return
         label = next(c.heading for c in RUN_COLUMNS if c.key == self.sort_column)
         count = plural(len(self.runs), "run")
         if len(self.shown) != len(self.runs):
@@ -230,7 +286,11 @@ class RunsScreen(_ThemedScreen):
         """The highlighted run in the status line (one line high, so no layout is needed:
         a layout pass would repaint the whole list on every cursor move)."""
         run = self.highlighted
-        if run is None:
+        if self.error is not None:
+            text = Text(f"could not read the runs: {self.error}")
+        elif not self.loaded:
+            text = Text(f"reading the runs in {self.logs}…")
+        elif run is None:
             text = Text("no runs match" if self.runs else f"no runs in {self.logs} yet")
         elif run.damaged:
             text = Text(f"{run.run_id} · damaged: {run.damaged}")
@@ -277,6 +337,7 @@ class RunsScreen(_ThemedScreen):
         else:
             self.sort_column = column
             self.descending = column not in _ASCENDING_FIRST
+        self.ordered = sort_runs(self.runs, self.sort_column, self.descending)
         self.refill()
 
     def action_open(self) -> None:
@@ -340,6 +401,14 @@ class RunScreen(_ThemedScreen):
         Binding("escape", "back", "Back", id="run.back"),
     ]
 
+    class Loaded(Message):
+        """The worker read the run: its ``detail``, or why it could not (``error``)."""
+
+        def __init__(self, detail: RunDetail | None, error: str | None) -> None:
+            super().__init__()
+            self.detail = detail
+            self.error = error
+
     def __init__(self, logs: Path, run_id: str) -> None:
         super().__init__()
         self.logs = logs
@@ -347,10 +416,29 @@ class RunScreen(_ThemedScreen):
         self.detail: RunDetail | None = None
         self.marked: int | None = None
         self.load_error: str | None = None
+
+    @property
+    def loaded(self) -> bool:
+        return self.detail is not None or self.load_error is not None
+
+    def load(self) -> None:
+        self._read_run()
+
+    @work(thread=True, exclusive=True, exit_on_error=False)
+    def _read_run(self) -> None:
         try:
-            self.detail = load_run(logs, run_id)
+            self.post_message(self.Loaded(load_run(self.logs, self.run_id), None))
         except HistoryError as exc:
-            self.load_error = str(exc)
+            self.post_message(self.Loaded(None, str(exc)))
+
+    @on(Loaded)
+    def _run_read(self, message: Loaded) -> None:
+        self.detail, self.load_error = message.detail, message.error
+        self.repaint()
+
+    def load_failed(self, error: str) -> None:
+        self.load_error = error
+        self.repaint()
 
     def compose(self) -> ComposeResult:
         yield Static(id="run-title", classes="title")
@@ -372,8 +460,9 @@ class RunScreen(_ThemedScreen):
 
     def repaint(self) -> None:
         title = self.query_one("#run-title", Static)
+        self.query_one("#run-body").display = self.detail is not None
         if self.detail is None:
-            title.update(Text(self.load_error or f"no run {self.run_id}"))
+            title.update(Text(self.load_error or f"Run {self.run_id} · loading…"))
             return
         run, style = self.detail.summary, _palette(self)
         state = "DAMAGED" if run.damaged else run.state
