@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, ClassVar
@@ -47,12 +47,12 @@ __all__ = [
     "HistoryError",
     "RunDetail",
     "RunIndex",
+    "RunSearch",
     "RunSummary",
     "TestGrid",
     "build_index",
     "compare",
     "export_markdown",
-    "filter_runs",
     "list_runs",
     "load_run",
     "mark_resumable",
@@ -103,26 +103,34 @@ def sort_runs(runs: Iterable[RunSummary], column: str, descending: bool) -> list
     return sorted(present, key=key, reverse=descending) + empty
 
 
-def filter_runs(runs: Iterable[RunSummary], query: str, index: RunIndex) -> list[RunSummary]:
-    """Runs whose id, spec name or spec text holds every word of ``query`` (any case), in
-    the order given.
+class RunSearch:
+    """Runs in one order, filtered as a person types: those whose id, spec name or spec text
+    holds every word of the query (any case), in that order.
 
-    The lowercase texts come from ``index`` (one copy per distinct spec), so a keystroke
-    touches no file and builds no string per run.
+    The lowercase texts come from the index, laid out beside the runs once, so a keystroke
+    touches no file and makes no string. Where many runs share a spec, each distinct spec is
+    searched once per word. A query that extends the previous one (a key typed) narrows
+    that one's result instead of searching every run again.
     """
-    words = query.lower().split()
-    if not words:
-        return list(runs)
-    search = index.search
-    kept = []
-    for run in runs:
-        label, spec = search.get(run.run_id, ("", ""))
-        for word in words:
-            if word not in label and word not in spec:
-                break
-        else:
-            kept.append(run)
-    return kept
+
+    def __init__(self, runs: Sequence[RunSummary], index: RunIndex) -> None:
+        search = index.search
+        self._all = [(run, *search.get(run.run_id, ("", ""))) for run in runs]
+        self._shared_specs = 2 * len({spec for _run, _label, spec in self._all}) <= len(runs)
+        self._last: tuple[str, list[tuple[RunSummary, str, str]]] = ("", self._all)
+
+    def matching(self, query: str) -> list[RunSummary]:
+        query = query.lower()
+        last_query, last_rows = self._last
+        rows = last_rows if last_query and query.startswith(last_query) else self._all
+        for word in query.split():
+            if self._shared_specs:
+                in_spec = {spec: word in spec for spec in {row[2] for row in rows}}
+                rows = [row for row in rows if word in row[1] or in_spec[row[2]]]
+            else:
+                rows = [row for row in rows if word in row[1] or word in row[2]]
+        self._last = (query, rows)
+        return [row[0] for row in rows]
 
 
 # -- resuming -----------------------------------------------------------------------------------

@@ -21,10 +21,10 @@ from orch_tui.core.history import (
     FAILED,
     PASSED,
     HistoryError,
+    RunSearch,
     build_index,
     compare,
     export_markdown,
-    filter_runs,
     list_runs,
     load_run,
     mark_resumable,
@@ -34,7 +34,7 @@ from orch_tui.core.history import (
     workspace_at,
 )
 from orch_tui.core.history import test_grid as grid_of  # aliased: pytest would collect test_*
-from orch_tui.core.history_index import INDEX_NAME, INDEX_VERSION, parse_events
+from orch_tui.core.history_index import INDEX_NAME, INDEX_VERSION, RunSummary, parse_events
 from orch_tui.core.paths import ProjectPaths
 from orch_tui.core.providers.scripted import ScriptedProvider
 from orch_tui.core.review import AcceptAllReviewer, ReviewAborted, ReviewSession
@@ -225,31 +225,48 @@ def test_missing_logs_folder_lists_nothing(tmp_path: Path) -> None:
 # -- filter and sort ----------------------------------------------------------------------------
 
 
+def _matching(query: str, search: RunSearch) -> list[str]:
+    return [run.run_id for run in search.matching(query)]
+
+
 def test_filter_by_run_id_spec_name_and_spec_text(tmp_path: Path) -> None:
     logs = tmp_path / "logs"
     ids = write_synthetic_runs(logs, 40)
     index = build_index(logs)
-    runs = index.runs
-    assert [r.run_id for r in filter_runs(runs, ids[7][-4:], index)] == [ids[7]]
-    by_name = filter_runs(runs, "CSVTOOL", index)
+    search = RunSearch(index.runs, index)
+    assert _matching(ids[7][-4:], search) == [ids[7]]
+    by_name = search.matching("CSVTOOL")
     assert by_name and all(r.spec_name == "csvtool.md" for r in by_name)
     # Text only inside the spec: every spec carries "Run tag: tagNNNN".
-    assert [r.run_id for r in filter_runs(runs, "tag0012", index)] == [ids[12]]
+    assert _matching("tag0012", search) == [ids[12]]
     # Every word must match, in any of the fields.
-    assert [r.run_id for r in filter_runs(runs, "tag0012 median", index)] == (
+    assert _matching("tag0012 median", search) == (
         [ids[12]] if "median" in (logs / ids[12] / "spec.md").read_text() else []
     )
-    assert filter_runs(runs, "", index) == runs
-    assert filter_runs(runs, "no-such-thing", index) == []
+    assert search.matching("") == index.runs
+    assert _matching("no-such-thing", search) == []
 
 
-def test_filter_keeps_the_order_it_is_given(tmp_path: Path) -> None:
+def test_filter_keeps_its_order_and_narrows_as_keys_are_typed_and_deleted(tmp_path: Path) -> None:
     logs = tmp_path / "logs"
-    write_synthetic_runs(logs, 30)
+    ids = write_synthetic_runs(logs, 30)
     index = build_index(logs)
     by_cost = sort_runs(index.runs, "cost", descending=True)
-    kept = filter_runs(by_cost, "csvtool", index)
-    assert kept and kept == [run for run in by_cost if run.spec_name == "csvtool.md"]
+    search = RunSearch(by_cost, index)
+
+    def holds(run: RunSummary, word: str) -> bool:
+        spec = (logs / run.run_id / "spec.md").read_text()
+        return word in f"{run.run_id}\n{run.spec_name}\n{spec}".lower()
+
+    for typed in ("c", "cs", "csvtool"):
+        assert search.matching(typed) == [run for run in by_cost if holds(run, typed)]
+    assert all(run.spec_name == "csvtool.md" for run in search.matching("csvtool"))
+    twelfth = next(run for run in index.runs if run.run_id == ids[12])
+    both = [ids[12]] if twelfth.spec_name == "csvtool.md" else []
+    assert _matching("csvtool tag0012", search) == both  # a second word narrows further
+    assert search.matching("csv") == search.matching("csvtool")  # a key deleted
+    assert search.matching("") == by_cost
+    assert _matching("tag0012", search) == [ids[12]]  # a new query searches every run
 
 
 def test_filter_reads_no_file(tmp_path: Path) -> None:
@@ -257,18 +274,18 @@ def test_filter_reads_no_file(tmp_path: Path) -> None:
     ids = write_synthetic_runs(logs, 5)
     index = build_index(logs)
     shutil.rmtree(logs)  # the texts it searches were read when the index was built
-    assert [r.run_id for r in filter_runs(index.runs, "tag0003", index)] == [ids[3]]
+    assert _matching("tag0003", RunSearch(index.runs, index)) == [ids[3]]
 
 
 def test_filter_sees_a_spec_changed_after_the_index_was_read(tmp_path: Path) -> None:
     logs = tmp_path / "logs"
     ids = write_synthetic_runs(logs, 3)
     index = build_index(logs)
-    assert filter_runs(index.runs, "zebra", index) == []
+    assert _matching("zebra", RunSearch(index.runs, index)) == []
     (logs / ids[1] / "spec.md").write_text("# zebra\n")
     os.utime(logs / ids[1], ns=(1, 1))  # the folder signature changes as an atomic write would
     index = build_index(logs)
-    assert [r.run_id for r in filter_runs(index.runs, "zebra", index)] == [ids[1]]
+    assert _matching("zebra", RunSearch(index.runs, index)) == [ids[1]]
 
 
 def test_sort_by_each_column(tmp_path: Path) -> None:

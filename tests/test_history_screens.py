@@ -10,6 +10,7 @@ import json
 import os
 import re
 import shutil
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,6 +22,7 @@ from textual.widgets import DataTable, Input, OptionList, TabbedContent
 from bench.synthetic_runs import write_synthetic_runs
 from orch_tui.core import runlog
 from orch_tui.themes import DEFAULT_THEME, register_themes, theme_variable_defaults
+from orch_tui.tui.screens import history as history_screens
 from orch_tui.tui.screens.history import (
     AttemptScreen,
     CompareScreen,
@@ -31,7 +33,7 @@ from orch_tui.tui.screens.history import (
 from orch_tui.tui.widgets.diff_view import DiffView
 from orch_tui.tui.widgets.runs_table import RunsTable
 from tests.test_history import DemoProject
-from tests.tui_support import wait_for_history
+from tests.tui_support import wait_for_history, wait_for_screen
 
 SIZE = (120, 34)
 pytestmark = pytest.mark.anyio
@@ -167,6 +169,58 @@ async def test_list_shows_real_runs_newest_first(project: DemoProject) -> None:
         ]
         assert _painted_row(table, 2)[2] == "SUCCESS"
         assert _painted_row(table, 0)[2] == "REVIEWING ↻"  # resumable
+
+
+def _held(monkeypatch: pytest.MonkeyPatch, name: str) -> threading.Event:
+    """Make the screens' ``name`` (a reader of the logs) wait for the returned event."""
+    release = threading.Event()
+    real = getattr(history_screens, name)
+
+    def held(*args: object) -> object:
+        assert release.wait(30)
+        return real(*args)
+
+    monkeypatch.setattr(history_screens, name, held)
+    return release
+
+
+async def test_the_list_reads_the_runs_off_the_ui_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    logs = tmp_path / "logs"
+    write_synthetic_runs(logs, 25)
+    release = _held(monkeypatch, "build_index")
+    app = HistoryHost(logs, tmp_path / "state.json")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await wait_for_screen(pilot, app, RunsScreen, "the runs list")
+        await pilot.pause()
+        assert "loading…" in str(screen.query_one("#runs-title").render())
+        assert "reading the runs" in str(screen.query_one("#runs-status").render())
+        assert not screen.query_one("#runs", RunsTable).runs
+        await pilot.press("7")  # the screen answers keys while the runs are read
+        release.set()
+        await wait_for_history(pilot, app, RunsScreen, "the runs list")
+        costs = [run.cost_usd for run in screen.shown]
+        assert len(costs) == 25 and costs == sorted(costs, reverse=True)
+        assert "25 runs · sorted by Cost ↓" in str(screen.query_one("#runs-title").render())
+
+
+async def test_a_run_says_loading_until_its_worker_has_read_it(
+    project: DemoProject, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    release = _held(monkeypatch, "load_run")
+    app = HistoryHost(project.logs, project.state)
+    async with app.run_test(size=SIZE) as pilot:
+        await _runs_loaded(pilot, app)
+        await pilot.press("down", "down", "enter")
+        screen = await wait_for_screen(pilot, app, RunScreen, "the run")
+        await pilot.pause()
+        assert "loading…" in str(screen.query_one("#run-title").render())
+        assert not screen.query_one("#run-body").display
+        release.set()
+        await wait_for_history(pilot, app, RunScreen, "the run")
+        assert screen.query_one("#run-body").display
+        assert screen.query_one("#attempts", DataTable).row_count == 2
 
 
 async def test_sort_keys_and_reverse(tmp_path: Path) -> None:

@@ -46,10 +46,10 @@ from orch_tui.core.history import (
     HistoryError,
     RunDetail,
     RunIndex,
+    RunSearch,
     RunSummary,
     build_index,
     compare,
-    filter_runs,
     format_duration,
     load_run,
     mark_resumable,
@@ -192,12 +192,21 @@ class RunsScreen(_ThemedScreen):
     ]
 
     class Loaded(Message):
-        """The worker read the runs: ``index`` to filter with, ``runs`` newest first."""
+        """The worker read the runs: ``index`` to filter with, ``runs`` newest first, and
+        ``search`` over them in the ``order`` (column, descending) asked for when it began."""
 
-        def __init__(self, index: RunIndex, runs: list[RunSummary]) -> None:
+        def __init__(
+            self,
+            index: RunIndex,
+            runs: list[RunSummary],
+            search: RunSearch,
+            order: tuple[str, bool],
+        ) -> None:
             super().__init__()
             self.index = index
             self.runs = runs
+            self.search = search
+            self.order = order
 
     def __init__(self, logs: Path, state_path: Path) -> None:
         super().__init__()
@@ -206,8 +215,8 @@ class RunsScreen(_ThemedScreen):
         self.index: RunIndex | None = None
         """What filters search; None until the worker has read the runs."""
         self.runs: list[RunSummary] = []
-        self.ordered: list[RunSummary] = []
-        """Every run, in the sort order: a filter keeps a part of it, so it sorts nothing."""
+        self.search: RunSearch | None = None
+        """Every run in the sort order: a filter keeps a part of it, so it sorts nothing."""
         self.shown: list[RunSummary] = []
         self.sort_column = "started"
         self.descending = True
@@ -222,14 +231,25 @@ class RunsScreen(_ThemedScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False)
     def _read_runs(self) -> None:
+        """Read, sort and lay out the runs for searching, all off the UI thread."""
+        order = (self.sort_column, self.descending)
         index = build_index(self.logs)
-        self.post_message(self.Loaded(index, mark_resumable(index.runs, self.state_path)))
+        runs = mark_resumable(index.runs, self.state_path)
+        search = RunSearch(sort_runs(runs, *order), index)
+        self.post_message(self.Loaded(index, runs, search, order))
 
     @on(Loaded)
     def _runs_read(self, message: Loaded) -> None:
-        self.index, self.runs = message.index, message.runs
-        self.ordered = sort_runs(self.runs, self.sort_column, self.descending)
+        self.index, self.runs, self.search = message.index, message.runs, message.search
+        self.query_one("#runs", RunsTable).fit_columns(self.runs)
+        if message.order != (self.sort_column, self.descending):  # a sort key while loading
+            self._sort()
         self.refill()
+
+    def _sort(self) -> None:
+        if self.index is not None:
+            ordered = sort_runs(self.runs, self.sort_column, self.descending)
+            self.search = RunSearch(ordered, self.index)
 
     def load_failed(self, error: str) -> None:
         self.error = error
@@ -254,14 +274,15 @@ class RunsScreen(_ThemedScreen):
         """The list again (the table reads the theme's colours itself)."""
         self.refill()
 
-    def refill(self) -> None:
-        """The list again after a filter or sort change; the highlighted run stays so."""
+    def refill(self, *, keep_highlight: bool = True) -> None:
+        """The list again after a filter or sort change; the highlighted run stays so unless
+        ``keep_highlight`` is False (a filter puts the cursor on its first match)."""
         table = self.query_one("#runs", RunsTable)
-        keep = self.highlighted.run_id if self.highlighted else None
-        if self.index is not None:
-            self.shown = filter_runs(self.ordered, self.query_text, self.index)
+        keep = self.highlighted.run_id if self.highlighted and keep_highlight else None
+        if self.search is not None:
+            self.shown = self.search.matching(self.query_text)
         table.set_sort(self.sort_column, self.descending)
-        table.set_runs(self.shown)
+        table.set_runs(self.shown, measure=False)  # fitted to every run when they were read
         if keep is not None:
             table.cursor_row = next(
                 (i for i, run in enumerate(self.shown) if run.run_id == keep), 0
@@ -278,8 +299,9 @@ class RunsScreen(_ThemedScreen):
         if len(self.shown) != len(self.runs):
             count = f"{len(self.shown):,} of {count}"
         direction = "↓" if self.descending else "↑"
+        # One line high (history.tcss), so no layout pass: that would repaint every widget.
         self.query_one("#runs-title", Static).update(
-            f"[b]Run history[/b] · {count} · sorted by {label} {direction}"
+            f"[b]Run history[/b] · {count} · sorted by {label} {direction}", layout=False
         )
 
     def _update_status(self) -> None:
@@ -316,7 +338,7 @@ class RunsScreen(_ThemedScreen):
 
     @on(Input.Changed, "#runs-filter")
     def _filter_changed(self) -> None:
-        self.refill()
+        self.refill(keep_highlight=False)
         self.query_one("#runs", RunsTable).cursor_row = 0
 
     @on(Input.Submitted, "#runs-filter")
@@ -337,7 +359,7 @@ class RunsScreen(_ThemedScreen):
         else:
             self.sort_column = column
             self.descending = column not in _ASCENDING_FIRST
-        self.ordered = sort_runs(self.runs, self.sort_column, self.descending)
+        self._sort()
         self.refill()
 
     def action_open(self) -> None:
