@@ -171,6 +171,12 @@ async def test_list_shows_real_runs_newest_first(project: DemoProject) -> None:
         assert _painted_row(table, 0)[2] == "REVIEWING ↻"  # resumable
 
 
+def _synthetic_runs(tmp_path: Path, count: int) -> tuple[HistoryHost, list[str]]:
+    """An app over ``count`` synthetic runs, and their ids."""
+    ids = write_synthetic_runs(tmp_path / "logs", count)
+    return HistoryHost(tmp_path / "logs", tmp_path / "state.json"), ids
+
+
 def _held(monkeypatch: pytest.MonkeyPatch, name: str) -> threading.Event:
     """Make the screens' ``name`` (a reader of the logs) wait for the returned event."""
     release = threading.Event()
@@ -187,10 +193,8 @@ def _held(monkeypatch: pytest.MonkeyPatch, name: str) -> threading.Event:
 async def test_the_list_reads_the_runs_off_the_ui_thread(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    logs = tmp_path / "logs"
-    write_synthetic_runs(logs, 25)
     release = _held(monkeypatch, "build_index")
-    app = HistoryHost(logs, tmp_path / "state.json")
+    app, _ids = _synthetic_runs(tmp_path, 25)
     async with app.run_test(size=SIZE) as pilot:
         screen = await wait_for_screen(pilot, app, RunsScreen, "the runs list")
         await pilot.pause()
@@ -224,13 +228,9 @@ async def test_a_run_says_loading_until_its_worker_has_read_it(
 
 
 async def test_sort_keys_and_reverse(tmp_path: Path) -> None:
-    logs = tmp_path / "logs"
-    write_synthetic_runs(logs, 25)
-    app = HistoryHost(logs, tmp_path / "state.json")
+    app, _ids = _synthetic_runs(tmp_path, 25)
     async with app.run_test(size=SIZE) as pilot:
-        await _runs_loaded(pilot, app)
-        screen = app.screen
-        assert isinstance(screen, RunsScreen)
+        screen = await _runs_loaded(pilot, app)
         await pilot.press("7")  # cost, largest first
         costs = [run.cost_usd for run in screen.shown]
         assert costs == sorted(costs, reverse=True)
@@ -244,13 +244,9 @@ async def test_sort_keys_and_reverse(tmp_path: Path) -> None:
 
 
 async def test_clicking_a_header_sorts_by_that_column(tmp_path: Path) -> None:
-    logs = tmp_path / "logs"
-    write_synthetic_runs(logs, 10)
-    app = HistoryHost(logs, tmp_path / "state.json")
+    app, _ids = _synthetic_runs(tmp_path, 10)
     async with app.run_test(size=SIZE) as pilot:
-        await _runs_loaded(pilot, app)
-        screen = app.screen
-        assert isinstance(screen, RunsScreen)
+        screen = await _runs_loaded(pilot, app)
         table = screen.query_one("#runs", RunsTable)
         x = sum(width + 2 for width in table.column_widths[:5])
         await pilot.click(table, offset=(x + 2, 0))  # the Tokens header
@@ -261,9 +257,7 @@ async def test_clicking_a_header_sorts_by_that_column(tmp_path: Path) -> None:
 
 
 async def test_filter_as_you_type_then_escape_clears_it(tmp_path: Path) -> None:
-    logs = tmp_path / "logs"
-    ids = write_synthetic_runs(logs, 30)
-    app = HistoryHost(logs, tmp_path / "state.json")
+    app, ids = _synthetic_runs(tmp_path, 30)
     async with app.run_test(size=SIZE) as pilot:
         await _runs_loaded(pilot, app)
         await pilot.press("slash")
