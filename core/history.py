@@ -25,6 +25,7 @@ from orch_tui.core.history_index import (
     RunIndex,
     RunSummary,
     build_index,
+    collector_paused,
     parse_time,
     read_events,
     read_json_file,
@@ -115,7 +116,8 @@ class RunSearch:
 
     def __init__(self, runs: Sequence[RunSummary], index: RunIndex) -> None:
         search = index.search
-        self._all = [(run, *search.get(run.run_id, ("", ""))) for run in runs]
+        with collector_paused():
+            self._all = [(run, *search.get(run.run_id, ("", ""))) for run in runs]
         self._shared_specs = 2 * len({spec for _run, _label, spec in self._all}) <= len(runs)
         self._last: tuple[str, list[tuple[RunSummary, str, str]]] = ("", self._all)
 

@@ -3,6 +3,7 @@ synthetic and hand-damaged run folders."""
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import shutil
@@ -192,6 +193,20 @@ def test_only_runs_whose_files_changed_are_summarised_again(
     scanned.clear()
     list_runs(logs)
     assert scanned == []
+
+
+def test_the_collector_is_paused_only_while_a_list_is_built() -> None:
+    assert gc.isenabled()
+    with history_index.collector_paused():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with history_index.collector_paused():
+            pass
+        assert not gc.isenabled()  # left as it was found
+    finally:
+        gc.enable()
 
 
 def test_an_index_of_another_version_is_rebuilt(demo: DemoProject) -> None:
