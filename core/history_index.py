@@ -37,7 +37,11 @@ from orch_tui.core.events import EventKind
 from orch_tui.core.state import RunState
 
 INDEX_NAME = ".index.json"
-INDEX_VERSION = 2
+INDEX_VERSION = 3
+"""3: columnar. (2 was the summary-per-run format with a ghost run's stop reason.)"""
+
+NEVER_STARTED = "stopped before its first step (killed or interrupted): nothing was done"
+"""The stop reason history gives a run that never left INIT (a ghost of a kill)."""
 
 TERMINAL_STATES = (RunState.SUCCESS, RunState.FAILED)
 
@@ -106,14 +110,14 @@ def _decoded(data: bytes) -> str:
         for raw in data.split(b"\n"):
             try:
                 lines.append(raw.decode("utf-8"))
-            except UnicodeDecodeError:
-                lines.append(_NOT_JSON)
+            except UnicodeDecodeError:  # keeps its "{": a cut-short event may be a torn one
+                lines.append(("{" if raw.startswith(b"{") else "") + _NOT_JSON)
         return "\n".join(lines)
 
 
 def _event_lines(text: str) -> Iterator[tuple[int, Any, bool]]:
-    """(line number, the line's JSON value or None when it holds no single value, is it the
-    last line) for every line that is not blank. The lines are parsed in place (no copy of
+    """(line number, the line's JSON value or None when it holds no single value, does the
+    line start with ``{``) for every line that is not blank. The lines are parsed in place (no copy of
     each line): a value must end where its line ends."""
     size = len(text)
     start = number = 0
@@ -132,7 +136,7 @@ def _event_lines(text: str) -> Iterator[tuple[int, Any, bool]]:
                 value, after = None, end + 1
             if after > end or text[after:end].strip(_BLANKS):
                 value = None
-            yield number, value, end == size
+            yield number, value, text.startswith("{", start)
         start = end + 1
 
 
@@ -161,21 +165,30 @@ def _whole_file_events(text: str, complete: bool) -> list[Any] | None:
 
 
 def parse_events(data: bytes) -> EventLog:
-    """Events from the bytes of an events file. A torn last line (a kill mid-write, no
-    newline after it) is dropped, not a problem."""
-    complete = data.endswith(b"\n")
+    """Events from the bytes of an events file. A line torn by a kill mid-write is dropped,
+    not a problem: the last line, or one the next session ended (``RunLog``) right before
+    its ``run_started``."""
     text = _decoded(data)
-    events = _whole_file_events(text, complete)
+    events = _whole_file_events(text, data.endswith(b"\n"))
     if events is not None:
         return EventLog(events)
     log = EventLog()
-    for number, value, last in _event_lines(text):
-        if isinstance(value, dict) and isinstance(value.get("event"), str):
-            log.events.append(value)
-        elif last and not complete:
-            log.torn_tail = True
-        else:
-            log.problems.append(f"{runlog.EVENTS} line {number} is not a valid event")
+    torn: int | None = None  # the line number of a bad line: torn, if a new session follows
+    bad: list[int] = []
+    for number, value, brace in _event_lines(text):
+        if not isinstance(value, dict) or not isinstance(value.get("event"), str):
+            if torn is not None:
+                bad.append(torn)
+            torn = number if brace else None  # an event cut short by a kill, unless more follows
+            if not brace:
+                bad.append(number)
+            continue
+        if torn is not None and value["event"] != EventKind.RUN_STARTED:
+            bad.append(torn)
+        torn = None
+        log.events.append(value)
+    log.torn_tail = torn is not None
+    log.problems += [f"{runlog.EVENTS} line {number} is not a valid event" for number in bad]
     if not log.events and not log.problems:
         log.problems.append(f"{runlog.EVENTS} is empty")
     return log
@@ -335,6 +348,10 @@ def scan_run(folder: Path) -> ScannedRun:
         tokens = _int(finished.get("tokens")) or tokens
         cost = _float(finished.get("cost_usd")) or cost
     stop_reason = finished.get("stop_reason") if finished and state in TERMINAL_STATES else None
+    if state == RunState.INIT and finished is None and log.events:
+        stop_reason = NEVER_STARTED
+        # run.json lands with the first step's commit: a ghost never wrote it, and lacks nothing
+        problems = [p for p in problems if p != f"{runlog.RUN_META} is missing"]
     spec_path = str(meta.get("spec_path") or first_start.get("spec_path") or "")
     summary = RunSummary(
         run_id=folder.name,

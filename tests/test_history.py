@@ -35,7 +35,13 @@ from orch_tui.core.history import (
     workspace_at,
 )
 from orch_tui.core.history import test_grid as grid_of  # aliased: pytest would collect test_*
-from orch_tui.core.history_index import INDEX_NAME, INDEX_VERSION, RunSummary, parse_events
+from orch_tui.core.history_index import (
+    INDEX_NAME,
+    INDEX_VERSION,
+    NEVER_STARTED,
+    RunSummary,
+    parse_events,
+)
 from orch_tui.core.paths import ProjectPaths
 from orch_tui.core.providers.scripted import ScriptedProvider
 from orch_tui.core.review import AcceptAllReviewer, ReviewAborted, ReviewSession
@@ -443,6 +449,19 @@ def _damaged(demo: DemoProject, run_id: str) -> str | None:
         (b'{"event": "a"}, {"event": "b"}\n{"event": "c"}\n', ["c"], [1], False),
         (b'{"event": "a", "x": [1,\n2]}\n{"event": "c"}\n', ["c"], [1, 2], False),
         (b'[]\n{"event": 3}\n{"event": "c"}\n', ["c"], [1, 2], False),
+        (
+            b'{"event": "a"}\n{"event": "b\n{"event": "run_started"}\n',
+            ["a", "run_started"],
+            [],
+            False,
+        ),
+        (
+            b'{"event": "a"}\n{"event": "b", "x": "\xc3\n{"event": "run_started"}\n',
+            ["a", "run_started"],
+            [],
+            False,
+        ),
+        (b'{"event": "a"}\nnot json\n', ["a"], [2], False),
     ],
 )
 def test_each_events_line_must_hold_one_event(
@@ -513,6 +532,28 @@ def test_a_stray_empty_folder_is_a_damaged_run(demo: DemoProject) -> None:
     (demo.logs / "20200101-000000-dead").mkdir()
     damaged = _damaged(demo, "20200101-000000-dead")
     assert damaged and "run.json is missing" in damaged and "events.jsonl is missing" in damaged
+
+
+def test_a_run_killed_before_its_first_step_is_marked_in_history(demo: DemoProject) -> None:
+    """A ghost: a run opened (run.json, run_started) and killed before it did anything."""
+    spec_text = "# another spec\n"
+    engine = Engine(
+        paths=ProjectPaths(demo.root),
+        config=Config(),
+        spec=Spec(Path("other.md"), spec_text),
+        provider=ScriptedProvider.from_path(demo.root / "script.json"),
+        reviewer=AcceptAllReviewer(),
+        bus=EventBus(),
+        options=RunOptions(max_retries=1),
+    )
+    engine._open_run()  # the kill came here, before the first step
+
+    ghost = next(run for run in list_runs(demo.logs) if run.run_id == engine.state.run_id)
+
+    assert (ghost.state, ghost.attempts, ghost.damaged) == ("INIT", 0, None)
+    assert ghost.stop_reason == NEVER_STARTED
+    others = [run for run in list_runs(demo.logs) if run.run_id != engine.state.run_id]
+    assert all(run.stop_reason != NEVER_STARTED for run in others)
 
 
 # -- export -------------------------------------------------------------------------------------
