@@ -1,182 +1,362 @@
-"""Times the history browser over 1,000 synthetic runs (run by hand, not by the test suite).
+"""Times the history browser at 1,000 to 100,000 runs (run by hand, not by the test suite).
 
-    python bench/bench_history.py [--runs 1000]
+    python bench/bench_history.py [--data /tmp/orch-history-bench] [--sizes 1000,10000,100000]
+                                  [--repeat 5] [--no-tmux]
 
-Prints, in milliseconds: listing with no index (first open), with a fresh index, with one
-stale entry; filtering (a spec-text query typed key by key, and a run id); sorting; loading
-one run and exporting it; and in the TUI (headless, beside a 10-run baseline that shows
-Pilot's own overhead): the runs list mounted and painted, a cursor move, a keystroke in the
-filter, and opening a run, each the median of several sessions.
-Targets: listing, and the runs list painted, under 300 ms.
+Synthetic run folders are made once into ``--data`` and reused (100,000 take minutes):
+``full-10000/project/logs`` holds 10,000 written runs (``synthetic_runs.write_synthetic_runs``),
+``clones-N/logs`` N runs cloned from 100 written ones (``write_cloned_runs``: each its own
+run.json, spec.md and events.jsonl, attempt folders linked), ``empty/project`` no runs.
+
+Prints:
+
+* core, for each size of cloned runs: the index rebuilt from the logs, the list with a fresh
+  index, the list after one run changed, and one filter keystroke, in wall and CPU ms, and
+  per 1,000 runs: a per-1,000 figure that holds still as the size grows is linear growth;
+* the installed ``orch-tui history`` in tmux (a control-mode client polls the screen):
+  launch to the 10,000-run list on screen against launch to the empty history on screen,
+  interleaved, as a ratio of medians; and a filter keystroke, key sent to the filtered list
+  on screen, over the 10,000 written runs.
+
+Targets at 10,000 runs: launch ratio <= 1.3, keystroke < 50 ms, rebuild < 2 s, and cost per
+run that does not grow to 100,000 runs.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
+import os
+import shlex
+import shutil
 import statistics
+import subprocess
 import sys
-import tempfile
 import time
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.synthetic_runs import write_synthetic_runs  # noqa: E402
+from bench.synthetic_runs import write_cloned_runs, write_synthetic_runs  # noqa: E402
 from orch_tui.core import runlog  # noqa: E402
-from orch_tui.core.history import (  # noqa: E402
-    export_markdown,
-    filter_runs,
-    list_runs,
-    load_run,
-    sort_runs,
-)
+from orch_tui.core.history import RunSearch, build_index  # noqa: E402
 from orch_tui.core.history_index import INDEX_NAME  # noqa: E402
 
+FULL_RUNS = 10_000
+QUERY = "tag0042"
+"""Typed key by key into the filter: tag, tag0, ..., each prefix matches ten times fewer."""
+SIZE = (160, 50)
 
-def timed(label: str, action: Callable[[], object], repeat: int = 5) -> float:
-    samples = []
-    for _ in range(repeat):
+
+# -- data -------------------------------------------------------------------------------------
+
+
+def made_once(folder: Path, make: Callable[[], object]) -> Path:
+    """``folder``, made by ``make`` unless an earlier run finished making it."""
+    done = folder / ".made"
+    if not done.exists():
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir(parents=True)
         start = time.perf_counter()
-        action()
-        samples.append((time.perf_counter() - start) * 1000)
-    best, median = min(samples), statistics.median(samples)
-    print(f"{label:<44} best {best:8.1f} ms   median {median:8.1f} ms")
-    return median
+        make()
+        print(f"made {folder} in {time.perf_counter() - start:.0f} s", flush=True)
+        done.touch()
+    return folder
 
 
-def bench_core(logs: Path, ids: list[str]) -> None:
-    def cold() -> None:
+def full_project(data: Path) -> Path:
+    root = data / f"full-{FULL_RUNS}"
+    made_once(root, lambda: write_synthetic_runs(root / "project" / "logs", FULL_RUNS))
+    return root / "project"
+
+
+def small_project(data: Path) -> Path:
+    """A screenful of runs: the baseline draws as many rows as the 10,000-run list."""
+    root = data / "full-100"
+    made_once(root, lambda: write_synthetic_runs(root / "project" / "logs", 100))
+    return root / "project"
+
+
+def cloned_logs(data: Path, count: int) -> Path:
+    root = data / f"clones-{count}"
+    made_once(root, lambda: write_cloned_runs(root / "logs", count))
+    return root / "logs"
+
+
+# -- core -------------------------------------------------------------------------------------
+
+
+def clock(action: Callable[[], object]) -> tuple[float, float]:
+    """(wall, CPU) ms of one call."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    action()
+    return (time.perf_counter() - wall) * 1000, (time.process_time() - cpu) * 1000
+
+
+def median_clock(action: Callable[[], object], repeat: int) -> tuple[float, float]:
+    samples = [clock(action) for _ in range(repeat)]
+    return statistics.median(s[0] for s in samples), statistics.median(s[1] for s in samples)
+
+
+def core_timings(logs: Path, repeat: int) -> dict[str, tuple[float, float]]:
+    def rebuild() -> None:
         (logs / INDEX_NAME).unlink(missing_ok=True)
-        list_runs(logs)
+        build_index(logs)
 
-    timed("list, no index (rebuilt from the logs)", cold, repeat=3)
-    list_runs(logs)
-    timed("list, fresh index", lambda: list_runs(logs))
-    events = logs / ids[500] / runlog.EVENTS
+    index = build_index(logs)
+    changed = logs / index.runs[len(index.runs) // 2].run_id / runlog.EVENTS
 
-    def one_stale() -> None:
-        with events.open("a") as handle:
+    def one_changed() -> None:
+        with changed.open("a") as handle:
             handle.write(json.dumps({"event": "notice", "at": "2026-01-01T00:00:00Z"}) + "\n")
-        list_runs(logs)
+        build_index(logs)
 
-    timed("list, one stale entry", one_stale)
-    runs = list_runs(logs)
+    def keystrokes() -> None:
+        search = RunSearch(index.runs, index)  # the screen makes one per sort order
+        for end in range(1, len(QUERY) + 1):
+            search.matching(QUERY[:end])
 
-    def typed(query: str) -> Callable[[], None]:
-        def run() -> None:
-            for end in range(1, len(query) + 1):
-                filter_runs(runs, query[:end], logs)
-
-        return run
-
-    timed("filter 'tag0500' typed key by key (7 calls)", typed("tag0500"))
-    timed("filter by run id", lambda: filter_runs(runs, ids[700], logs))
-    timed("filter matching nothing", lambda: filter_runs(runs, "zzzz", logs))
-    timed("sort by cost", lambda: sort_runs(runs, "cost", True))
-    timed("load one run", lambda: load_run(logs, ids[500]))
-    timed("export one run to Markdown", lambda: export_markdown(logs, ids[500]))
-
-
-class Stopwatch:
-    """Wall-clock and CPU milliseconds since ``start``, per ``count`` repetitions.
-
-    Pilot waits for the app to go idle after each key, so wall time includes its own waiting;
-    CPU time is the work the app did.
-    """
-
-    def start(self) -> None:
-        self.wall, self.cpu = time.perf_counter(), time.process_time()
-
-    def stop(self, count: int = 1) -> tuple[float, float]:
-        wall = (time.perf_counter() - self.wall) * 1000 / count
-        return wall, (time.process_time() - self.cpu) * 1000 / count
-
-
-async def tui_timings(logs: Path) -> dict[str, tuple[float, float]]:
-    """(wall, CPU) ms for: mounting the runs list, a cursor move, a filter keystroke, opening."""
-    from textual.app import App
-
-    from orch_tui.themes import DEFAULT_THEME, register_themes, theme_variable_defaults
-    from orch_tui.tui.screens.history import RunScreen, RunsScreen
-
-    class Host(App[None]):
-        def get_theme_variable_defaults(self) -> dict[str, str]:
-            return theme_variable_defaults(self.current_theme)
-
-        def on_mount(self) -> None:
-            register_themes(self)
-            self.theme = DEFAULT_THEME
-
-    timings: dict[str, tuple[float, float]] = {}
-    watch = Stopwatch()
-    app = Host()
-    async with app.run_test(size=(160, 50)) as pilot:
-        watch.start()
-        await app.push_screen(RunsScreen(logs, logs.parent / "state.json"))
-        await pilot.pause()
-        timings["runs list mounted and painted"] = watch.stop()
-        watch.start()
-        for _ in range(20):
-            await pilot.press("down")
-        timings["one cursor move (mean of 20)"] = watch.stop(20)
-        await pilot.press("slash")
-        watch.start()
-        for key in "tag05":  # "t", "ta" and "tag" still match every run
-            await pilot.press(key)
-        timings["one filter keystroke (mean of 5)"] = watch.stop(5)
-        await pilot.press("escape")
-        await pilot.pause()
-        watch.start()
-        await pilot.press("enter")
-        await pilot.pause()
-        assert isinstance(app.screen, RunScreen)
-        timings["open a run"] = watch.stop()
+    timings = {"index rebuilt": median_clock(rebuild, max(1, repeat // 3))}
+    timings["list, fresh index"] = median_clock(lambda: build_index(logs), repeat)
+    timings["list, one run changed"] = median_clock(one_changed, repeat)
+    wall, cpu = median_clock(keystrokes, repeat)
+    timings["filter keystroke (core)"] = (wall / len(QUERY), cpu / len(QUERY))
     return timings
 
 
-def median_timings(logs: Path, sessions: int) -> dict[str, tuple[float, float]]:
-    """The median wall and CPU time of each TUI timing over ``sessions`` fresh app sessions."""
-    samples = [asyncio.run(tui_timings(logs)) for _ in range(sessions)]
-    return {
-        label: (
-            statistics.median(s[label][0] for s in samples),
-            statistics.median(s[label][1] for s in samples),
+def bench_core(data: Path, sizes: list[int], repeat: int) -> None:
+    print(f"core over cloned runs: wall / CPU ms (per 1,000 runs), median of {repeat}")
+    results = {size: core_timings(cloned_logs(data, size), repeat) for size in sizes}
+    labels = list(results[sizes[0]])
+    print(f"  {'':<26}" + "".join(f"{f'{size:,} runs':>30}" for size in sizes))
+    for label in labels:
+        cells = []
+        for size in sizes:
+            wall, cpu = results[size][label]
+            per = 1000 / size
+            cells.append(f"{wall:8.1f} /{cpu:8.1f} ({wall * per:5.1f}/{cpu * per:5.1f})")
+        print(f"  {label:<26}" + "".join(f"{cell:>30}" for cell in cells))
+    first = sizes[0]
+    for size in sizes[1:]:
+        growth = [
+            results[size][label][1] / size / (results[first][label][1] / first) for label in labels
+        ]
+        said = ", ".join(
+            f"{label} {value:.2f}" for label, value in zip(labels, growth, strict=True)
         )
-        for label in samples[0]
-    }
+        print(f"  CPU per run at {size:,} ÷ at {first:,}: {said}")
 
 
-def bench_tui(logs: Path, baseline_logs: Path, runs: int, sessions: int) -> None:
-    """Pilot's own round trip is tens of ms per key, so a 10-run list is timed as a baseline."""
-    big = median_timings(logs, sessions)
-    small = median_timings(baseline_logs, sessions)
-    print(f"TUI (headless, Pilot), medians of {sessions} sessions, wall / CPU ms")
-    print(f"  {'':<36} {f'{runs:,} runs':>15} {'10 runs':>15} {'difference':>15}")
-    for label, (wall, cpu) in big.items():
-        base_wall, base_cpu = small[label]
+# -- the installed orch-tui in tmux -------------------------------------------------------------
+
+
+class TmuxControl:
+    """A tmux server of its own, driven through one control-mode client: each poll of the
+    screen is a line written to a pipe, not a new ``tmux`` process."""
+
+    def __init__(self) -> None:
+        self.socket = f"orch-bench-{uuid.uuid4().hex[:12]}"
+        self.env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+        width, height = SIZE
+        self._tmux("new-session", "-d", "-s", "bench", "-x", str(width), "-y", str(height))
+        self._tmux("set-option", "-g", "remain-on-exit", "on")
+        self.client = subprocess.Popen(
+            [
+                "tmux",
+                "-L",
+                self.socket,
+                "-C",
+                "attach",
+                "-t",
+                "bench",
+                "-f",
+                "ignore-size,no-output",
+            ],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=self.env,
+        )
+        self.command("refresh-client")  # the attach's own reply comes first
+
+    def _tmux(self, *args: str) -> None:
+        subprocess.run(
+            ["tmux", "-L", self.socket, "-f", "/dev/null", *args], env=self.env, check=True
+        )
+
+    def command(self, line: str) -> list[str]:
+        """The reply to one tmux command (notifications between replies are skipped)."""
+        assert self.client.stdin is not None and self.client.stdout is not None
+        self.client.stdin.write(line + "\n")
+        self.client.stdin.flush()
+        reply: list[str] | None = None
+        for raw in self.client.stdout:
+            text = raw.rstrip("\n")
+            if reply is None:
+                if text.startswith("%begin"):
+                    reply = []
+            elif text.startswith(("%end", "%error")):
+                return reply
+            else:
+                reply.append(text)
+        raise RuntimeError("the tmux control client went away")
+
+    def screen(self) -> list[str]:
+        return self.command("capture-pane -p -t bench")
+
+    def until(self, done: Callable[[list[str]], bool], timeout: float = 120) -> float:
+        """Poll the screen until ``done(lines)``; returns when that was seen (perf_counter)."""
+        deadline = time.perf_counter() + timeout
+        while True:
+            lines = self.screen()
+            seen = time.perf_counter()
+            if done(lines):
+                return seen
+            if seen > deadline:
+                raise AssertionError("timed out; the screen:\n" + "\n".join(lines))
+
+    def launch(self, folder: Path, command: str) -> float:
+        """Start ``command`` in ``folder`` in the pane; returns when it was sent."""
+        start = time.perf_counter()
+        self.command(
+            f"respawn-pane -k -t bench -c {shlex.quote(str(folder))} {shlex.quote(command)}"
+        )
+        return start
+
+    def keys(self, *keys: str, literal: bool = False) -> float:
+        start = time.perf_counter()
+        flag = " -l" if literal else ""
+        self.command(f"send-keys -t bench{flag} " + " ".join(shlex.quote(key) for key in keys))
+        return start
+
+    def wait_exit(self) -> None:
+        deadline = time.perf_counter() + 60
+        while self.command("display-message -p -t bench '#{pane_dead}'") != ["1"]:
+            if time.perf_counter() > deadline:
+                raise AssertionError("orch-tui did not exit")
+            time.sleep(0.02)
+
+    def close(self) -> None:
+        self.client.kill()
+        self.client.wait()
+        subprocess.run(["tmux", "-L", self.socket, "kill-server"], env=self.env, check=False)
+
+
+def _has(*texts: str) -> Callable[[list[str]], bool]:
+    return lambda lines: all(any(text in line for line in lines) for text in texts)
+
+
+def _list_shown(count: int) -> Callable[[list[str]], bool]:
+    """The title counts ``count`` runs and the first rows are painted under the header."""
+    states = ("SUCCESS", "FAILED", "REVIEWING")
+    return lambda lines: (
+        _has(f"{count:,} runs", "Stop reason")(lines)
+        and any(state in line for line in lines for state in states)
+    )
+
+
+def bench_launch(tmux: TmuxControl, full: Path, empty: Path, repeat: int) -> None:
+    """Launch to list visible, 10,000 runs against an empty history, interleaved."""
+    samples: dict[str, list[float]] = {"empty": [], "full": []}
+    build_index(full / "logs")  # the index as a launch after the first finds it
+    for rep in range(repeat):
+        order = ["empty", "full"] if rep % 2 == 0 else ["full", "empty"]
+        for which in order:
+            folder, shown = (
+                (empty, _has("no runs in")) if which == "empty" else (full, _list_shown(FULL_RUNS))
+            )
+            start = tmux.launch(folder, "orch-tui history")
+            samples[which].append((tmux.until(shown) - start) * 1000)
+            tmux.keys("q")
+            tmux.wait_exit()
+    empty_ms, full_ms = statistics.median(samples["empty"]), statistics.median(samples["full"])
+    print(f"orch-tui history in tmux, launch to list on screen, median of {repeat} interleaved:")
+    print(f"  empty history {empty_ms:7.0f} ms   {FULL_RUNS:,} runs {full_ms:7.0f} ms")
+    print(f"  ratio {full_ms / empty_ms:.2f}x (target <= 1.3x)")
+    print(f"  samples empty {[round(s) for s in samples['empty']]}")
+    print(f"  samples full  {[round(s) for s in samples['full']]}")
+
+
+def type_query(tmux: TmuxControl, project: Path) -> list[float]:
+    """Launch on ``project``, type :data:`QUERY` into the filter key by key, quit; the ms from
+    each key sent to the filtered list on screen: the filter line shows what was typed and
+    the title counts what it matches (the count core's search gives)."""
+    index = build_index(project / "logs")
+    total = len(index.runs)
+    search = RunSearch(index.runs, index)
+    titles = []
+    for end in range(1, len(QUERY) + 1):
+        count = len(search.matching(QUERY[:end]))
+        titles.append(f"{total:,} runs" if count == total else f"{count:,} of {total:,} run")
+    tmux.launch(project, "orch-tui history")
+    tmux.until(_list_shown(total))
+    tmux.keys("/")
+    tmux.until(_has("filter: spec name"))
+    latencies = []
+    for end, title in enumerate(titles, start=1):
+        typed = QUERY[:end]
+
+        def shown(lines: list[str], typed: str = typed, title: str = title) -> bool:
+            top = next((n for n, line in enumerate(lines) if "Run history" in line), None)
+            if top is None or title not in lines[top] or len(lines) <= top + 2:
+                return False
+            filter_line = lines[top + 2]  # under the input's top border
+            return typed in filter_line and "filter: spec name" not in filter_line
+
+        start = tmux.keys(typed[-1], literal=True)
+        latencies.append((tmux.until(shown) - start) * 1000)
+    tmux.keys("Escape")  # the filter had the keys: escape clears it, then q quits
+    tmux.until(_has(f"Run history · {total:,} runs"))
+    tmux.keys("q")
+    tmux.wait_exit()
+    return latencies
+
+
+def bench_keystrokes(tmux: TmuxControl, full: Path, small: Path, repeat: int) -> None:
+    """Filter keystrokes over 10,000 runs, interleaved with the same over 100 runs."""
+    samples: dict[Path, list[float]] = {full: [], small: []}
+    for rep in range(repeat):
+        for project in (full, small) if rep % 2 == 0 else (small, full):
+            samples[project] += type_query(tmux, project)
+    print(f"filter keystroke in tmux, key sent to filtered list on screen, '{QUERY}' typed")
+    print(f"key by key {repeat} times, interleaved (target < 50 ms at {FULL_RUNS:,} runs):")
+    for project, label in ((full, f"{FULL_RUNS:,} runs"), (small, "100 runs")):
+        latencies = samples[project]
         print(
-            f"  {label:<36} {wall:7.1f} /{cpu:6.1f} {base_wall:7.1f} /{base_cpu:6.1f}"
-            f" {wall - base_wall:+7.1f} /{cpu - base_cpu:+6.1f}"
+            f"  {label:>11}: median {statistics.median(latencies):5.0f} ms, "
+            f"max {max(latencies):5.0f} ms  {[round(s) for s in latencies]}"
         )
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=1000)
-    parser.add_argument("--sessions", type=int, default=5, help="TUI sessions per timing")
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--data", type=Path, default=Path("/tmp/orch-history-bench"))
+    parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--no-tmux", action="store_true")
+    parser.add_argument("--no-core", action="store_true")
+    parser.add_argument("--no-launch", action="store_true")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as folder:
-        logs = Path(folder) / "logs"
-        start = time.perf_counter()
-        ids = write_synthetic_runs(logs, args.runs)
-        print(f"generated {args.runs} runs in {time.perf_counter() - start:.1f} s")
-        bench_core(logs, ids)
-        baseline = Path(folder) / "baseline" / "logs"
-        write_synthetic_runs(baseline, 10)
-        bench_tui(logs, baseline, args.runs, args.sessions)
+    sizes = [int(size) for size in args.sizes.split(",")]
+    if not args.no_core:
+        bench_core(args.data, sizes, args.repeat)
+    if args.no_tmux:
+        return
+    if shutil.which("tmux") is None or shutil.which("orch-tui") is None:
+        print("tmux or the installed orch-tui is missing: no terminal timings")
+        return
+    full = full_project(args.data)
+    empty = args.data / "empty" / "project"
+    empty.mkdir(parents=True, exist_ok=True)
+    tmux = TmuxControl()
+    try:
+        if not args.no_launch:
+            bench_launch(tmux, full, empty, args.repeat)
+        bench_keystrokes(tmux, full, small_project(args.data), args.repeat)
+    finally:
+        tmux.close()
 
 
 if __name__ == "__main__":

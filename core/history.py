@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, ClassVar
@@ -22,9 +22,10 @@ from orch_tui.core.asking import describe_person_event
 from orch_tui.core.checks import TestReport
 from orch_tui.core.events import EventKind
 from orch_tui.core.history_index import (
-    INDEX_NAME,
+    RunIndex,
     RunSummary,
     build_index,
+    collector_paused,
     parse_time,
     read_events,
     read_json_file,
@@ -46,11 +47,13 @@ __all__ = [
     "AttemptDetail",
     "HistoryError",
     "RunDetail",
+    "RunIndex",
+    "RunSearch",
     "RunSummary",
     "TestGrid",
+    "build_index",
     "compare",
     "export_markdown",
-    "filter_runs",
     "list_runs",
     "load_run",
     "mark_resumable",
@@ -101,69 +104,35 @@ def sort_runs(runs: Iterable[RunSummary], column: str, descending: bool) -> list
     return sorted(present, key=key, reverse=descending) + empty
 
 
-class _SpecTexts:
-    """Lowercase spec texts from the index file, re-read only when that file changes."""
+class RunSearch:
+    """Runs in one order, filtered as a person types: those whose id, spec name or spec text
+    holds every word of the query (any case), in that order.
 
-    def __init__(self) -> None:
-        self._cached: dict[Path, tuple[tuple[int, int], dict[str, str]]] = {}
-
-    def texts(self, logs: Path) -> dict[str, str] | None:
-        """run id -> lowercase spec text, or None when the index cannot be read."""
-        path = logs / INDEX_NAME
-        try:
-            stat = path.stat()
-        except OSError:
-            return None
-        signature = (stat.st_mtime_ns, stat.st_size)
-        cached = self._cached.get(logs)
-        if cached and cached[0] == signature:
-            return cached[1]
-        data, problem = read_json_file(path)
-        if problem or not isinstance(data, dict):
-            return None
-        specs = data.get("specs") or {}
-        by_run = {
-            run_id: specs.get(entry.get("spec_key"), "")
-            for run_id, entry in (data.get("runs") or {}).items()
-            if isinstance(entry, dict)
-        }
-        self._cached[logs] = (signature, by_run)
-        return by_run
-
-
-_spec_texts = _SpecTexts()
-
-
-def _spec_text_from_folder(logs: Path, run_id: str) -> str:
-    try:
-        return (logs / run_id / runlog.SPEC_COPY).read_text(encoding="utf-8").lower()
-    except (OSError, UnicodeDecodeError):
-        return ""
-
-
-def filter_runs(runs: Iterable[RunSummary], query: str, logs: Path) -> list[RunSummary]:
-    """Runs whose id, spec name or spec text holds every word of ``query`` (any case).
-
-    Spec texts come from the index (one lowercase copy per distinct spec), so filtering a
-    thousand runs touches no run folder; without a readable index the spec files are read.
+    The lowercase texts come from the index, laid out beside the runs once, so a keystroke
+    touches no file and makes no string. Where many runs share a spec, each distinct spec is
+    searched once per word. A query that extends the previous one (a key typed) narrows
+    that one's result instead of searching every run again.
     """
-    words = query.lower().split()
-    runs = list(runs)
-    if not words:
-        return runs
-    texts = _spec_texts.texts(logs)
-    kept = []
-    for run in runs:
-        label = f"{run.run_id.lower()}\n{run.spec_name.lower()}"
-        if all(word in label for word in words):
-            kept.append(run)
-            continue
-        spec = texts.get(run.run_id) if texts is not None else None
-        if spec is None:
-            spec = _spec_text_from_folder(logs, run.run_id)
-        if all(word in label or word in spec for word in words):
-            kept.append(run)
-    return kept
+
+    def __init__(self, runs: Sequence[RunSummary], index: RunIndex) -> None:
+        search = index.search
+        with collector_paused():
+            self._all = [(run, *search.get(run.run_id, ("", ""))) for run in runs]
+        self._shared_specs = 2 * len({spec for _run, _label, spec in self._all}) <= len(runs)
+        self._last: tuple[str, list[tuple[RunSummary, str, str]]] = ("", self._all)
+
+    def matching(self, query: str) -> list[RunSummary]:
+        query = query.lower()
+        last_query, last_rows = self._last
+        rows = last_rows if last_query and query.startswith(last_query) else self._all
+        for word in query.split():
+            if self._shared_specs:
+                in_spec = {spec: word in spec for spec in {row[2] for row in rows}}
+                rows = [row for row in rows if word in row[1] or in_spec[row[2]]]
+            else:
+                rows = [row for row in rows if word in row[1] or word in row[2]]
+        self._last = (query, rows)
+        return [row[0] for row in rows]
 
 
 # -- resuming -----------------------------------------------------------------------------------

@@ -1,11 +1,17 @@
-"""One line per past run, and the index that makes listing a thousand of them instant.
+"""One line per past run, and the index that lists ten thousand of them at once.
 
-``logs/`` is the only truth. Summarising a run means reading its ``run.json``, ``spec.md`` and
-``events.jsonl``; ``logs/.index.json`` caches each run's summary (and a lowercase copy of each
-distinct spec, for filtering) keyed by the run folder, together with a signature of what the
-summary was computed from: the size and mtime of ``events.jsonl`` and the mtime of the run
-folder (an atomic rewrite or removal of ``run.json``/``spec.md`` changes it). A stale entry is
-recomputed, a missing or unreadable index is rebuilt, and a failed index write is ignored.
+``logs/`` is the only truth. Summarising a run reads its ``run.json``, ``spec.md`` and
+``events.jsonl`` and checks that the attempt files its events promise exist.
+``logs/.index.json`` caches every run's summary with a signature of what it was computed
+from: the size and mtime of ``events.jsonl`` and the mtime of the run folder (an atomic
+rewrite or removal of ``run.json``/``spec.md`` changes it). Listing stats each run twice and
+summarises again only the runs whose signature changed; a missing or unreadable index is
+rebuilt, and a failed index write is ignored (the index is a cache, never needed for a
+correct answer).
+
+The index is columnar: one JSON array per summary field, one position per run, and one
+lowercase copy of each distinct spec text (for filtering) that runs point to by position.
+Loading it is a few list reads, not one object per run.
 
 A run folder with missing or corrupt files is summarised as far as it can be and marked
 damaged with what is wrong; nothing here raises on bad logs. Files deleted inside an attempt
@@ -14,21 +20,25 @@ folder change no signature: the run view (``load_run``) reports them when the ru
 
 from __future__ import annotations
 
+import gc
 import json
 import os
-from dataclasses import asdict, dataclass, field
+import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from pathlib import Path, PurePath
 from typing import Any
 
 from orch_tui.core import runlog
-from orch_tui.core.atomic import write_json_atomic
+from orch_tui.core.atomic import write_bytes_atomic
 from orch_tui.core.events import EventKind
-from orch_tui.core.spec import spec_digest
 from orch_tui.core.state import RunState
 
 INDEX_NAME = ".index.json"
-INDEX_VERSION = 2
+INDEX_VERSION = 3
+"""3: columnar. (2 was the summary-per-run format with a ghost run's stop reason.)"""
 
 NEVER_STARTED = "stopped before its first step (killed or interrupted): nothing was done"
 """The stop reason history gives a run that never left INIT (a ghost of a kill)."""
@@ -44,7 +54,7 @@ _EVENT_FILES: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RunSummary:
     """One row of the runs list. ``state`` is the last state the run reached."""
 
@@ -52,7 +62,6 @@ class RunSummary:
     started: str
     spec_path: str
     spec_name: str
-    spec_hash: str
     state: str
     attempts: int
     duration_s: float | None
@@ -67,14 +76,12 @@ class RunSummary:
     def finished(self) -> bool:
         return self.state in TERMINAL_STATES
 
-    def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        data.pop("resumable")
-        return data
 
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> RunSummary:
-        return cls(**data)
+_STORED_FIELDS = tuple(f.name for f in fields(RunSummary) if f.name not in ("run_id", "resumable"))
+"""The summary fields the index keeps, in constructor order after the run id."""
+
+
+# -- reading a run's files ------------------------------------------------------------------
 
 
 @dataclass
@@ -86,45 +93,116 @@ class EventLog:
     torn_tail: bool = False
 
 
-def read_events(path: Path) -> EventLog:
-    """Parse an events file. A line torn by a kill mid-write is dropped, not a problem: the last
-    line, or one the next session ended (``RunLog``) right before its ``run_started``."""
-    log = EventLog()
+_decode_at = json.JSONDecoder().raw_decode
+_BLANKS = " \t\r"
+_NOT_JSON = "\x00"
+"""Stands in for a line that is not UTF-8, so that it fails to parse under its own number."""
+
+
+def _decoded(data: bytes) -> str:
+    """``data`` as text; a line that is not UTF-8 (a torn multi-byte character, garbage)
+    becomes a line that no JSON parser accepts, so it is reported (or dropped as a torn tail)
+    like any other bad line."""
     try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        log.problems.append(f"{runlog.EVENTS} is missing")
-        return log
-    except OSError as exc:
-        log.problems.append(f"{runlog.EVENTS} is unreadable ({exc.strerror})")
-        return log
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        lines = []
+        for raw in data.split(b"\n"):
+            try:
+                lines.append(raw.decode("utf-8"))
+            except UnicodeDecodeError:  # keeps its "{": a cut-short event may be a torn one
+                lines.append(("{" if raw.startswith(b"{") else "") + _NOT_JSON)
+        return "\n".join(lines)
+
+
+def _event_lines(text: str) -> Iterator[tuple[int, Any, bool]]:
+    """(line number, the line's JSON value or None when it holds no single value, does the
+    line start with ``{``) for every line that is not blank. The lines are parsed in place (no copy of
+    each line): a value must end where its line ends."""
+    size = len(text)
+    start = number = 0
+    while start < size:
+        end = text.find("\n", start)
+        if end < 0:
+            end = size
+        number += 1
+        first = start
+        while first < end and text[first] in _BLANKS:
+            first += 1
+        if first < end:
+            try:
+                value, after = _decode_at(text, first)
+            except ValueError:
+                value, after = None, end + 1
+            if after > end or text[after:end].strip(_BLANKS):
+                value = None
+            yield number, value, text.startswith("{", start)
+        start = end + 1
+
+
+def _whole_file_events(text: str, complete: bool) -> list[Any] | None:
+    """Every line's event from one parse of the whole file, when each non-blank line is one
+    JSON object with an ``event`` string; None when any line is not, or a line is blank, or
+    the last line is torn: the line-by-line parse then finds which lines are wrong.
+
+    One parse of the file as a JSON array is several times faster than a parse per line. The
+    array must hold exactly one object per line, so a bad line cannot hide: it either breaks
+    the array or changes its length (only lines crafted to close each other's brackets
+    could pass together)."""
+    body = text[:-1] if complete else text
+    if not body or "\n\n" in body or body.startswith("\n"):
+        return None
+    try:
+        values = json.loads("[" + body.replace("\n", ",") + "]")
+    except ValueError:
+        return None
+    if not isinstance(values, list) or len(values) != body.count("\n") + 1:
+        return None
+    for value in values:
+        if not isinstance(value, dict) or not isinstance(value.get("event"), str):
+            return None
+    return values
+
+
+def parse_events(data: bytes) -> EventLog:
+    """Events from the bytes of an events file. A line torn by a kill mid-write is dropped,
+    not a problem: the last line, or one the next session ended (``RunLog``) right before
+    its ``run_started``."""
+    text = _decoded(data)
+    events = _whole_file_events(text, data.endswith(b"\n"))
+    if events is not None:
+        return EventLog(events)
+    log = EventLog()
     torn: int | None = None  # the line number of a bad line: torn, if a new session follows
     bad: list[int] = []
-    for number, raw in enumerate(data.split(b"\n"), start=1):
-        if not raw.strip():
-            continue
-        try:
-            event = json.loads(raw)
-            if not isinstance(event, dict) or not isinstance(event.get("event"), str):
-                raise ValueError("not an event object")
-        except (ValueError, UnicodeDecodeError):
+    for number, value, brace in _event_lines(text):
+        if not isinstance(value, dict) or not isinstance(value.get("event"), str):
             if torn is not None:
                 bad.append(torn)
-            if raw.startswith(b"{"):  # an event cut short by a kill, unless more follows
-                torn = number
-            else:
+            torn = number if brace else None  # an event cut short by a kill, unless more follows
+            if not brace:
                 bad.append(number)
-                torn = None
             continue
-        if torn is not None and event["event"] != EventKind.RUN_STARTED:
+        if torn is not None and value["event"] != EventKind.RUN_STARTED:
             bad.append(torn)
         torn = None
-        log.events.append(event)
+        log.events.append(value)
     log.torn_tail = torn is not None
     log.problems += [f"{runlog.EVENTS} line {number} is not a valid event" for number in bad]
     if not log.events and not log.problems:
         log.problems.append(f"{runlog.EVENTS} is empty")
     return log
+
+
+def read_events(path: Path) -> EventLog:
+    """Parse an events file (see :func:`parse_events`)."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return EventLog(problems=[f"{runlog.EVENTS} is missing"])
+    except OSError as exc:
+        return EventLog(problems=[f"{runlog.EVENTS} is unreadable ({exc.strerror})"])
+    return parse_events(data)
 
 
 def read_json_file(path: Path) -> tuple[Any | None, str | None]:
@@ -148,24 +226,26 @@ def parse_time(value: Any) -> datetime | None:
 
 def active_seconds(events: list[dict[str, Any]]) -> float | None:
     """Time the run was actually running: each session (a ``run_started`` to the last event
-    before the next one) added up, so a run resumed days later does not count the pause."""
+    before the next one) added up, so a run resumed days later does not count the pause.
+
+    Only the times at session edges are parsed: a session ends at the last event before the
+    next start whose time can be read (an event with a bad time does not count)."""
+    starts = [
+        (position, at)
+        for position, event in enumerate(events)
+        if event.get("event") == EventKind.RUN_STARTED
+        and (at := parse_time(event.get("at"))) is not None
+    ]
+    if not starts:
+        return None
     total = 0.0
-    start: datetime | None = None
-    last: datetime | None = None
-    seen = False
-    for event in events:
-        at = parse_time(event.get("at"))
-        if at is None:
-            continue
-        if event.get("event") == EventKind.RUN_STARTED:
-            if start is not None and last is not None:
+    ends = [position for position, _at in starts[1:]] + [len(events)]
+    for (first, start), end in zip(starts, ends, strict=True):
+        for event in reversed(events[first + 1 : end]):
+            if (last := parse_time(event.get("at"))) is not None:
                 total += (last - start).total_seconds()
-            start = at
-        last = at
-        seen = seen or start is not None
-    if start is not None and last is not None:
-        total += (last - start).total_seconds()
-    return total if seen else None
+                break
+    return total
 
 
 def _int(value: Any) -> int:
@@ -176,67 +256,74 @@ def _float(value: Any) -> float:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
 
 
-def _attempt_of(event: dict[str, Any]) -> int | None:
-    attempt = event.get("attempt")
-    return attempt if isinstance(attempt, int) and attempt >= 0 else None
-
-
-def _missing_attempt_files(folder: Path, events: list[dict[str, Any]]) -> list[str]:
-    promised: set[tuple[int, str]] = set()
-    for event in events:
-        name = _EVENT_FILES.get(str(event.get("event")))
-        attempt = _attempt_of(event)
-        if name and attempt is not None:
-            promised.add((attempt, name))
+def _missing_attempt_files(folder: str, promised: set[tuple[int, str]]) -> list[str]:
+    """What the events promise in the attempt folders and is not there. (A stat per file
+    costs less than reading the attempt folder's listing.)"""
     missing = []
     for attempt, name in sorted(promised):
-        if not (folder / runlog.attempt_dir_name(attempt) / name).is_file():
-            missing.append(f"{runlog.attempt_dir_name(attempt)}/{name} is missing")
+        relative = f"{runlog.attempt_dir_name(attempt)}/{name}"
+        try:
+            if stat.S_ISREG(os.stat(f"{folder}/{relative}").st_mode):
+                continue
+        except OSError:
+            pass
+        missing.append(f"{relative} is missing")
     return missing
+
+
+def _read_meta(folder: str, problems: list[str]) -> dict[str, Any]:
+    try:
+        with open(os.path.join(folder, runlog.RUN_META), "rb") as handle:
+            meta = json.loads(handle.read())
+    except FileNotFoundError:
+        problems.append(f"{runlog.RUN_META} is missing")
+        return {}
+    except (OSError, ValueError):
+        problems.append(f"{runlog.RUN_META} is not valid JSON")
+        return {}
+    if not isinstance(meta, dict):
+        problems.append(f"{runlog.RUN_META} is not an object")
+        return {}
+    return meta
+
+
+def _read_spec(folder: str, problems: list[str]) -> str | None:
+    try:
+        with open(os.path.join(folder, runlog.SPEC_COPY), encoding="utf-8") as handle:
+            return handle.read()
+    except FileNotFoundError:
+        problems.append(f"{runlog.SPEC_COPY} is missing")
+    except (OSError, UnicodeDecodeError):
+        problems.append(f"{runlog.SPEC_COPY} is unreadable")
+    return None
 
 
 @dataclass
 class ScannedRun:
     summary: RunSummary
-    spec_key: str | None
     spec_lower: str | None
+    """The spec's text in lowercase (for filtering); None when it cannot be read."""
 
 
 def scan_run(folder: Path) -> ScannedRun:
     """Summarise one run folder from its files; never raises on bad content."""
+    path = str(folder)
     problems: list[str] = []
-    meta, problem = read_json_file(folder / runlog.RUN_META)
-    if problem:
-        problems.append(problem)
-    if not isinstance(meta, dict):
-        if meta is not None:
-            problems.append(f"{runlog.RUN_META} is not an object")
-        meta = {}
-    try:
-        spec_text: str | None = (folder / runlog.SPEC_COPY).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        spec_text = None
-        problems.append(f"{runlog.SPEC_COPY} is missing")
-    except (OSError, UnicodeDecodeError):
-        spec_text = None
-        problems.append(f"{runlog.SPEC_COPY} is unreadable")
+    meta = _read_meta(path, problems)
+    spec_text = _read_spec(path, problems)
     log = read_events(folder / runlog.EVENTS)
     problems += log.problems
-    events = log.events
-    if events and not any(e.get("event") == EventKind.RUN_STARTED for e in events):
-        problems.append(f"{runlog.EVENTS} has no run_started")
-    problems += _missing_attempt_files(folder, events)
-
-    first_start = next((e for e in events if e.get("event") == EventKind.RUN_STARTED), {})
-    spec_path = str(meta.get("spec_path") or first_start.get("spec_path") or "")
     state: str = RunState.INIT
-    attempts = 0
-    tokens = 0
+    attempts = tokens = 0
     cost = 0.0
+    first_start: dict[str, Any] | None = None
     finished: dict[str, Any] | None = None
-    for event in events:
-        kind = event.get("event")
-        attempt = _attempt_of(event)
+    promised: set[tuple[int, str]] = set()
+    for event in log.events:
+        kind = event["event"]
+        attempt = event.get("attempt")
+        if not isinstance(attempt, int) or attempt < 0:
+            attempt = None
         if kind == EventKind.STATE and isinstance(event.get("state"), str):
             state = event["state"]
             if attempt is not None and state != RunState.INIT:
@@ -248,73 +335,122 @@ def scan_run(folder: Path) -> ScannedRun:
             finished = event
             if isinstance(event.get("state"), str):
                 state = event["state"]
+        elif kind == EventKind.RUN_STARTED and first_start is None:
+            first_start = event
+        promised_file = _EVENT_FILES.get(kind)
+        if promised_file is not None and attempt is not None:
+            promised.add((attempt, promised_file))
+    if log.events and first_start is None:
+        problems.append(f"{runlog.EVENTS} has no run_started")
+    problems += _missing_attempt_files(path, promised)
+    first_start = first_start or {}
     if finished is not None:
         tokens = _int(finished.get("tokens")) or tokens
         cost = _float(finished.get("cost_usd")) or cost
     stop_reason = finished.get("stop_reason") if finished and state in TERMINAL_STATES else None
-    if state == RunState.INIT and finished is None and events:
+    if state == RunState.INIT and finished is None and log.events:
         stop_reason = NEVER_STARTED
         # run.json lands with the first step's commit: a ghost never wrote it, and lacks nothing
         problems = [p for p in problems if p != f"{runlog.RUN_META} is missing"]
-    started = str(meta.get("created_at") or first_start.get("at") or "")
+    spec_path = str(meta.get("spec_path") or first_start.get("spec_path") or "")
     summary = RunSummary(
         run_id=folder.name,
-        started=started,
+        started=str(meta.get("created_at") or first_start.get("at") or ""),
         spec_path=spec_path,
         spec_name=PurePath(spec_path).name if spec_path else "",
-        spec_hash=str(meta.get("spec_hash") or ""),
         state=state,
         attempts=attempts,
-        duration_s=active_seconds(events),
+        duration_s=active_seconds(log.events),
         tokens=tokens,
         cost_usd=cost,
         stop_reason=stop_reason if isinstance(stop_reason, str) else None,
         damaged="; ".join(problems) or None,
     )
-    if spec_text is None:
-        return ScannedRun(summary, None, None)
-    return ScannedRun(summary, spec_digest(spec_text), spec_text.lower())
+    return ScannedRun(summary, spec_text.lower() if spec_text is not None else None)
 
 
-def _signature(folder: Path) -> list[int] | None:
-    """What a summary depends on; None when the folder is gone."""
+# -- the index ------------------------------------------------------------------------------
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector off while a list of runs is built.
+
+    Making 100,000 summaries (and the rows that search them) sets the collector off again
+    and again to walk every one of them, though none is garbage: that was half of listing
+    100,000 runs. It is back on (if it was) when the block ends; nothing is lost meanwhile,
+    only deferred."""
+    was_on = gc.isenabled()
+    gc.disable()
     try:
-        folder_mtime = folder.stat().st_mtime_ns
+        yield
+    finally:
+        if was_on:
+            gc.enable()
+
+
+_EVENTS_IN_FOLDER = os.sep + runlog.EVENTS
+
+
+def _signature(folder: str) -> list[int] | None:
+    """What a summary depends on; None when the folder is gone. (Two stats per run is most
+    of what listing ten thousand fresh runs costs, so no path object is made here.)"""
+    try:
+        folder_mtime = os.stat(folder).st_mtime_ns
     except OSError:
         return None
     try:
-        events = (folder / runlog.EVENTS).stat()
-        return [events.st_size, events.st_mtime_ns, folder_mtime]
+        events = os.stat(folder + _EVENTS_IN_FOLDER)
     except OSError:
         return [-1, -1, folder_mtime]
+    return [events.st_size, events.st_mtime_ns, folder_mtime]
 
 
 @dataclass
-class RunIndex:
-    """Every run's summary, plus the lowercase text of each distinct spec (for filtering)."""
+class _Stored:
+    """The index file as read: positions by run id, and each run's columns."""
 
-    runs: list[RunSummary]
-    spec_keys: dict[str, str | None]
-    spec_texts: dict[str, str]
+    position: dict[str, int]
+    signatures: list[Any]
+    spec_numbers: list[Any]
+    rows: list[tuple[Any, ...]]
+    specs: list[Any]
 
 
-def _load_index_file(path: Path) -> dict[str, Any]:
+def _read_index(path: Path) -> _Stored | None:
+    """The index file's columns, or None when it is missing, of another version or malformed."""
     data, _problem = read_json_file(path)
-    if (
-        not isinstance(data, dict)
-        or data.get("version") != INDEX_VERSION
-        or not isinstance(data.get("runs"), dict)
-        or not isinstance(data.get("specs"), dict)
-    ):
-        return {"version": INDEX_VERSION, "runs": {}, "specs": {}}
-    return data
+    if not isinstance(data, dict):
+        return None
+    try:
+        if data["version"] != INDEX_VERSION or not isinstance(data["specs"], list):
+            return None
+        columns = data["runs"]
+        run_ids, signatures, spec_numbers = (
+            columns["run_id"],
+            columns["signature"],
+            columns["spec"],
+        )
+        stored = [columns[name] for name in _STORED_FIELDS]
+    except (KeyError, TypeError):
+        return None
+    every = [run_ids, signatures, spec_numbers, *stored]
+    if not all(isinstance(column, list) and len(column) == len(run_ids) for column in every):
+        return None
+    return _Stored(
+        position={run_id: number for number, run_id in enumerate(run_ids)},
+        signatures=signatures,
+        spec_numbers=spec_numbers,
+        rows=list(zip(*stored, strict=True)) if stored else [],
+        specs=data["specs"],
+    )
 
 
-def _run_folders(logs: Path) -> list[Path]:
+def _run_folders(logs: Path) -> list[str]:
     try:
         with os.scandir(logs) as entries:
             return [
-                Path(entry.path)
+                entry.name
                 for entry in entries
                 if not entry.name.startswith(".") and entry.is_dir(follow_symlinks=False)
             ]
@@ -322,51 +458,91 @@ def _run_folders(logs: Path) -> list[Path]:
         return []
 
 
+@dataclass
+class RunIndex:
+    """Every run's summary, newest first, and the lowercase text each filter searches."""
+
+    runs: list[RunSummary]
+    search: dict[str, tuple[str, str]]
+    """run id -> (its id and spec name, its spec's text), in lowercase; runs with the same
+    spec share one copy of its text ("" when it could not be read)."""
+
+
+@dataclass
+class _Entry:
+    signature: list[int]
+    summary: RunSummary
+    spec: str | None
+
+
+def _entries(logs: Path, stored: _Stored | None) -> tuple[list[_Entry], bool]:
+    """Every run folder's entry, from the stored index where its signature holds; and
+    whether any run was summarised again."""
+    entries: list[_Entry] = []
+    rescanned = False
+    prefix = os.path.join(logs, "")
+    for name in _run_folders(logs):
+        folder = prefix + name
+        signature = _signature(folder)
+        if signature is None:
+            continue
+        number = stored.position.get(name) if stored else None
+        if stored is not None and number is not None and stored.signatures[number] == signature:
+            spec_number = stored.spec_numbers[number]
+            try:
+                summary = RunSummary(name, *stored.rows[number])
+                spec = None if spec_number is None else str(stored.specs[spec_number])
+            except (TypeError, IndexError):
+                summary = None
+            if summary is not None:
+                entries.append(_Entry(signature, summary, spec))
+                continue
+        scanned = scan_run(Path(folder))
+        entries.append(_Entry(signature, scanned.summary, scanned.spec_lower))
+        rescanned = True
+    return entries, rescanned
+
+
+def _write_index(path: Path, entries: list[_Entry]) -> None:
+    specs: dict[str, int] = {}
+    spec_numbers = [
+        None if entry.spec is None else specs.setdefault(entry.spec, len(specs))
+        for entry in entries
+    ]
+    summaries = [entry.summary for entry in entries]
+    columns: dict[str, list[Any]] = {
+        "run_id": [summary.run_id for summary in summaries],
+        "signature": [entry.signature for entry in entries],
+        "spec": spec_numbers,
+    }
+    for name in _STORED_FIELDS:
+        columns[name] = [getattr(summary, name) for summary in summaries]
+    data = {"version": INDEX_VERSION, "runs": columns, "specs": list(specs)}
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    try:
+        write_bytes_atomic(path, text.encode("utf-8"), durable=False)
+    except OSError:
+        pass
+
+
 def build_index(logs: Path) -> RunIndex:
     """Summaries of every run in ``logs``, from the index where it is fresh, newest first.
 
     The index file is rewritten when anything changed; a write that fails (a read-only
-    folder) is ignored: the index is a cache, never needed for a correct answer.
+    folder) is ignored.
     """
     index_path = logs / INDEX_NAME
-    stored = _load_index_file(index_path)
-    old_runs: dict[str, Any] = stored["runs"]
-    old_specs: dict[str, Any] = stored["specs"]
-    runs: dict[str, Any] = {}
-    specs: dict[str, str] = {}
-    summaries: list[RunSummary] = []
-    spec_keys: dict[str, str | None] = {}
-    changed = False
-    for folder in _run_folders(logs):
-        signature = _signature(folder)
-        if signature is None:
-            continue
-        entry = old_runs.get(folder.name)
-        summary: RunSummary | None = None
-        key: str | None = None
-        if isinstance(entry, dict) and entry.get("signature") == signature:
-            key = entry.get("spec_key")
-            try:
-                summary = RunSummary.from_json(entry["summary"])
-            except (KeyError, TypeError):
-                summary = None
-            if key is not None and not isinstance(old_specs.get(key), str):
-                summary = None
-        if summary is None:
-            scanned = scan_run(folder)
-            summary, key = scanned.summary, scanned.spec_key
-            if key is not None and scanned.spec_lower is not None:
-                specs[key] = scanned.spec_lower
-            changed = True
-        elif key is not None:
-            specs[key] = old_specs[key]
-        runs[folder.name] = {"signature": signature, "spec_key": key, "summary": summary.to_json()}
-        summaries.append(summary)
-        spec_keys[summary.run_id] = key
-    if changed or set(runs) != set(old_runs) or set(specs) != set(old_specs):
-        try:
-            write_json_atomic(index_path, {"version": INDEX_VERSION, "runs": runs, "specs": specs})
-        except OSError:
-            pass
-    summaries.sort(key=lambda run: (run.started, run.run_id), reverse=True)
-    return RunIndex(summaries, spec_keys, specs)
+    with collector_paused():
+        stored = _read_index(index_path)
+        entries, rescanned = _entries(logs, stored)
+        if rescanned or (stored is not None and len(stored.position) != len(entries)):
+            _write_index(index_path, entries)
+        entries.sort(key=lambda e: (e.summary.started, e.summary.run_id), reverse=True)
+        search = {
+            entry.summary.run_id: (
+                f"{entry.summary.run_id}\n{entry.summary.spec_name}".lower(),
+                entry.spec or "",
+            )
+            for entry in entries
+        }
+        return RunIndex([entry.summary for entry in entries], search)

@@ -3,6 +3,7 @@ synthetic and hand-damaged run folders."""
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import shutil
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from bench.synthetic_runs import write_synthetic_runs
-from orch_tui.core import runlog
+from orch_tui.core import history_index, runlog
 from orch_tui.core.config import Config
 from orch_tui.core.engine import Engine, RunOptions
 from orch_tui.core.events import EventBus, Notice, RunStarted
@@ -22,9 +23,10 @@ from orch_tui.core.history import (
     PASSED,
     SKIPPED,
     HistoryError,
+    RunSearch,
+    build_index,
     compare,
     export_markdown,
-    filter_runs,
     list_runs,
     load_run,
     mark_resumable,
@@ -34,7 +36,14 @@ from orch_tui.core.history import (
     workspace_at,
 )
 from orch_tui.core.history import test_grid as grid_of  # aliased: pytest would collect test_*
-from orch_tui.core.history_index import INDEX_NAME, INDEX_VERSION, NEVER_STARTED, read_events
+from orch_tui.core.history_index import (
+    INDEX_NAME,
+    INDEX_VERSION,
+    NEVER_STARTED,
+    RunSummary,
+    parse_events,
+    read_events,
+)
 from orch_tui.core.paths import ProjectPaths
 from orch_tui.core.providers.scripted import ScriptedProvider
 from orch_tui.core.review import AcceptAllReviewer, ReviewAborted, ReviewSession
@@ -136,7 +145,7 @@ def test_list_runs_summarises_real_runs_newest_first(demo: DemoProject) -> None:
 def test_index_is_written_reused_and_rebuilt(demo: DemoProject) -> None:
     first = list_runs(demo.logs)
     index = demo.logs / INDEX_NAME
-    assert set(json.loads(index.read_text())["runs"]) == {run.run_id for run in first}
+    assert set(json.loads(index.read_text())["runs"]["run_id"]) == {run.run_id for run in first}
     # A stale entry is recomputed: the run grows an event after the index was written.
     events = demo.logs / demo.unfinished / runlog.EVENTS
     with events.open("a") as handle:
@@ -164,10 +173,57 @@ def test_index_entry_is_trusted_while_its_signature_holds(demo: DemoProject) -> 
     list_runs(demo.logs)
     index = demo.logs / INDEX_NAME
     data = json.loads(index.read_text())
-    data["runs"][demo.success]["summary"]["spec_name"] = "from-the-index.md"
+    position = data["runs"]["run_id"].index(demo.success)
+    data["runs"]["spec_name"][position] = "from-the-index.md"
     index.write_text(json.dumps(data))
     names = {run.run_id: run.spec_name for run in list_runs(demo.logs)}
     assert names[demo.success] == "from-the-index.md"
+
+
+def test_only_runs_whose_files_changed_are_summarised_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    logs = tmp_path / "logs"
+    ids = write_synthetic_runs(logs, 20)
+    scanned: list[str] = []
+    real_scan = history_index.scan_run
+
+    def counting_scan(folder: Path) -> history_index.ScannedRun:
+        scanned.append(folder.name)
+        return real_scan(folder)
+
+    monkeypatch.setattr(history_index, "scan_run", counting_scan)
+    list_runs(logs)
+    assert sorted(scanned) == sorted(ids)  # no index yet: every run
+    scanned.clear()
+    with (logs / ids[3] / runlog.EVENTS).open("a") as handle:
+        handle.write(json.dumps({"event": "notice", "at": "2026-06-01T00:00:00.000Z"}) + "\n")
+    runs = list_runs(logs)
+    assert scanned == [ids[3]] and len(runs) == 20
+    scanned.clear()
+    list_runs(logs)
+    assert scanned == []
+
+
+def test_the_collector_is_paused_only_while_a_list_is_built() -> None:
+    assert gc.isenabled()
+    with history_index.collector_paused():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with history_index.collector_paused():
+            pass
+        assert not gc.isenabled()  # left as it was found
+    finally:
+        gc.enable()
+
+
+def test_an_index_of_another_version_is_rebuilt(demo: DemoProject) -> None:
+    index = demo.logs / INDEX_NAME
+    index.write_text(json.dumps({"version": 1, "runs": {}, "specs": {}}))
+    assert len(list_runs(demo.logs)) == 3
+    assert json.loads(index.read_text())["version"] == INDEX_VERSION
 
 
 def test_a_removed_run_leaves_the_list_and_the_index(demo: DemoProject) -> None:
@@ -194,40 +250,67 @@ def test_missing_logs_folder_lists_nothing(tmp_path: Path) -> None:
 # -- filter and sort ----------------------------------------------------------------------------
 
 
+def _matching(query: str, search: RunSearch) -> list[str]:
+    return [run.run_id for run in search.matching(query)]
+
+
 def test_filter_by_run_id_spec_name_and_spec_text(tmp_path: Path) -> None:
     logs = tmp_path / "logs"
     ids = write_synthetic_runs(logs, 40)
-    runs = list_runs(logs)
-    assert [r.run_id for r in filter_runs(runs, ids[7][-4:], logs)] == [ids[7]]
-    by_name = filter_runs(runs, "CSVTOOL", logs)
+    index = build_index(logs)
+    search = RunSearch(index.runs, index)
+    assert _matching(ids[7][-4:], search) == [ids[7]]
+    by_name = search.matching("CSVTOOL")
     assert by_name and all(r.spec_name == "csvtool.md" for r in by_name)
     # Text only inside the spec: every spec carries "Run tag: tagNNNN".
-    assert [r.run_id for r in filter_runs(runs, "tag0012", logs)] == [ids[12]]
+    assert _matching("tag0012", search) == [ids[12]]
     # Every word must match, in any of the fields.
-    assert [r.run_id for r in filter_runs(runs, "tag0012 median", logs)] == (
+    assert _matching("tag0012 median", search) == (
         [ids[12]] if "median" in (logs / ids[12] / "spec.md").read_text() else []
     )
-    assert filter_runs(runs, "", logs) == runs
-    assert filter_runs(runs, "no-such-thing", logs) == []
+    assert search.matching("") == index.runs
+    assert _matching("no-such-thing", search) == []
 
 
-def test_filter_reads_spec_files_when_there_is_no_index(tmp_path: Path) -> None:
+def test_filter_keeps_its_order_and_narrows_as_keys_are_typed_and_deleted(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    ids = write_synthetic_runs(logs, 30)
+    index = build_index(logs)
+    by_cost = sort_runs(index.runs, "cost", descending=True)
+    search = RunSearch(by_cost, index)
+
+    def holds(run: RunSummary, word: str) -> bool:
+        spec = (logs / run.run_id / "spec.md").read_text()
+        return word in f"{run.run_id}\n{run.spec_name}\n{spec}".lower()
+
+    for typed in ("c", "cs", "csvtool"):
+        assert search.matching(typed) == [run for run in by_cost if holds(run, typed)]
+    assert all(run.spec_name == "csvtool.md" for run in search.matching("csvtool"))
+    twelfth = next(run for run in index.runs if run.run_id == ids[12])
+    both = [ids[12]] if twelfth.spec_name == "csvtool.md" else []
+    assert _matching("csvtool tag0012", search) == both  # a second word narrows further
+    assert search.matching("csv") == search.matching("csvtool")  # a key deleted
+    assert search.matching("") == by_cost
+    assert _matching("tag0012", search) == [ids[12]]  # a new query searches every run
+
+
+def test_filter_reads_no_file(tmp_path: Path) -> None:
     logs = tmp_path / "logs"
     ids = write_synthetic_runs(logs, 5)
-    runs = list_runs(logs)
-    (logs / INDEX_NAME).unlink()
-    assert [r.run_id for r in filter_runs(runs, "tag0003", logs)] == [ids[3]]
+    index = build_index(logs)
+    shutil.rmtree(logs)  # the texts it searches were read when the index was built
+    assert _matching("tag0003", RunSearch(index.runs, index)) == [ids[3]]
 
 
 def test_filter_sees_a_spec_changed_after_the_index_was_read(tmp_path: Path) -> None:
     logs = tmp_path / "logs"
     ids = write_synthetic_runs(logs, 3)
-    runs = list_runs(logs)
-    assert filter_runs(runs, "zebra", logs) == []
+    index = build_index(logs)
+    assert _matching("zebra", RunSearch(index.runs, index)) == []
     (logs / ids[1] / "spec.md").write_text("# zebra\n")
     os.utime(logs / ids[1], ns=(1, 1))  # the folder signature changes as an atomic write would
-    runs = list_runs(logs)
-    assert [r.run_id for r in filter_runs(runs, "zebra", logs)] == [ids[1]]
+    index = build_index(logs)
+    assert _matching("zebra", RunSearch(index.runs, index)) == [ids[1]]
 
 
 def test_sort_by_each_column(tmp_path: Path) -> None:
@@ -371,6 +454,40 @@ def _damaged(demo: DemoProject, run_id: str) -> str | None:
     return next(r for r in list_runs(demo.logs) if r.run_id == run_id).damaged
 
 
+@pytest.mark.parametrize(
+    ("data", "events", "problems", "torn"),
+    [
+        (b'{"event": "a"}\n\n{"event": "b"}\n', ["a", "b"], [], False),
+        (b'{"event": "a"}\n{"event": "b"', ["a"], [], True),
+        (b'{"event": "a"}\n{"event": "b", "x": "\xc3', ["a"], [], True),
+        (b'{"event": "a"}\n{"event": "\xff"}\n{"event": "c"}\n', ["a", "c"], [2], False),
+        (b'{"event": "a"}, {"event": "b"}\n{"event": "c"}\n', ["c"], [1], False),
+        (b'{"event": "a", "x": [1,\n2]}\n{"event": "c"}\n', ["c"], [1, 2], False),
+        (b'[]\n{"event": 3}\n{"event": "c"}\n', ["c"], [1, 2], False),
+        (
+            b'{"event": "a"}\n{"event": "b\n{"event": "run_started"}\n',
+            ["a", "run_started"],
+            [],
+            False,
+        ),
+        (
+            b'{"event": "a"}\n{"event": "b", "x": "\xc3\n{"event": "run_started"}\n',
+            ["a", "run_started"],
+            [],
+            False,
+        ),
+        (b'{"event": "a"}\nnot json\n', ["a"], [2], False),
+    ],
+)
+def test_each_events_line_must_hold_one_event(
+    data: bytes, events: list[str], problems: list[int], torn: bool
+) -> None:
+    log = parse_events(data)
+    assert [event["event"] for event in log.events] == events
+    assert log.problems == [f"events.jsonl line {n} is not a valid event" for n in problems]
+    assert log.torn_tail is torn
+
+
 def test_torn_last_event_line_is_tolerated(demo: DemoProject) -> None:
     events = demo.logs / demo.success / runlog.EVENTS
     with events.open("a") as handle:
@@ -430,6 +547,28 @@ def test_a_stray_empty_folder_is_a_damaged_run(demo: DemoProject) -> None:
     (demo.logs / "20200101-000000-dead").mkdir()
     damaged = _damaged(demo, "20200101-000000-dead")
     assert damaged and "run.json is missing" in damaged and "events.jsonl is missing" in damaged
+
+
+def test_a_run_killed_before_its_first_step_is_marked_in_history(demo: DemoProject) -> None:
+    """A ghost: a run opened (run.json, run_started) and killed before it did anything."""
+    spec_text = "# another spec\n"
+    engine = Engine(
+        paths=ProjectPaths(demo.root),
+        config=Config(),
+        spec=Spec(Path("other.md"), spec_text),
+        provider=ScriptedProvider.from_path(demo.root / "script.json"),
+        reviewer=AcceptAllReviewer(),
+        bus=EventBus(),
+        options=RunOptions(max_retries=1),
+    )
+    engine._open_run()  # the kill came here, before the first step
+
+    ghost = next(run for run in list_runs(demo.logs) if run.run_id == engine.state.run_id)
+
+    assert (ghost.state, ghost.attempts, ghost.damaged) == ("INIT", 0, None)
+    assert ghost.stop_reason == NEVER_STARTED
+    others = [run for run in list_runs(demo.logs) if run.run_id != engine.state.run_id]
+    assert all(run.stop_reason != NEVER_STARTED for run in others)
 
 
 # -- export -------------------------------------------------------------------------------------

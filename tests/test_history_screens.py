@@ -10,6 +10,7 @@ import json
 import os
 import re
 import shutil
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,6 +22,7 @@ from textual.widgets import DataTable, Input, OptionList, TabbedContent
 from bench.synthetic_runs import write_synthetic_runs
 from orch_tui.core import runlog
 from orch_tui.themes import DEFAULT_THEME, register_themes, theme_variable_defaults
+from orch_tui.tui.screens import history as history_screens
 from orch_tui.tui.screens.history import (
     AttemptScreen,
     CompareScreen,
@@ -31,6 +33,7 @@ from orch_tui.tui.screens.history import (
 from orch_tui.tui.widgets.diff_view import DiffView
 from orch_tui.tui.widgets.runs_table import RunsTable
 from tests.test_history import DemoProject
+from tests.tui_support import wait_for_history, wait_for_screen
 
 SIZE = (120, 34)
 pytestmark = pytest.mark.anyio
@@ -118,6 +121,10 @@ def stable(project: DemoProject, utc: None) -> DemoProject:
     return DemoProject(project.root, *STABLE_IDS)
 
 
+async def _runs_loaded(pilot, app: HistoryHost) -> RunsScreen:  # type: ignore[no-untyped-def]
+    return await wait_for_history(pilot, app, RunsScreen, "the runs list")
+
+
 def _shown(app: HistoryHost) -> list[str]:
     screen = app.screen
     assert isinstance(screen, RunsScreen)
@@ -146,7 +153,7 @@ def _painted_row(table: RunsTable, row: int) -> list[str]:
 async def test_list_shows_real_runs_newest_first(project: DemoProject) -> None:
     app = HistoryHost(project.logs, project.state)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await _runs_loaded(pilot, app)
         assert _shown(app) == [project.unfinished, project.failed, project.success]
         table = app.screen.query_one("#runs", RunsTable)
         assert len(table.runs) == 3
@@ -164,14 +171,66 @@ async def test_list_shows_real_runs_newest_first(project: DemoProject) -> None:
         assert _painted_row(table, 0)[2] == "REVIEWING ↻"  # resumable
 
 
-async def test_sort_keys_and_reverse(tmp_path: Path) -> None:
-    logs = tmp_path / "logs"
-    write_synthetic_runs(logs, 25)
-    app = HistoryHost(logs, tmp_path / "state.json")
+def _synthetic_runs(tmp_path: Path, count: int) -> tuple[HistoryHost, list[str]]:
+    """An app over ``count`` synthetic runs, and their ids."""
+    ids = write_synthetic_runs(tmp_path / "logs", count)
+    return HistoryHost(tmp_path / "logs", tmp_path / "state.json"), ids
+
+
+def _held(monkeypatch: pytest.MonkeyPatch, name: str) -> threading.Event:
+    """Make the screens' ``name`` (a reader of the logs) wait for the returned event."""
+    release = threading.Event()
+    real = getattr(history_screens, name)
+
+    def held(*args: object) -> object:
+        assert release.wait(30)
+        return real(*args)
+
+    monkeypatch.setattr(history_screens, name, held)
+    return release
+
+
+async def test_the_list_reads_the_runs_off_the_ui_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    release = _held(monkeypatch, "build_index")
+    app, _ids = _synthetic_runs(tmp_path, 25)
     async with app.run_test(size=SIZE) as pilot:
+        screen = await wait_for_screen(pilot, app, RunsScreen, "the runs list")
         await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, RunsScreen)
+        assert "loading…" in str(screen.query_one("#runs-title").render())
+        assert "reading the runs" in str(screen.query_one("#runs-status").render())
+        assert not screen.query_one("#runs", RunsTable).runs
+        await pilot.press("7")  # the screen answers keys while the runs are read
+        release.set()
+        await wait_for_history(pilot, app, RunsScreen, "the runs list")
+        costs = [run.cost_usd for run in screen.shown]
+        assert len(costs) == 25 and costs == sorted(costs, reverse=True)
+        assert "25 runs · sorted by Cost ↓" in str(screen.query_one("#runs-title").render())
+
+
+async def test_a_run_says_loading_until_its_worker_has_read_it(
+    project: DemoProject, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    release = _held(monkeypatch, "load_run")
+    app = HistoryHost(project.logs, project.state)
+    async with app.run_test(size=SIZE) as pilot:
+        await _runs_loaded(pilot, app)
+        await pilot.press("down", "down", "enter")
+        screen = await wait_for_screen(pilot, app, RunScreen, "the run")
+        await pilot.pause()
+        assert "loading…" in str(screen.query_one("#run-title").render())
+        assert not screen.query_one("#run-body").display
+        release.set()
+        await wait_for_history(pilot, app, RunScreen, "the run")
+        assert screen.query_one("#run-body").display
+        assert screen.query_one("#attempts", DataTable).row_count == 2
+
+
+async def test_sort_keys_and_reverse(tmp_path: Path) -> None:
+    app, _ids = _synthetic_runs(tmp_path, 25)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _runs_loaded(pilot, app)
         await pilot.press("7")  # cost, largest first
         costs = [run.cost_usd for run in screen.shown]
         assert costs == sorted(costs, reverse=True)
@@ -185,13 +244,9 @@ async def test_sort_keys_and_reverse(tmp_path: Path) -> None:
 
 
 async def test_clicking_a_header_sorts_by_that_column(tmp_path: Path) -> None:
-    logs = tmp_path / "logs"
-    write_synthetic_runs(logs, 10)
-    app = HistoryHost(logs, tmp_path / "state.json")
+    app, _ids = _synthetic_runs(tmp_path, 10)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, RunsScreen)
+        screen = await _runs_loaded(pilot, app)
         table = screen.query_one("#runs", RunsTable)
         x = sum(width + 2 for width in table.column_widths[:5])
         await pilot.click(table, offset=(x + 2, 0))  # the Tokens header
@@ -202,11 +257,9 @@ async def test_clicking_a_header_sorts_by_that_column(tmp_path: Path) -> None:
 
 
 async def test_filter_as_you_type_then_escape_clears_it(tmp_path: Path) -> None:
-    logs = tmp_path / "logs"
-    ids = write_synthetic_runs(logs, 30)
-    app = HistoryHost(logs, tmp_path / "state.json")
+    app, ids = _synthetic_runs(tmp_path, 30)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await _runs_loaded(pilot, app)
         await pilot.press("slash")
         filter_input = app.screen.query_one("#runs-filter", Input)
         assert filter_input.has_focus and filter_input.display
@@ -226,10 +279,10 @@ async def test_filter_as_you_type_then_escape_clears_it(tmp_path: Path) -> None:
 async def test_enter_opens_a_run_and_escape_comes_back(project: DemoProject) -> None:
     app = HistoryHost(project.logs, project.state)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await _runs_loaded(pilot, app)
         await pilot.press("down", "down", "enter")
-        await pilot.pause()
-        assert isinstance(app.screen, RunScreen) and app.screen.run_id == project.success
+        screen = await wait_for_history(pilot, app, RunScreen, "the run")
+        assert screen.run_id == project.success
         await pilot.press("escape")
         assert isinstance(app.screen, RunsScreen)
 
@@ -237,7 +290,7 @@ async def test_enter_opens_a_run_and_escape_comes_back(project: DemoProject) -> 
 async def test_r_resumes_only_a_resumable_run(project: DemoProject) -> None:
     app = HistoryHost(project.logs, project.state)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await _runs_loaded(pilot, app)
         await pilot.press("down", "r")  # the failed run
         await pilot.pause()
         assert app.resumed == []
@@ -253,7 +306,7 @@ async def test_a_damaged_run_is_listed_and_opens(project: DemoProject) -> None:
     (folder / "attempt-00" / runlog.PROPOSAL).write_text("{")
     app = HistoryHost(project.logs, project.state)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await _runs_loaded(pilot, app)
         table = app.screen.query_one("#runs", RunsTable)
         row = _shown(app).index(project.success)
         cells = _painted_row(table, row)
@@ -261,8 +314,7 @@ async def test_a_damaged_run_is_listed_and_opens(project: DemoProject) -> None:
         assert "events.jsonl line 1" in cells[7]
         table.cursor_row = row
         await pilot.press("enter")
-        await pilot.pause()
-        assert isinstance(app.screen, RunScreen)
+        await wait_for_history(pilot, app, RunScreen, "the damaged run")
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, AttemptScreen)
@@ -273,13 +325,11 @@ async def test_a_damaged_run_is_listed_and_opens(project: DemoProject) -> None:
 
 
 async def _open_run(pilot, app: HistoryHost, run_id: str) -> RunScreen:  # type: ignore[no-untyped-def]
-    await pilot.pause()
+    await _runs_loaded(pilot, app)
     table = app.screen.query_one("#runs", RunsTable)
     table.cursor_row = _shown(app).index(run_id)
     await pilot.press("enter")
-    await pilot.pause()
-    assert isinstance(app.screen, RunScreen)
-    return app.screen
+    return await wait_for_history(pilot, app, RunScreen, f"run {run_id}")
 
 
 async def test_run_screen_shows_timeline_and_grid(project: DemoProject) -> None:
@@ -355,25 +405,40 @@ async def test_escape_clears_a_mark_before_leaving(project: DemoProject) -> None
 # -- snapshots ----------------------------------------------------------------------------------
 
 
+def _after(*keys: str, then: type[RunsScreen] | type[RunScreen] = RunsScreen):  # type: ignore[no-untyped-def]
+    """A snapshot's ``run_before``: wait for the runs list, press ``keys``, and wait for the
+    screen they lead to (``then``) to have read what it shows."""
+
+    async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
+        await wait_for_history(pilot, pilot.app, RunsScreen, "the runs list")
+        await pilot.press(*keys)
+        await wait_for_history(pilot, pilot.app, then, "the screen to snapshot")
+
+    return run_before
+
+
 def test_snapshot_runs_list(snap_compare, stable: DemoProject) -> None:  # type: ignore[no-untyped-def]
-    assert snap_compare(HistoryHost(stable.logs, stable.state), terminal_size=SIZE)
+    app = HistoryHost(stable.logs, stable.state)
+    assert snap_compare(app, terminal_size=SIZE, run_before=_after())
 
 
 def test_snapshot_run(snap_compare, stable: DemoProject) -> None:  # type: ignore[no-untyped-def]
     app = HistoryHost(stable.logs, stable.state)
-    assert snap_compare(app, terminal_size=SIZE, press=["down", "down", "enter"])
+    run_before = _after("down", "down", "enter", then=RunScreen)
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
 
 def test_snapshot_attempt(snap_compare, stable: DemoProject) -> None:  # type: ignore[no-untyped-def]
     app = HistoryHost(stable.logs, stable.state)
-    press = ["down", "down", "enter", "down", "enter"]
-    assert snap_compare(app, terminal_size=SIZE, press=press)
+    run_before = _after("down", "down", "enter", then=RunScreen)
+    assert snap_compare(app, terminal_size=SIZE, press=["down", "enter"], run_before=run_before)
 
 
 def test_snapshot_compare(snap_compare, stable: DemoProject) -> None:  # type: ignore[no-untyped-def]
     app = HistoryHost(stable.logs, stable.state)
-    press = ["down", "down", "enter", "c", "down", "c"]
-    assert snap_compare(app, terminal_size=SIZE, press=press)
+    run_before = _after("down", "down", "enter", then=RunScreen)
+    press = ["c", "down", "c"]
+    assert snap_compare(app, terminal_size=SIZE, press=press, run_before=run_before)
 
 
 def reword(project: DemoProject, stop_reason: str, test_id: str) -> None:
@@ -392,7 +457,7 @@ async def test_brackets_in_ids_and_reasons_are_shown_as_text(project: DemoProjec
     reword(project, "stopped [bold]early[/bold]", "tests/t.py::test_x[red-1]")
     app = HistoryHost(project.logs, project.state)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await _runs_loaded(pilot, app)
         table = app.screen.query_one("#runs", RunsTable)
         row = _shown(app).index(project.success)
         assert _painted_row(table, row)[7] == "stopped [bold]early[/bold]"

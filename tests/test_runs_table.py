@@ -22,6 +22,7 @@ from orch_tui.core.history_index import RunSummary
 from orch_tui.themes import DEFAULT_THEME, register_themes, theme_variable_defaults
 from orch_tui.tui.screens.history import RunScreen, RunsScreen
 from orch_tui.tui.widgets.runs_table import RunsTable
+from tests.tui_support import wait_for_history
 
 pytestmark = pytest.mark.anyio
 
@@ -40,7 +41,6 @@ def make_run(index: int, **changes: object) -> RunSummary:
         started=f"2026-01-01T00:00:{index % 60:02d}.000Z",
         spec_path=f"specs/spec{index % 4}.md",
         spec_name=f"spec{index % 4}.md",
-        spec_hash="0" * 64,
         state="SUCCESS",
         attempts=1 + index % 5,
         duration_s=float(index),
@@ -308,9 +308,7 @@ async def test_the_screen_lists_1000_runs_filters_them_and_opens_one(
     logs, ids = thousand_runs
     app = HistoryHost(logs)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, RunsScreen)
+        screen = await wait_for_history(pilot, app, RunsScreen, "1,000 runs")
         table = screen.query_one("#runs", RunsTable)
         assert len(table.runs) == COUNT
         assert "1,000 runs" in str(screen.query_one("#runs-title").render())
@@ -325,8 +323,8 @@ async def test_the_screen_lists_1000_runs_filters_them_and_opens_one(
         last = table.cursor_run
         assert last is not None and last.run_id == screen.shown[-1].run_id
         await pilot.press("enter")
-        await pilot.pause()
-        assert isinstance(app.screen, RunScreen) and app.screen.run_id == last.run_id
+        opened = await wait_for_history(pilot, app, RunScreen, "the last run")
+        assert opened.run_id == last.run_id
 
 
 async def test_the_screen_sorts_1000_runs_by_a_clicked_heading(
@@ -335,9 +333,7 @@ async def test_the_screen_sorts_1000_runs_by_a_clicked_heading(
     logs, _ids = thousand_runs
     app = HistoryHost(logs)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, RunsScreen)
+        screen = await wait_for_history(pilot, app, RunsScreen, "1,000 runs")
         table = screen.query_one("#runs", RunsTable)
         tokens_x = sum(width + 2 for width in table.column_widths[:5]) + 2
         await pilot.click(table, offset=(tokens_x, 0))

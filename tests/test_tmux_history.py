@@ -63,8 +63,9 @@ def browse_history(tmux: TmuxTui) -> None:
     assert "beta.md" in screen and "alpha.md" not in screen
 
     tmux.keys("Enter")  # leave the filter for the list
-    tmux.keys("Enter")  # open the run
-    tmux.wait_for("Tests × attempts")
+    tmux.keys("Enter")  # open the run: it is read in a worker, then its attempts show
+    screen = tmux.wait_for("Tests × attempts", "0 generate")
+    assert "beta.md" in screen
     tmux.keys("Enter")  # open its first attempt: files in path order, the test file first
     tmux.wait_for("from values import beta_value")
     tmux.keys("}")  # the next file

@@ -15,7 +15,14 @@ from orch_tui.tui.app import OrchApp, ResumeRequest, RunRequest
 from orch_tui.tui.screens.history import RunsScreen
 from orch_tui.tui.widgets.diff_view import DiffView
 from orch_tui.tui.widgets.run_header import RunHeader
-from tests.tui_support import SIZE, make_tui_project, wait_for, wait_for_finish, wait_for_review
+from tests.tui_support import (
+    SIZE,
+    make_tui_project,
+    wait_for,
+    wait_for_finish,
+    wait_for_history,
+    wait_for_review,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -35,7 +42,7 @@ async def test_r_in_the_history_app_returns_the_unfinished_run_to_resume(tmp_pat
 
     history = OrchApp(project.paths, project.config())
     async with history.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: isinstance(history.screen, RunsScreen), "the run list")
+        await wait_for_history(pilot, history, RunsScreen, "the run list")
         await pilot.press("r")
     assert history.resume_request == ResumeRequest(run_id, str(tmp_path / "spec.md"))
 

@@ -7,13 +7,13 @@ from pathlib import Path
 import pytest
 from textual.widgets import DataTable
 
-from orch_tui.tui.screens.history import AttemptScreen, RunScreen
+from orch_tui.tui.screens.history import AttemptScreen, RunScreen, RunsScreen
 from orch_tui.tui.widgets.runs_table import RunsTable
 from tests import test_engine
 from tests.scripting import CountingProvider, attempt, create, judge_retry, replace, verdict
 from tests.test_engine import BAD, TEST, fast_config, make_engine, state_of
 from tests.test_history_screens import SIZE, HistoryHost
-from tests.tui_support import wait_for_screen
+from tests.tui_support import wait_for_history, wait_for_screen
 
 pytestmark = pytest.mark.anyio
 project = test_engine.project
@@ -40,11 +40,11 @@ async def test_run_and_attempt_screens_show_judge_and_verifier_decisions(project
 
     app = HistoryHost(project / "logs", project / "state.json")
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        table = app.screen.query_one("#runs", RunsTable)
-        table.cursor_row = [run.run_id for run in app.screen.shown].index(run_id)
+        runs = await wait_for_history(pilot, app, RunsScreen, "the runs list")
+        table = runs.query_one("#runs", RunsTable)
+        table.cursor_row = [run.run_id for run in runs.shown].index(run_id)
         await pilot.press("enter")
-        screen = await wait_for_screen(pilot, app, RunScreen, "the run screen")
+        screen = await wait_for_history(pilot, app, RunScreen, "the run screen")
         attempts = screen.query_one("#attempts", DataTable)
         summaries = [str(attempts.get_row_at(i)[3]) for i in range(attempts.row_count)]
         assert summaries[0].startswith("1 failed · judge: retry: add() subtracts")

@@ -29,6 +29,7 @@ from orch_tui.core.providers.base import Provider
 from orch_tui.core.providers.scripted import ScriptedProvider
 from orch_tui.core.spec import Spec, read_spec
 from orch_tui.tui.app import OrchApp, RunRequest
+from orch_tui.tui.screens.history import RunScreen, RunsScreen
 from orch_tui.tui.screens.review import TRIAL_RUNNING, ReviewScreen
 from tests.e2e_support import attempt_turns, write_attempts_script, write_tree
 from tests.fake_anthropic import Turn
@@ -207,6 +208,17 @@ async def wait_for_screen(pilot: Any, app: App[Any], kind: type[ScreenT], what: 
     await wait_for(pilot, lambda: isinstance(app.screen, kind) and app.screen.is_mounted, what)
     screen = app.screen
     assert isinstance(screen, kind)
+    return screen
+
+
+HistoryT = TypeVar("HistoryT", RunsScreen, RunScreen)
+
+
+async def wait_for_history(pilot: Any, app: App[Any], kind: type[HistoryT], what: str) -> HistoryT:
+    """Wait until a ``kind`` history screen is on top and has what it shows: it reads the
+    logs in a thread worker, and says "loading…" until the worker posts them back."""
+    screen = await wait_for_screen(pilot, app, kind, what)
+    await wait_for(pilot, lambda: screen.loaded, f"{what} to load")
     return screen
 
 

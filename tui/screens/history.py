@@ -3,7 +3,9 @@
 Screens only show what :mod:`core.history` reads from ``logs/``; they hold no loop logic.
 ``RunsScreen`` is the entry point (``orch-tui history`` and ``h``); escape dismisses it. ``r``
 on an unfinished run whose spec still matches posts :class:`ResumeRun` for the app to handle.
-Colours come from the theme's variables, read again whenever the theme changes.
+The runs list and a run are read in thread workers that post what they read back to the
+screen, which says "loading…" until then: the screen is on view at once, however many runs
+there are. Colours come from the theme's variables, read again whenever the theme changes.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Any, ClassVar
 
 from rich.style import Style
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.color import Color, ColorParseError
@@ -33,6 +35,7 @@ from textual.widgets import (
     TabPane,
 )
 from textual.widgets.option_list import Option
+from textual.worker import Worker, WorkerState
 
 from orch_tui.core.history import (
     ABSENT,
@@ -42,11 +45,12 @@ from orch_tui.core.history import (
     AttemptDetail,
     HistoryError,
     RunDetail,
+    RunIndex,
+    RunSearch,
     RunSummary,
+    build_index,
     compare,
-    filter_runs,
     format_duration,
-    list_runs,
     load_run,
     mark_resumable,
     resume_blocker,
@@ -130,8 +134,9 @@ def _palette(screen: Screen[Any]) -> Callable[..., Style]:
 class _ThemedScreen(Screen[None]):
     """Re-renders its coloured cells when the app's theme changes.
 
-    Subclasses fill their widgets in :meth:`repaint` and name the widget to focus first; they
-    define no ``on_mount`` of their own (Textual would run both handlers).
+    Subclasses start reading what they show in :meth:`load` (a thread worker), fill their
+    widgets in :meth:`repaint` and name the widget to focus first; they define no
+    ``on_mount`` of their own (Textual would run both handlers).
     """
 
     CSS_PATH = CSS_PATH
@@ -139,12 +144,25 @@ class _ThemedScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self.repaint())
+        self.load()
         self.repaint()
         if self.FIRST_FOCUS:
             self.query_one(self.FIRST_FOCUS).focus()
 
+    def load(self) -> None:
+        """Start reading what the screen shows, off the UI thread; nothing by default."""
+
     def repaint(self) -> None:
         """Fill the widgets, with the current theme's colours."""
+
+    def load_failed(self, error: str) -> None:
+        """A loading worker raised ``error`` (a bug, or logs/ vanished under it)."""
+        self.notify(error, title="Could not read the logs", severity="error", markup=False)
+
+    @on(Worker.StateChanged)
+    def _worker_changed(self, event: Worker.StateChanged) -> None:
+        if event.state is WorkerState.ERROR:
+            self.load_failed(str(event.worker.error))
 
 
 # -- the runs list ------------------------------------------------------------------------------
@@ -176,14 +194,69 @@ class RunsScreen(_ThemedScreen):
         ),
     ]
 
+    class Loaded(Message):
+        """The worker read the runs: ``index`` to filter with, ``runs`` newest first, and
+        ``search`` over them in the ``order`` (column, descending) asked for when it began."""
+
+        def __init__(
+            self,
+            index: RunIndex,
+            runs: list[RunSummary],
+            search: RunSearch,
+            order: tuple[str, bool],
+        ) -> None:
+            super().__init__()
+            self.index = index
+            self.runs = runs
+            self.search = search
+            self.order = order
+
     def __init__(self, logs: Path, state_path: Path) -> None:
         super().__init__()
         self.logs = logs
         self.state_path = state_path
-        self.runs: list[RunSummary] = mark_resumable(list_runs(logs), state_path)
+        self.index: RunIndex | None = None
+        """What filters search; None until the worker has read the runs."""
+        self.runs: list[RunSummary] = []
+        self.search: RunSearch | None = None
+        """Every run in the sort order: a filter keeps a part of it, so it sorts nothing."""
         self.shown: list[RunSummary] = []
         self.sort_column = "started"
         self.descending = True
+        self.error: str | None = None
+
+    @property
+    def loaded(self) -> bool:
+        return self.index is not None
+
+    def load(self) -> None:
+        self._read_runs()
+
+    @work(thread=True, exclusive=True, exit_on_error=False)
+    def _read_runs(self) -> None:
+        """Read, sort and lay out the runs for searching, all off the UI thread."""
+        order = (self.sort_column, self.descending)
+        index = build_index(self.logs)
+        runs = mark_resumable(index.runs, self.state_path)
+        search = RunSearch(sort_runs(runs, *order), index)
+        self.post_message(self.Loaded(index, runs, search, order))
+
+    @on(Loaded)
+    def _runs_read(self, message: Loaded) -> None:
+        self.index, self.runs, self.search = message.index, message.runs, message.search
+        self.query_one("#runs", RunsTable).fit_columns(self.runs)
+        if message.order != (self.sort_column, self.descending):  # a sort key while loading
+            self._sort()
+        self.refill()
+
+    def _sort(self) -> None:
+        if self.index is not None:
+            ordered = sort_runs(self.runs, self.sort_column, self.descending)
+            self.search = RunSearch(ordered, self.index)
+
+    def load_failed(self, error: str) -> None:
+        self.error = error
+        self._update_status()
 
     def compose(self) -> ComposeResult:
         yield Static(id="runs-title", classes="title")
@@ -204,14 +277,15 @@ class RunsScreen(_ThemedScreen):
         """The list again (the table reads the theme's colours itself)."""
         self.refill()
 
-    def refill(self) -> None:
-        """The list again after a filter or sort change; the highlighted run stays so."""
+    def refill(self, *, keep_highlight: bool = True) -> None:
+        """The list again after a filter or sort change; the highlighted run stays so unless
+        ``keep_highlight`` is False (a filter puts the cursor on its first match)."""
         table = self.query_one("#runs", RunsTable)
-        keep = self.highlighted.run_id if self.highlighted else None
-        filtered = filter_runs(self.runs, self.query_text, self.logs)
-        self.shown = sort_runs(filtered, self.sort_column, self.descending)
+        keep = self.highlighted.run_id if self.highlighted and keep_highlight else None
+        if self.search is not None:
+            self.shown = self.search.matching(self.query_text)
         table.set_sort(self.sort_column, self.descending)
-        table.set_runs(self.shown)
+        table.set_runs(self.shown, measure=False)  # fitted to every run when they were read
         if keep is not None:
             table.cursor_row = next(
                 (i for i, run in enumerate(self.shown) if run.run_id == keep), 0
@@ -220,20 +294,28 @@ class RunsScreen(_ThemedScreen):
         self._update_status()
 
     def _update_title(self) -> None:
+        if not self.loaded:
+            self.query_one("#runs-title", Static).update("[b]Run history[/b] · loading…")
+            return
         label = next(c.heading for c in RUN_COLUMNS if c.key == self.sort_column)
         count = plural(len(self.runs), "run")
         if len(self.shown) != len(self.runs):
             count = f"{len(self.shown):,} of {count}"
         direction = "↓" if self.descending else "↑"
+        # One line high (history.tcss), so no layout pass: that would repaint every widget.
         self.query_one("#runs-title", Static).update(
-            f"[b]Run history[/b] · {count} · sorted by {label} {direction}"
+            f"[b]Run history[/b] · {count} · sorted by {label} {direction}", layout=False
         )
 
     def _update_status(self) -> None:
         """The highlighted run in the status line (one line high, so no layout is needed:
         a layout pass would repaint the whole list on every cursor move)."""
         run = self.highlighted
-        if run is None:
+        if self.error is not None:
+            text = Text(f"could not read the runs: {self.error}")
+        elif not self.loaded:
+            text = Text(f"reading the runs in {self.logs}…")
+        elif run is None:
             text = Text("no runs match" if self.runs else f"no runs in {self.logs} yet")
         elif run.damaged:
             text = Text(escape_controls(f"{run.run_id} · damaged: {run.damaged}"))
@@ -261,7 +343,7 @@ class RunsScreen(_ThemedScreen):
 
     @on(Input.Changed, "#runs-filter")
     def _filter_changed(self) -> None:
-        self.refill()
+        self.refill(keep_highlight=False)
         self.query_one("#runs", RunsTable).cursor_row = 0
 
     @on(Input.Submitted, "#runs-filter")
@@ -282,6 +364,7 @@ class RunsScreen(_ThemedScreen):
         else:
             self.sort_column = column
             self.descending = column not in _ASCENDING_FIRST
+        self._sort()
         self.refill()
 
     def action_open(self) -> None:
@@ -345,6 +428,14 @@ class RunScreen(_ThemedScreen):
         Binding("escape", "back", "Back", id="run.back"),
     ]
 
+    class Loaded(Message):
+        """The worker read the run: its ``detail``, or why it could not (``error``)."""
+
+        def __init__(self, detail: RunDetail | None, error: str | None) -> None:
+            super().__init__()
+            self.detail = detail
+            self.error = error
+
     def __init__(self, logs: Path, run_id: str) -> None:
         super().__init__()
         self.logs = logs
@@ -352,10 +443,29 @@ class RunScreen(_ThemedScreen):
         self.detail: RunDetail | None = None
         self.marked: int | None = None
         self.load_error: str | None = None
+
+    @property
+    def loaded(self) -> bool:
+        return self.detail is not None or self.load_error is not None
+
+    def load(self) -> None:
+        self._read_run()
+
+    @work(thread=True, exclusive=True, exit_on_error=False)
+    def _read_run(self) -> None:
         try:
-            self.detail = load_run(logs, run_id)
+            self.post_message(self.Loaded(load_run(self.logs, self.run_id), None))
         except HistoryError as exc:
-            self.load_error = str(exc)
+            self.post_message(self.Loaded(None, str(exc)))
+
+    @on(Loaded)
+    def _run_read(self, message: Loaded) -> None:
+        self.detail, self.load_error = message.detail, message.error
+        self.repaint()
+
+    def load_failed(self, error: str) -> None:
+        self.load_error = error
+        self.repaint()
 
     def compose(self) -> ComposeResult:
         yield Static(id="run-title", classes="title")
@@ -377,8 +487,9 @@ class RunScreen(_ThemedScreen):
 
     def repaint(self) -> None:
         title = self.query_one("#run-title", Static)
+        self.query_one("#run-body").display = self.detail is not None
         if self.detail is None:
-            title.update(Text(self.load_error or f"no run {self.run_id}"))
+            title.update(Text(self.load_error or f"Run {self.run_id} · loading…"))
             return
         run, style = self.detail.summary, _palette(self)
         state = "DAMAGED" if run.damaged else run.state

@@ -257,7 +257,9 @@ class RunsTable(ScrollView, can_focus=True):
         self._runs: Sequence[RunSummary] = ()
         self._widths = [cell_len(column.heading) + len(_ARROWS[True]) for column in RUN_COLUMNS]
         self._sort: tuple[str, bool] = ("started", True)
-        self._strips: LRUCache[tuple[int, bool, int], Strip] = LRUCache(512)
+        self._strips: LRUCache[tuple[RunSummary, bool, bool, int], Strip] = LRUCache(512)
+        """A row's Strip by (run, striped, under the cursor, view width): by run, not row
+        number, so a filter that leaves the runs on screen where they were draws nothing."""
         self._styles: dict[tuple[str | None, str | None], RichStyle] = {}
 
     # ----------------------------------------------------------------- public API
@@ -277,17 +279,30 @@ class RunsTable(ScrollView, can_focus=True):
         """Text width of each column (the last one as laid out now), padding excluded."""
         return [*self._widths[:-1], self._last_width()]
 
-    def set_runs(self, runs: Sequence[RunSummary]) -> None:
+    def set_runs(self, runs: Sequence[RunSummary], *, measure: bool = True) -> None:
         """Show ``runs`` in this order. The cursor stays on its row number (clamped, and in
-        view); no :class:`CursorMoved` is posted, the caller knows the list changed."""
+        view); no :class:`CursorMoved` is posted, the caller knows the list changed.
+
+        ``measure=False`` skips fitting the columns to ``runs``: for a part of a list they
+        were fitted to before (a filter's result), where measuring ten thousand runs would
+        be most of a keystroke's work and change nothing."""
         self._runs = runs
-        if runs:
-            for index, column in enumerate(RUN_COLUMNS):
-                self._widths[index] = max(self._widths[index], column.width(runs))
-        self._strips.clear()
+        if measure:
+            self.fit_columns(runs)
         self._update_virtual_size()
         self.set_reactive(RunsTable.cursor_row, self.validate_cursor_row(self.cursor_row))
         self.scroll_to_row(self.cursor_row)
+        self.refresh()
+
+    def fit_columns(self, runs: Sequence[RunSummary]) -> None:
+        """Widen the columns to fit ``runs`` (they never narrow)."""
+        widths = list(self._widths)
+        if runs:
+            for index, column in enumerate(RUN_COLUMNS):
+                self._widths[index] = max(self._widths[index], column.width(runs))
+        if widths != self._widths:
+            self._strips.clear()
+        self._update_virtual_size()
         self.refresh()
 
     def set_sort(self, column: str, descending: bool) -> None:
@@ -418,10 +433,12 @@ class RunsTable(ScrollView, can_focus=True):
             strip = self._header()
         else:
             row = scroll_y + y - 1
-            key = (row, row == self.cursor_row, width)
+            if not 0 <= row < len(self._runs):
+                return Strip.blank(width, self._rich(None))
+            key = (self._runs[row], row % 2 == 1, row == self.cursor_row, width)
             cached = self._strips.get(key)
             if cached is None:
-                cached = self._strips[key] = self._row(row, key[1])
+                cached = self._strips[key] = self._row(row, key[2])
             strip = cached
         return strip.crop_extend(scroll_x, scroll_x + width, self._rich(None))
 
@@ -440,8 +457,6 @@ class RunsTable(ScrollView, can_focus=True):
         return Strip(segments)
 
     def _row(self, row: int, cursor: bool) -> Strip:
-        if not 0 <= row < len(self._runs):
-            return Strip([])
         run = self._runs[row]
         base = "runs-table--cursor" if cursor else "runs-table--stripe" if row % 2 else None
         plain = self._rich(base)
