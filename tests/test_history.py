@@ -638,25 +638,3 @@ def test_a_torn_line_inside_the_log_is_skipped_before_a_new_session(demo: DemoPr
     assert log.problems == [] and not log.torn_tail
     assert len(log.events) == 2 * len(text.splitlines()) + 1
     assert _damaged(demo, demo.success) is None
-
-
-def test_a_run_killed_before_its_first_step_is_marked_in_history(demo: DemoProject) -> None:
-    """A ghost: a run opened (run.json, run_started) and killed before it did anything."""
-    spec_text = "# another spec\n"
-    engine = Engine(
-        paths=ProjectPaths(demo.root),
-        config=Config(),
-        spec=Spec(Path("other.md"), spec_text),
-        provider=ScriptedProvider.from_path(demo.root / "script.json"),
-        reviewer=AcceptAllReviewer(),
-        bus=EventBus(),
-        options=RunOptions(max_retries=1),
-    )
-    engine._open_run()  # the kill came here, before the first step
-
-    ghost = next(run for run in list_runs(demo.logs) if run.run_id == engine.state.run_id)
-
-    assert (ghost.state, ghost.attempts, ghost.damaged) == ("INIT", 0, None)
-    assert ghost.stop_reason == NEVER_STARTED
-    others = [run for run in list_runs(demo.logs) if run.run_id != engine.state.run_id]
-    assert all(run.stop_reason != NEVER_STARTED for run in others)
