@@ -49,6 +49,11 @@ def test_the_wheel_installs_only_orch_tui_at_the_top_level(tmp_path: Path) -> No
     (wheel,) = (tmp_path / "dist").glob("orch_tui-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
 
+    metadata = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith("/METADATA")))
+    # An SPDX expression (PEP 639), not the deprecated license table, and the text itself.
+    assert "License-Expression: MIT" in metadata.decode()
+    assert any(name.endswith(".dist-info/licenses/LICENSE") for name in names)
+
     top_level = {name.split("/", 1)[0] for name in names}
     assert {n for n in top_level if not n.endswith(".dist-info")} == {"orch_tui"}
     for resource in (

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import tomllib
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -34,3 +35,15 @@ def test_ci_runs_the_readme_test_command() -> None:
     test_command = blocks[1].strip()
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert test_command in ci.splitlines()
+
+
+def test_the_suite_runs_in_parallel_with_a_timeout_per_test() -> None:
+    """The README's plain `python -m pytest` is parallel (xdist) and no test can hang it."""
+    options = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]
+    pytest_options = options["pytest"]["ini_options"]
+    assert "-n auto" in pytest_options["addopts"]
+    assert 0 < int(pytest_options["timeout"]) <= 600
+
+
+def test_the_readme_says_how_to_install_tmux_and_bubblewrap() -> None:
+    assert "sudo apt-get install tmux bubblewrap" in README
