@@ -24,11 +24,6 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-@pytest.fixture(autouse=True)
-def _fast_workspace_pytest(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
-
-
 @pytest.mark.parametrize(("size", "rows"), [((80, 24), 8), ((100, 30), 12)])
 async def test_on_a_small_terminal_the_diff_takes_the_width_and_keeps_rows(
     tmp_path: Path, size: tuple[int, int], rows: int
