@@ -6,8 +6,13 @@ import ast
 import shutil
 import subprocess
 import sys
+import tomllib
 import zipfile
 from pathlib import Path
+
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+from packaging.version import Version
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE_DIRS = ("core", "tui", "themes")
@@ -44,6 +49,11 @@ def test_the_wheel_installs_only_orch_tui_at_the_top_level(tmp_path: Path) -> No
     )
     (wheel,) = (tmp_path / "dist").glob("orch_tui-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
+
+    metadata = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith("/METADATA")))
+    # An SPDX expression (PEP 639), not the deprecated license table, and the text itself.
+    assert "License-Expression: MIT" in metadata.decode()
+    assert any(name.endswith(".dist-info/licenses/LICENSE") for name in names)
 
     top_level = {name.split("/", 1)[0] for name in names}
     assert {n for n in top_level if not n.endswith(".dist-info")} == {"orch_tui"}
@@ -164,3 +174,26 @@ def test_the_review_screen_does_not_import_the_app(tmp_path: Path) -> None:
     output = _run_python(code, tmp_path)
 
     assert output == "False"
+
+
+def test_the_minimum_constraints_pin_every_lower_bound_of_pyproject() -> None:
+    """CI tests the lowest versions pyproject.toml allows: the pins must be those bounds."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    bounds = {}
+    for line in [*project["dependencies"], *project["optional-dependencies"]["test"]]:
+        requirement = Requirement(line)
+        lower = [spec.version for spec in requirement.specifier if spec.operator == ">="]
+        if lower:
+            bounds[canonicalize_name(requirement.name)] = Version(lower[0])
+    constraints = (ROOT / ".ci" / "minimum-constraints.txt").read_text(encoding="utf-8")
+    pins = {}
+    for line in constraints.splitlines():
+        if line.strip() and not line.startswith("#"):
+            name, version = line.split("==")
+            pins[canonicalize_name(name)] = Version(version)
+
+    assert pins == bounds
+    assert "textual" in pins and pins["textual"] >= Version("5"), "textual.highlight is needed"
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert ".ci/test-minimums" in ci.splitlines()
+    assert "-c .ci/minimum-constraints.txt" in (ROOT / ".ci" / "test-minimums").read_text()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import tomllib
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -45,3 +46,15 @@ def test_every_binding_id_the_readme_lists_exists() -> None:
     listed = set(re.findall(r"`([a-z_]+\.[a-z_]+)` \(", section))
     assert len(listed) > 10
     assert listed <= binding_ids()
+
+
+def test_the_suite_runs_in_parallel_with_a_timeout_per_test() -> None:
+    """The README's plain `python -m pytest` is parallel (xdist) and no test can hang it."""
+    options = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]
+    pytest_options = options["pytest"]["ini_options"]
+    assert "-n auto" in pytest_options["addopts"]
+    assert 0 < int(pytest_options["timeout"]) <= 600
+
+
+def test_the_readme_says_how_to_install_tmux_and_bubblewrap() -> None:
+    assert "sudo apt-get install tmux bubblewrap" in README

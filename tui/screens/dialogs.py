@@ -8,7 +8,7 @@ from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Markdown, TextArea
 
@@ -116,6 +116,7 @@ HELP = """\
 | `v` | side-by-side / unified diff |
 | `z` / `o` | unfold all unchanged lines / show more context |
 | `←` / `→`, shift+wheel | scroll the diff sideways: long lines are cut at the pane's edge |
+| `s` | show / hide the spec and the attempts (hidden below 120 columns) |
 | `h` | run history |
 | `ctrl+p` | command palette: apply, layout, history, theme, help |
 | `?` | this help |
@@ -128,13 +129,18 @@ do to the tests, from a trial run in a scratch copy of the workspace; the real r
 
 
 class HelpScreen(ModalScreen[None]):
+    """The keys; at most as large as the terminal, and it scrolls (arrows, page keys, wheel)."""
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,question_mark,q", "close", "Close", id="help.close"),
     ]
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="help-dialog", classes="dialog"):
+        with VerticalScroll(id="help-dialog", classes="dialog"):
             yield Markdown(HELP)
+
+    def on_mount(self) -> None:
+        self.query_one("#help-dialog").focus()
 
     def action_close(self) -> None:
         self.dismiss(None)

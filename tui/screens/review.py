@@ -71,6 +71,9 @@ MODEL_LOG_MAX_LINES = 5_000
 attempt's) cannot grow without bound; each attempt's full text is in its conversation.json."""
 TEST_LOG_MAX_LINES = 10_000
 """Lines the test pane keeps; each run's captured output is in its test-output.txt."""
+SIDEBAR_MIN_WIDTH = 120
+"""Columns from which the spec and the timeline are shown beside the proposal by default;
+on a narrower terminal the diff takes the whole width (``s`` shows them)."""
 
 
 def log_write(log: Log, text: str) -> None:
@@ -86,6 +89,16 @@ def log_line(log: Log, text: str) -> None:
 
 
 class ReviewScreen(Screen[None]):
+    # Size classes for app.tcss: on a small terminal the panes around the diff give way.
+    HORIZONTAL_BREAKPOINTS = [
+        (0, "-narrow"),
+        (SIDEBAR_MIN_WIDTH, "-wide"),
+    ]
+    VERTICAL_BREAKPOINTS = [
+        (0, "-short"),
+        (32, "-medium"),
+        (42, "-tall"),
+    ]
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "decide('accepted')", "Accept", id="review.accept_hunk"),
         Binding("n", "decide('rejected')", "Reject", id="review.reject_hunk"),
@@ -113,14 +126,16 @@ class ReviewScreen(Screen[None]):
             show=False,
             id="review.previous_file",
         ),
-        Binding("e", "edit", "Edit", id="review.edit"),
-        Binding("f", "feedback", "Reject all", id="review.reject_all"),
         # Not a priority binding: enter must wait behind the decision keys typed before it.
         Binding("enter", "apply", "Apply", id="review.apply"),
+        # Early in the list: the footer is cut on a narrow terminal, and ? must stay in it.
+        Binding("question_mark", "help", "Help", id="app.help"),
+        Binding("e", "edit", "Edit", id="review.edit"),
+        Binding("f", "feedback", "Reject all", id="review.reject_all"),
         Binding("v", "toggle_layout", "Layout", id="review.toggle_layout"),
         Binding("t", "trial", "Trial run", id="review.trial"),
+        Binding("s", "toggle_sidebar", "Spec", show=False, id="review.toggle_sidebar"),
         Binding("h", "history", "History", id="app.history"),
-        Binding("question_mark", "help", "Help", id="app.help"),
         Binding("q", "quit_run", "Quit", id="app.quit"),
     ]
 
@@ -602,6 +617,12 @@ class ReviewScreen(Screen[None]):
         diff = self.query_one(DiffView)
         diff.diff_layout = "unified" if diff.diff_layout == "split" else "split"
         self.post_message(SettingChanged("diff_layout", diff.diff_layout))
+
+    def action_toggle_sidebar(self) -> None:
+        """Show or hide the spec and the timeline, whatever the terminal's width made them."""
+        shown = self.query_one("#sidebar").display
+        self.set_class(shown, "-sidebar-hidden")
+        self.set_class(not shown, "-sidebar-shown")
 
     def action_history(self) -> None:
         self.post_message(OpenHistory())

@@ -120,8 +120,11 @@ class DiffView(ScrollView, can_focus=True):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("z", "toggle_folds", "Unfold all", id="diff.toggle_folds"),
-        Binding("o", "expand_folds", "More context", id="diff.expand_folds"),
+        # Long lines are cut at the pane's edge: the footer says how to see the rest.
+        Binding("left", "scroll_left", "Scroll sideways", key_display="←→", id="diff.scroll_left"),
+        Binding("right", "scroll_right", "Scroll right", show=False, id="diff.scroll_right"),
+        Binding("z", "toggle_folds", "Unfold all", show=False, id="diff.toggle_folds"),
+        Binding("o", "expand_folds", "More context", show=False, id="diff.expand_folds"),
         Binding("j", "scroll_down", "Down", show=False, id="diff.scroll_down"),
         Binding("k", "scroll_up", "Up", show=False, id="diff.scroll_up"),
         Binding("space", "page_down", "Page down", show=False, id="diff.page_down"),
