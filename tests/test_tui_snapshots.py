@@ -7,6 +7,7 @@ Update with ``pytest tests/test_tui_snapshots.py --snapshot-update`` after a del
 
 from __future__ import annotations
 
+import re
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -30,7 +31,7 @@ def review_app(tmp_path: Path, theme: str, layout: str) -> OrchApp:
     project = make_tui_project(tmp_path)
     # The status line names the test command: "python3" there, not this machine's venv path.
     config_text = (tmp_path / "orchestrator.toml").read_text()
-    config_text = config_text.replace("[checks]\n", '[checks]\npython = "python3"\n', 1)
+    config_text = re.sub(r"^python = .*$", 'python = "python3"', config_text, count=1, flags=re.M)
     (tmp_path / "orchestrator.toml").write_text(
         config_text + f'\n[ui]\ntheme = "{theme}"\ndiff_layout = "{layout}"\n'
     )
