@@ -509,3 +509,20 @@ async def test_the_rows_of_a_folded_big_file_are_lexed_in_the_background() -> No
         assert all(old.lexed(o) for o, _ in shown if o is not None)
         assert all(new.lexed(n) for _, n in shown if n is not None)
         assert not old.lexed(5_000)  # folded away: never lexed
+
+
+async def test_the_hunks_next_to_the_cursor_are_lexed_before_a_key_goes_there() -> None:
+    old_text = numbered(20_000)
+    new_text = old_text
+    for at in (100, 5_000, 10_000, 15_000, 19_900):
+        new_text = new_text.replace(f"value_{at} = {at}\n", f"value_{at} = {at} + 1\n")
+    app = DiffApp(FileChange("big.py", old_text, new_text), (U,) * 5)
+    async with app.run_test(size=(100, 12)) as pilot:
+        view = app.query_one(DiffView)
+        view.toggle_folds()
+        view.cursor_hunk = 1
+        assert view._highlighters is not None
+        old, new = view._highlighters
+        await pilot.pause(2.0)
+        assert old.lexed(10_000) and new.lexed(10_000)  # hunk 2: where ] goes
+        assert not old.lexed(15_000)  # two hunks away

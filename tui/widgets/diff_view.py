@@ -301,6 +301,7 @@ class DiffView(ScrollView, can_focus=True):
     def watch_cursor_hunk(self, previous: int, hunk: int) -> None:
         self._refresh_hunks(previous, hunk)  # their gutters show the cursor
         self.scroll_to_hunk(hunk)
+        self._prelex_later()  # the hunks next to this one
 
     def scroll_to_hunk(self, hunk: int, *, retry: bool = True) -> None:
         """Scroll so the hunk is on screen (nothing moves when it already is)."""
@@ -433,16 +434,22 @@ class DiffView(ScrollView, can_focus=True):
                 return
 
     def _lines_near_view(self) -> Iterator[tuple[int, int]]:
-        """(side, line) of the rows below the top of the view, then of those above it."""
+        """(side, line) of the rows where the next keys lead: the screens of the next and the
+        previous hunk, then the rows below the top of the view, then those above it."""
         rows = self._rows
         top = round(self.scroll_y)
+        height = max(1, self.scrollable_content_region.height)
+        hunks: list[int] = []
+        for hunk in (self.cursor_hunk + 1, self.cursor_hunk - 1):
+            if 0 <= hunk < rows.hunk_count:
+                first = max(0, rows.hunk_rows(hunk).start - CONTEXT_LINES)
+                hunks.extend(range(first, min(len(rows), first + height)))
         if len(rows) <= PRELEX_ALL_ROWS:
             below, above = range(top, len(rows)), range(min(top, len(rows)) - 1, -1, -1)
         else:
-            height = max(1, self.scrollable_content_region.height)
             below = range(top, min(len(rows), top + 4 * height))
             above = range(min(top, len(rows)) - 1, max(-1, top - 2 * height - 1), -1)
-        for index in (*below, *above):
+        for index in (*hunks, *below, *above):
             row = rows[index]
             if row.kind is RowKind.FOLD or row.kind is RowKind.EMPTY:
                 continue
