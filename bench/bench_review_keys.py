@@ -1,9 +1,10 @@
 """The review screen in a real terminal against stock Textual; run by hand, prints ratios.
 
-    python bench/bench_review_keys.py [--lines 20000] [--repeat 3] [--keys 6] [--no-tdv]
+    python bench/bench_review_keys.py [--lines 20000] [--repeat 3] [--keys 5] [--no-tdv]
+                                      [--only log,orch-tui,ours,tdv]
 
-Three programs show the same file in tmux (160×50), each launched ``--repeat`` times, the
-programs interleaved in every repetition:
+Four programs show the same file in tmux (160×50), each launched ``--repeat`` times, in
+alternating order, and each key pressed ``--keys`` times per launch:
 
 * ``log``: a stock Textual ``Log`` showing the proposed file (the baseline);
 * ``orch-tui``: the installed ``orch-tui spec.md`` on a scripted proposal that makes 40
@@ -53,8 +54,6 @@ from tests.tui_support import make_tui_project  # noqa: E402
 
 SIZE = (160, 50)
 HUNKS = 40
-FOLDED_HUNK_ROWS = 8
-"""Rows between two hunks' first rows in the folded diff: 3 context, the change, 3, a fold."""
 TDV_PYTHON = Path("/tmp/tdv/bin/python")
 SMALL_OLD = "def small():\n    return 1\n"
 
@@ -83,7 +82,7 @@ class Bench(App):
     def __init__(self):
         super().__init__()
         self.animation_level = "none"
-        self.spacing = 8
+        self.spacing = 8  # rows between two hunks folded: 3 context, the change, 3, a fold
         self.flip = -1
 
     def compose(self):
@@ -228,6 +227,8 @@ class Tmux:
             ["tmux", "-L", self.socket, "kill-server"], env=self.env, capture_output=True
         )
         self.control.wait(timeout=10)
+        folder = Path(self.env.get("TMUX_TMPDIR") or "/tmp") / f"tmux-{os.getuid()}"
+        (folder / self.socket).unlink(missing_ok=True)
 
 
 POLL_S = 0.002
