@@ -137,6 +137,9 @@ class Engine:
         self._price = price_for(config.prices, config.model.name)
         self.planner = PlanRunner(self)
         self.roles = Roles(self)
+        self._fresh_proposal: Proposal | None = None
+        """The proposal this process just generated, hunks computed: the review step takes it
+        instead of parsing proposal.json and diffing every file a second time."""
 
     # -- start and finish ---------------------------------------------------------------
 
@@ -459,6 +462,7 @@ class Engine:
             )
         proposal = result.proposal
         self.log.write_json(attempt, runlog.PROPOSAL, proposal.to_json(), self.files)
+        self._fresh_proposal = proposal
         self.emit(
             ProposalReady(
                 attempt=attempt,
@@ -564,11 +568,7 @@ class Engine:
 
     def _review_step(self) -> None:
         attempt = self.state.attempt
-        saved_proposal = self.log.read_json(attempt, runlog.PROPOSAL)
-        if saved_proposal is None:
-            where = f"{self.log.dir / runlog.attempt_dir_name(attempt) / runlog.PROPOSAL}"
-            raise StateError(f"{where} is missing: the proposal under review cannot be shown")
-        proposal = Proposal.from_json(saved_proposal)
+        proposal = self._proposal_under_review(attempt)
         saved = self.log.read_json(attempt, runlog.DECISIONS)
         decisions = Decisions.from_json(saved) if saved else Decisions()
 
@@ -610,6 +610,17 @@ class Engine:
             render_patch((path, olds.get(path), text) for path, text in sorted(resolved.items())),
         )
         self._transition(RunState.TESTING)
+
+    def _proposal_under_review(self, attempt: int) -> Proposal:
+        """The attempt's proposal: the one just generated, else proposal.json (a resume)."""
+        fresh, self._fresh_proposal = self._fresh_proposal, None
+        if fresh is not None and fresh.attempt == attempt:
+            return fresh
+        saved_proposal = self.log.read_json(attempt, runlog.PROPOSAL)
+        if saved_proposal is None:
+            where = f"{self.log.dir / runlog.attempt_dir_name(attempt) / runlog.PROPOSAL}"
+            raise StateError(f"{where} is missing: the proposal under review cannot be shown")
+        return Proposal.from_json(saved_proposal)
 
     def _test_step(self) -> None:
         attempt = self.state.attempt

@@ -42,6 +42,9 @@ class ReviewSession:
         """The tests failing before this attempt (the last test run's); None before any run."""
         self._persist = persist
         self._effective = effective_proposal(proposal, decisions)
+        # Every file is diffed here, on the engine's thread that makes the session (hunks are
+        # cached on the FileChange), so the screen showing it never diffs on the UI thread.
+        _ = self._effective.hunk_count
 
     @property
     def effective(self) -> Proposal:

@@ -33,6 +33,10 @@ def load_ui_state(path: Path | None = None) -> dict[str, str]:
 
 
 def save_ui_choice(key: str, value: str, path: Path | None = None) -> None:
-    """Remember one choice (OSError when the state folder cannot be written)."""
+    """Remember one choice (OSError when the state folder cannot be written).
+
+    Atomic but not fsynced: it is written on the UI thread as the key (``v``) is handled, and
+    a preference lost to a power cut costs nothing, whereas an fsync delays the frame.
+    """
     path = path or ui_state_path()
-    write_json_atomic(path, {**load_ui_state(path), key: value})
+    write_json_atomic(path, {**load_ui_state(path), key: value}, durable=False)

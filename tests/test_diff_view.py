@@ -493,3 +493,54 @@ async def test_a_horizontal_scroll_crops_the_cached_line_texts_instead_of_buildi
 
     assert built > 0 and view.built == built
     assert after != before and any("xxxx" in line for line in after)
+
+
+async def test_going_back_to_a_file_reuses_its_styled_lines() -> None:
+    app = TextCountingApp(big_change(), (U, U, U))
+    async with app.run_test(size=(100, 30)) as pilot:
+        view = app.query_one(TextCountingDiffView)
+        big = view.change
+        await pilot.pause()
+        before = texts(view)
+        built = view.built
+        view.show(SMALL, (U, U, U, U))
+        await pilot.pause()
+        texts(view)
+        built_small = view.built
+        view.show(big, (U, U, U))
+        await pilot.pause()
+        after = texts(view)
+
+    assert built > 0 and built_small > built
+    assert view.built == built_small  # the big file's lines came from its cache
+    assert after == before
+
+
+async def test_the_rows_of_a_folded_big_file_are_lexed_in_the_background() -> None:
+    app = DiffApp(big_change(), (U, U, U))
+    async with app.run_test(size=(100, 20)) as pilot:
+        view = app.query_one(DiffView)
+        assert view._highlighters is not None
+        old, new = view._highlighters
+        shown = [(row.old, row.new) for row in view.rows if row.kind is not RowKind.FOLD]
+        await pilot.pause(2.0)  # a few slices of background lexing
+        assert all(old.lexed(o) for o, _ in shown if o is not None)
+        assert all(new.lexed(n) for _, n in shown if n is not None)
+        assert not old.lexed(5_000)  # folded away: never lexed
+
+
+async def test_the_hunks_next_to_the_cursor_are_lexed_before_a_key_goes_there() -> None:
+    old_text = numbered(20_000)
+    new_text = old_text
+    for at in (100, 5_000, 10_000, 15_000, 19_900):
+        new_text = new_text.replace(f"value_{at} = {at}\n", f"value_{at} = {at} + 1\n")
+    app = DiffApp(FileChange("big.py", old_text, new_text), (U,) * 5)
+    async with app.run_test(size=(100, 12)) as pilot:
+        view = app.query_one(DiffView)
+        view.toggle_folds()
+        view.cursor_hunk = 1
+        assert view._highlighters is not None
+        old, new = view._highlighters
+        await pilot.pause(2.0)
+        assert old.lexed(10_000) and new.lexed(10_000)  # hunk 2: where ] goes
+        assert not old.lexed(15_000)  # two hunks away

@@ -311,6 +311,37 @@ def test_hand_edit_is_what_lands(project: Path) -> None:
     assert (project / "workspace" / "calc.py").read_text() == GOOD
 
 
+def test_each_file_is_diffed_once_and_never_by_the_reviewer(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from orch_tui.core import proposal
+
+    diffed: list[int] = []
+    original = proposal.line_opcodes
+
+    def counting(old, new):  # type: ignore[no-untyped-def]
+        diffed.append(len(old))
+        return original(old, new)
+
+    monkeypatch.setattr(proposal, "line_opcodes", counting)
+    during_review: list[int] = []
+
+    class Counter:
+        def review(self, session: ReviewSession) -> None:
+            before = len(diffed)
+            for change in session.effective.changes:
+                assert change.hunks
+            during_review.append(len(diffed) - before)
+
+    (project / "workspace").mkdir()
+    (project / "workspace" / "calc.py").write_text(BAD)
+    attempts = [attempt(replace("calc.py", "a - b", "a + b"), create("tests/test_calc.py", TEST))]
+    engine, _ = make_engine(project, attempts, reviewer=Counter())
+    assert engine.run() == EXIT_SUCCESS
+    assert during_review == [0]  # the session came with its hunks: the UI thread never diffs
+    assert len(diffed) == 1  # calc.py, modified, diffed once (an added file needs no diff)
+
+
 def test_quit_mid_review_resumes_on_the_same_proposal_and_decisions(project: Path) -> None:
     class DecideThenQuit:
         def review(self, session: ReviewSession) -> None:

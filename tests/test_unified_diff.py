@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import subprocess
 import tempfile
 from pathlib import Path
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 from unidiff import PatchSet
 
 from orch_tui.core.proposal import FileChange, render_patch, unified_diff
+from orch_tui.core.unified_diff import RunMatcher
 
 line_pieces = st.sampled_from(["a\n", "b\n", "c\n", "\n", "  x = 1\n", "d\r\n", "é\n", "tab\t\n"])
 newline_texts = st.builds(
@@ -127,3 +129,13 @@ def test_unidiff_counts_match_the_hunks(path: str, pair: tuple[str | None, str |
         assert parsed.is_removed_file
     if old and new:
         assert parsed.is_modified_file
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(["a\n", "b\n", "c\n", "\n", "d\n"]), max_size=40),
+    st.lists(st.sampled_from(["a\n", "b\n", "c\n", "\n", "e\n"]), max_size=40),
+)
+def test_the_fast_matcher_finds_exactly_difflibs_blocks(old: list[str], new: list[str]) -> None:
+    expected = difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
+    assert RunMatcher(old, new).get_opcodes() == expected

@@ -19,6 +19,7 @@ Unchanged regions keep ``context`` lines next to each hunk; the rest becomes one
 from __future__ import annotations
 
 import re
+import time
 from bisect import bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -362,10 +363,17 @@ class LineHighlighter:
         self._style_of = style_of
         self._styles: dict[Any, str | None] = {}
         self._chunks: dict[int, list[LineSpans]] = {}
+        self._pending: dict[int, _ChunkLexing] = {}
+        """Chunks whose lexing was cut short by a deadline, to resume."""
 
     @property
     def language(self) -> str | None:
         return None if self._lexer is None else self._lexer.name
+
+    def lexed(self, index: int) -> bool:
+        """True when ``spans(index)`` is ready without lexing."""
+        outside = self._lexer is None or not 0 <= index < len(self._lines)
+        return outside or index // self.CHUNK in self._chunks
 
     def spans(self, index: int) -> LineSpans:
         if self._lexer is None or not 0 <= index < len(self._lines):
@@ -373,27 +381,66 @@ class LineHighlighter:
         chunk, offset = divmod(index, self.CHUNK)
         spans = self._chunks.get(chunk)
         if spans is None:
-            start = chunk * self.CHUNK
-            warmup = min(start, self.WARMUP)
-            lexed = self._lex(self._lines[start - warmup : start + self.CHUNK])
-            spans = self._chunks[chunk] = lexed[warmup:]
+            spans = self._lex_chunk(chunk, None)
+            assert spans is not None
         return spans[offset]
 
-    def _lex(self, lines: Sequence[str]) -> list[LineSpans]:
-        assert self._lexer is not None
-        text = "".join(line_text(line) + "\n" for line in lines)
+    def lex_until(self, index: int, deadline: float) -> bool:
+        """Lex towards ``spans(index)`` until ``time.perf_counter()`` passes ``deadline``; True
+        when it is ready. Work left over is resumed by the next call, or by ``spans``."""
+        if self.lexed(index):
+            return True
+        return self._lex_chunk(index // self.CHUNK, deadline) is not None
+
+    def _lex_chunk(self, chunk: int, deadline: float | None) -> list[LineSpans] | None:
+        lexing = self._pending.pop(chunk, None)
+        if lexing is None:
+            assert self._lexer is not None
+            start = chunk * self.CHUNK
+            warmup = min(start, self.WARMUP)
+            lines = self._lines[start - warmup : start + self.CHUNK]
+            lexing = _ChunkLexing(self._lexer, lines, warmup, self._style_for)
+        if not lexing.run(deadline):
+            self._pending[chunk] = lexing
+            return None
+        spans = self._chunks[chunk] = lexing.spans()
+        return spans
+
+    def _style_for(self, token_type: Any) -> str | None:
         styles = self._styles
-        result: list[LineSpans] = []
-        current: list[tuple[int, int, str]] = []
-        column = 0
-        for token_type, value in self._lexer.get_tokens(text):
-            if token_type in styles:
-                style = styles[token_type]
-            else:
-                style = styles[token_type] = self._style_of(token_type)
+        if token_type in styles:
+            return styles[token_type]
+        style = styles[token_type] = self._style_of(token_type)
+        return style
+
+
+class _ChunkLexing:
+    """The lexing of one chunk, resumable: its tokens are consumed a slice at a time."""
+
+    def __init__(
+        self,
+        lexer: Lexer,
+        lines: Sequence[str],
+        warmup: int,
+        style_for: Callable[[Any], str | None],
+    ) -> None:
+        text = "".join(line_text(line) + "\n" for line in lines)
+        self._tokens = lexer.get_tokens(text)
+        self._count = len(lines)
+        self._warmup = warmup
+        self._style_for = style_for
+        self._result: list[LineSpans] = []
+        self._current: list[tuple[int, int, str]] = []
+        self._column = 0
+
+    def run(self, deadline: float | None) -> bool:
+        """Consume tokens until they end (True) or ``deadline`` passes (False)."""
+        style_for, current, column = self._style_for, self._current, self._column
+        for token_type, value in self._tokens:
+            style = style_for(token_type)
             for number, piece in enumerate(value.split("\n")):
                 if number:
-                    result.append(tuple(current))
+                    self._result.append(tuple(current))
                     current = []
                     column = 0
                 end = column + len(piece)
@@ -403,10 +450,19 @@ class LineHighlighter:
                     else:
                         current.append((column, end, style))
                 column = end
-        if current:
-            result.append(tuple(current))
-        result.extend(() for _ in range(len(lines) - len(result)))
-        return result[: len(lines)]
+            if deadline is not None and time.perf_counter() > deadline:
+                self._current, self._column = current, column
+                return False
+        self._current, self._column = current, column
+        return True
+
+    def spans(self) -> list[LineSpans]:
+        """The chunk's spans, once :meth:`run` returned True (the warm-up lines left out)."""
+        result = list(self._result)
+        if self._current:
+            result.append(tuple(self._current))
+        result.extend(() for _ in range(self._count - len(result)))
+        return result[: self._count][self._warmup :]
 
 
 _EXTRA_LEXERS = {".tcss": "scss"}

@@ -12,7 +12,9 @@ Every colour comes from a component class whose CSS reads a ``$diff-*`` theme va
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.segment import Segment
@@ -26,6 +28,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.style import Style
+from textual.timer import Timer
 
 from orch_tui.core.proposal import ChangeKind, HunkDecision
 from orch_tui.core.terminal_text import CONTROL_CODES
@@ -74,6 +77,48 @@ _EMPTY_ROWS = DiffRows(Layout.SPLIT, [], [])
 
 _ADDED = "diff-view--added"
 _REMOVED = "diff-view--removed"
+
+FILES_KEPT = 8
+"""Files whose highlighting and styled lines stay cached, so going back to one redoes nothing."""
+PRELEX_DELAY_S = 0.05
+"""After a change of view, how long the widget waits before lexing the lines around it."""
+PRELEX_SLICE_S = 0.004
+"""Lexing done at a time in the background: a key pressed meanwhile waits at most about this."""
+PRELEX_GAP_S = 0.008
+"""The pause between two slices of background lexing, for keys and frames to get through."""
+PRELEX_ALL_ROWS = 2000
+"""A view with at most this many rows (a folded diff) is lexed whole in the background;
+a longer one only a few pages around what is shown."""
+
+
+@dataclass(eq=False)
+class _FileCache:
+    """What the widget computed for one file: kept while the reviewer moves between files."""
+
+    change: FileChange
+    highlighters: tuple[LineHighlighter, LineHighlighter]
+    weakening: set[int]
+    number_width: int
+    longest_line: int
+    words: LRUCache[tuple[int, int], tuple[Ranges, Ranges]] = field(
+        default_factory=lambda: LRUCache(4096)
+    )
+    texts: LRUCache[tuple[Any, ...], Strip] = field(default_factory=lambda: LRUCache(4096))
+    """Each line's styled text, uncropped: a horizontal scroll only crops it again."""
+
+    @classmethod
+    def of(cls, change: FileChange) -> _FileCache:
+        lines = (*change.old_lines, *change.new_lines)
+        return cls(
+            change,
+            (
+                LineHighlighter(change.path, change.old_lines, _token_style),
+                LineHighlighter(change.path, change.new_lines, _token_style),
+            ),
+            weakening_hunks(change),
+            len(str(max(len(change.old_lines), len(change.new_lines), 1))),
+            max((len(line) + 3 * line.count("\t") for line in lines), default=0),
+        )
 
 
 class DiffView(ScrollView, can_focus=True):
@@ -155,9 +200,11 @@ class DiffView(ScrollView, can_focus=True):
         self._number_width = 1
         self._longest_line = 0
         self._line_cache: LRUCache[tuple[Any, ...], Strip] = LRUCache(1024)
-        self._word_cache: LRUCache[tuple[int, int], tuple[Ranges, Ranges]] = LRUCache(4096)
-        self._text_cache: LRUCache[tuple[Any, ...], Strip] = LRUCache(4096)
-        """Each line's styled text, uncropped: a horizontal scroll only crops it again."""
+        self._word_cache: LRUCache[tuple[int, int], tuple[Ranges, Ranges]] = LRUCache(1)
+        self._text_cache: LRUCache[tuple[Any, ...], Strip] = LRUCache(1)
+        self._files: dict[int, _FileCache] = {}
+        """Caches of the files shown last, by ``id`` of their FileChange, least recent first."""
+        self._prelex_timer: Timer | None = None
         self._style_cache: dict[tuple[Any, ...], RichStyle] = {}
         self._syntax_styles: dict[str, Style] = {}
 
@@ -181,29 +228,34 @@ class DiffView(ScrollView, can_focus=True):
         """Replace the content: folds reset, cursor on the first hunk, scrolled to the top."""
         self._change = change
         self._decisions = [HunkDecision(d) for d in decisions]
-        self._weakening = weakening_hunks(change) if change is not None else set()
         self._expanded.clear()
         self._unfold_all = False
-        self._word_cache.clear()
-        self._text_cache.clear()
         if change is None:
+            self._weakening = set()
             self._highlighters = None
             self._number_width = 1
             self._longest_line = 0
         else:
-            style_of = _token_style
-            self._highlighters = (
-                LineHighlighter(change.path, change.old_lines, style_of),
-                LineHighlighter(change.path, change.new_lines, style_of),
-            )
-            lines = (*change.old_lines, *change.new_lines)
-            self._number_width = len(str(max(len(change.old_lines), len(change.new_lines), 1)))
-            self._longest_line = max(
-                (len(line) + 3 * line.count("\t") for line in lines), default=0
-            )
+            cache = self._file_cache(change)
+            self._weakening = cache.weakening
+            self._highlighters = cache.highlighters
+            self._number_width = cache.number_width
+            self._longest_line = cache.longest_line
+            self._word_cache = cache.words
+            self._text_cache = cache.texts
         self._relayout(keep_top=False)
         self.set_reactive(DiffView.cursor_hunk, 0)
         self.scroll_to(0, 0, animate=False)
+
+    def _file_cache(self, change: FileChange) -> _FileCache:
+        """The caches of ``change``, made the first time it is shown (the most recent last)."""
+        cache = self._files.pop(id(change), None)
+        if cache is None or cache.change is not change:
+            cache = _FileCache.of(change)
+        self._files[id(change)] = cache
+        while len(self._files) > FILES_KEPT:
+            del self._files[next(iter(self._files))]
+        return cache
 
     def set_decisions(self, decisions: Sequence[HunkDecision]) -> None:
         """Update the gutter marks only: re-render the rows of the hunks whose mark changed."""
@@ -253,6 +305,7 @@ class DiffView(ScrollView, can_focus=True):
     def watch_cursor_hunk(self, previous: int, hunk: int) -> None:
         self._refresh_hunks(previous, hunk)  # their gutters show the cursor
         self.scroll_to_hunk(hunk)
+        self._prelex_later()  # the hunks next to this one
 
     def scroll_to_hunk(self, hunk: int, *, retry: bool = True) -> None:
         """Scroll so the hunk is on screen (nothing moves when it already is)."""
@@ -332,6 +385,7 @@ class DiffView(ScrollView, can_focus=True):
             if row is not None:
                 self.scroll_to(y=row, animate=False)
         self.refresh()
+        self._prelex_later()
 
     def _top_anchor(self) -> dict[str, int] | None:
         index = round(self.scroll_y)
@@ -359,11 +413,62 @@ class DiffView(ScrollView, can_focus=True):
     def on_resize(self) -> None:
         self._update_virtual_size()
 
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        self._prelex_later()
+
+    # ------------------------------------------------------- background lexing
+
+    def _prelex_later(self, delay: float = PRELEX_DELAY_S) -> None:
+        """Lex the lines around the view soon, while the reviewer reads: the next page, hunk
+        or layout then only styles lines Pygments has already seen."""
+        if self._prelex_timer is None and self._highlighters is not None and self.is_mounted:
+            self._prelex_timer = self.set_timer(delay, self._prelex)
+
+    def _prelex(self) -> None:
+        """Lex chunks near the view for about PRELEX_SLICE_S, then let the app run again."""
+        self._prelex_timer = None
+        highlighters = self._highlighters
+        if highlighters is None:
+            return
+        deadline = time.perf_counter() + PRELEX_SLICE_S
+        for side, line in self._lines_near_view():
+            if not highlighters[side].lex_until(line, deadline):
+                self._prelex_later(PRELEX_GAP_S)
+                return
+
+    def _lines_near_view(self) -> Iterator[tuple[int, int]]:
+        """(side, line) of the rows where the next keys lead: the screens of the next and the
+        previous hunk, then the rows below the top of the view, then those above it."""
+        rows = self._rows
+        top = round(self.scroll_y)
+        height = max(1, self.scrollable_content_region.height)
+        hunks: list[int] = []
+        for hunk in (self.cursor_hunk + 1, self.cursor_hunk - 1):
+            if 0 <= hunk < rows.hunk_count:
+                first = max(0, rows.hunk_rows(hunk).start - CONTEXT_LINES)
+                hunks.extend(range(first, min(len(rows), first + height)))
+        if len(rows) <= PRELEX_ALL_ROWS:
+            below, above = range(top, len(rows)), range(min(top, len(rows)) - 1, -1, -1)
+        else:
+            below = range(top, min(len(rows), top + 4 * height))
+            above = range(min(top, len(rows)) - 1, max(-1, top - 2 * height - 1), -1)
+        for index in (*hunks, *below, *above):
+            row = rows[index]
+            if row.kind is RowKind.FOLD or row.kind is RowKind.EMPTY:
+                continue
+            if row.old is not None:
+                yield 0, row.old
+            if row.new is not None:
+                yield 1, row.new
+
     def notify_style_update(self) -> None:
         """The theme or CSS changed: every cached style and Strip is stale."""
         super().notify_style_update()
         self._style_cache.clear()
         self._text_cache.clear()
+        for cache in self._files.values():
+            cache.texts.clear()
         self._syntax_styles.clear()
         self._line_cache.clear()
 
