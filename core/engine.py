@@ -190,6 +190,7 @@ class Engine:
                 spec_path=self.state.spec_path,
                 provider=self.provider.name,
                 model=self.config.model.name,
+                model_in_use=self.model_at(self.state.attempt),
                 max_retries=self.state.max_retries,
                 resumed=resumed,
                 state=self.state.state,
@@ -831,14 +832,22 @@ class Engine:
             prompt += "\n\n" + guidance_section(question, guidance["text"])
         return prompt
 
-    def _model_for(self, attempt: int) -> str:
-        """model.escalate_to once loop.escalate_after attempts have failed; logged on the switch."""
+    def model_at(self, attempt: int) -> str:
+        """The model that answers ``attempt``: model.escalate_to once loop.escalate_after
+        attempts of the run (of the task, in plan mode) have failed, else model.name."""
         stronger = self.config.model.escalate_to
-        after = self.config.loop.escalate_after
-        failed = attempt - self.planner.base_attempt()  # of this task, in plan mode
-        if not stronger or failed < after:
+        failed = attempt - self.planner.base_attempt()
+        if not stronger or failed < self.config.loop.escalate_after:
             return self.config.model.name
-        if failed == after:
+        return stronger
+
+    def _model_for(self, attempt: int) -> str:
+        """:meth:`model_at`, with the ``escalated`` event logged on the switch."""
+        stronger = self.model_at(attempt)
+        failed = attempt - self.planner.base_attempt()
+        if stronger == self.config.model.name:
+            return stronger
+        if failed == self.config.loop.escalate_after:
             self.emit(
                 Escalated(
                     attempt=attempt,

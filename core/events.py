@@ -70,6 +70,9 @@ class RunStarted(Event):
     attempt: int
     sandbox: str = "none"
     """What confines the checks: "bwrap" or "none" (checks.sandbox resolved on this machine)."""
+    model_in_use: str = ""
+    """The model answering the current attempt: model.escalate_to on a resumed run that had
+    already escalated, else ``model`` (empty in logs written before this field)."""
     tokens: int = 0
     """The run's tokens so far: a resumed run's totals from state.json."""
     cost_usd: float = 0.0

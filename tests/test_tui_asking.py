@@ -180,3 +180,22 @@ async def test_the_header_shows_the_stronger_model_once_it_takes_over(tmp_path: 
         assert "model claude-opus-4-1" in rendered(screen, "#run-header")
         assert project.log_json(1, "conversation.json")["model"] == "claude-opus-4-1"
         await pilot.press("q")
+
+
+async def test_a_run_resumed_after_it_escalated_shows_the_stronger_model(tmp_path: Path) -> None:
+    config_text = '[model]\nescalate_to = "claude-opus-4-1"\n[loop]\nescalate_after = 1\n'
+    attempts = [attempt_turns("Adding a test.", [FAIL_TEST]), FIRST_ATTEMPT]
+    project = make_tui_project(tmp_path, attempts, seed={}, config_text=CONFIG_TEXT + config_text)
+    app = project.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_review(pilot, app, attempt=0)
+        await pilot.press("enter")
+        await wait_for_review(pilot, app, attempt=1)
+        await pilot.press("q")  # leave at attempt 1's review: the stronger model's proposal
+    assert project.state()["state"] == "REVIEWING"
+
+    app = project.app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await wait_for_review(pilot, app, attempt=1)
+        assert "model claude-opus-4-1" in rendered(screen, "#run-header")
+        await pilot.press("q")

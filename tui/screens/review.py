@@ -208,6 +208,8 @@ class ReviewScreen(Screen[None]):
             header.attempt, header.max_retries = event.attempt, event.max_retries
             header.sandbox = event.sandbox
             header.tokens, header.cost = event.tokens, event.cost_usd
+            if event.model_in_use and event.model_in_use != event.model:
+                header.model = event.model_in_use  # resumed after an escalation
             if event.resumed:
                 self._show_past_attempts(event.run_id, event.attempt)
         elif isinstance(event, ev.Notice):
