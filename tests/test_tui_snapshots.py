@@ -13,10 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.widgets import Log
 
 from orch_tui.themes import DEFAULT_THEME, THEMES
 from orch_tui.tui.app import OrchApp
-from tests.tui_support import SIZE, make_tui_project, wait_for_review, wait_for_trial
+from tests.tui_support import SIZE, make_tui_project, wait_for, wait_for_review, wait_for_trial
 
 RUN_ID = "20260101-120000-snap"
 
@@ -45,6 +46,10 @@ def first_hunk_accepted(app: OrchApp) -> Callable[[Any], Awaitable[None]]:
         screen = await wait_for_review(pilot, app)
         await pilot.press("y")
         await wait_for_trial(pilot, screen)
+        # The model log scrolls to its end after a refresh; under load the picture could
+        # otherwise catch it a few lines short.
+        log = screen.query_one("#model-log", Log)
+        await wait_for(pilot, lambda: log.scroll_y >= log.max_scroll_y, "the model log's end")
         await pilot.pause()
 
     return run_before

@@ -58,6 +58,7 @@ from orch_tui.tui.screens.needs_help import NeedsHelpScreen
 from orch_tui.tui.screens.plan import PlanScreen
 from orch_tui.tui.widgets.diff_view import DiffView
 from orch_tui.tui.widgets.file_list import FileList
+from orch_tui.tui.widgets.following_log import FollowingLog
 from orch_tui.tui.widgets.run_header import Clock, RunHeader
 from orch_tui.tui.widgets.timeline import Timeline
 
@@ -178,10 +179,14 @@ class ReviewScreen(Screen[None]):
                 yield Static("Waiting for the model…", id="review-status")
                 with TabbedContent(id="activity"):
                     with TabPane("Model", id="model-tab"):
-                        yield Log(id="model-log", highlight=False, max_lines=MODEL_LOG_MAX_LINES)
+                        yield FollowingLog(
+                            id="model-log", highlight=False, max_lines=MODEL_LOG_MAX_LINES
+                        )
                     with TabPane("Tests", id="tests-tab"):
                         yield Static("", id="failing")
-                        yield Log(id="test-log", highlight=False, max_lines=TEST_LOG_MAX_LINES)
+                        yield FollowingLog(
+                            id="test-log", highlight=False, max_lines=TEST_LOG_MAX_LINES
+                        )
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
