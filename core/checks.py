@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from orch_tui.core.config import is_secret_env_name
-from orch_tui.core.junit import TestCase, parse_junit, trim_traceback
+from orch_tui.core.junit import TestCase, label_xpassed, parse_junit, trim_traceback
 from orch_tui.core.leftovers import recorded
 from orch_tui.core.process_guard import die_with_parent, guard_with_parent, guarded
 from orch_tui.core.sandbox import NO_SANDBOX, Sandbox
@@ -362,6 +362,8 @@ def run_check(
     timed_out = not exited
     wants_report = "{junit}" in " ".join(spec.command)
     tests = parse_junit(junit_path, workspace) if wants_report else None
+    if tests:
+        tests = label_xpassed(tests, output)
     error = _error_for(command, process.returncode, timed_out, timeout_s)
     if wants_report and tests is None and process.returncode == 0 and not timed_out:
         error = _NO_REPORT

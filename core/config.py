@@ -21,11 +21,13 @@ MAX_RETRIES_RANGE = (1, 50)
 
 # pytest with a JUnit report. ``--rootdir`` keeps node ids relative to the workspace even when a
 # parent folder holds a pytest config; ``xunit1`` adds the test's file to the report; no cache
-# folder is written into the workspace.
+# folder is written into the workspace; ``-rfEX`` keeps pytest's summary of failures and errors
+# and adds the xpassed tests, which the JUnit report writes as plain passes.
 DEFAULT_TEST_COMMAND: tuple[str, ...] = (
     "{python}",
     "-m",
     "pytest",
+    "-rfEX",
     "-p",
     "no:cacheprovider",
     "--rootdir={workspace}",

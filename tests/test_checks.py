@@ -479,3 +479,47 @@ def test_os_exit_0_in_one_test_beside_a_failing_one_is_a_failure(workspace, repo
     assert report.checks[0].exit_code == 0
     assert not report.passed
     assert "without writing its JUnit report" in report.checks[0].error
+
+
+XPASS_SUITE = """\
+import pytest
+
+
+@pytest.mark.xfail(reason="was broken")
+def test_fixed_since():
+    pass
+
+
+@pytest.mark.xfail
+@pytest.mark.parametrize("value", ["a - b", "c"])
+def test_each(value):
+    pass
+
+
+@pytest.mark.xfail(strict=True)
+def test_strict():
+    pass
+
+
+def test_plain():
+    pass
+"""
+
+
+def test_a_non_strict_xfail_that_passes_is_labelled_xpassed(tmp_path: Path) -> None:
+    """pytest's JUnit report writes it as a plain pass; the default command's ``-rX`` summary
+    names it, so the report says ``xpassed`` (a strict one stays failed, a plain pass passed)."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "test_x.py").write_text(XPASS_SUITE, encoding="utf-8")
+
+    report = run_all([PYTEST], workspace, tmp_path / "report")
+
+    outcomes = sorted((test.id, test.outcome) for test in report.checks[0].tests)
+    assert outcomes == [
+        ("test_x.py::test_each[a - b]", "xpassed"),
+        ("test_x.py::test_each[c]", "xpassed"),
+        ("test_x.py::test_fixed_since", "xpassed"),
+        ("test_x.py::test_plain", "passed"),
+        ("test_x.py::test_strict", "failed"),
+    ]
