@@ -311,6 +311,26 @@ def test_status_into_a_closed_pipe_prints_no_traceback(tmp_path: Path) -> None:
         assert result.returncode == 0, (args, result.stderr)
 
 
+def test_a_run_started_with_stdout_closed_goes_on_to_the_end(tmp_path: Path) -> None:
+    """``orch-tui spec --auto >&-``: Python gives no sys.stdout at all; the run is not stopped."""
+    from orch_tui.core.providers.factory import demo_dir
+
+    spec = str(demo_dir() / "spec.md")
+    result = subprocess.run(
+        ["sh", "-c", 'exec "$0" "$1" --auto >&-', orch_tui(), spec],
+        cwd=tmp_path,
+        env=child_env(key=None),
+        stdin=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=90,
+    )
+    assert "Traceback" not in result.stderr, result.stderr
+    assert result.returncode == 0, result.stderr
+    state = json.loads((tmp_path / "state.json").read_text(encoding="utf-8"))
+    assert state["state"] == "SUCCESS"
+
+
 # -- a disk or folder that refuses writes: one true sentence, exit 1, never a traceback
 
 STOPPED_WRITING = re.compile(

@@ -176,7 +176,7 @@ class OrchApp(App[int]):
     @on(RetryRun)
     def _retry_run(self, _message: RetryRun) -> None:
         """Ask the model again after a model error, on a fresh engine thread."""
-        self._next_engine_step(self.engine.retry)
+        self._next_engine_step(lambda: self.engine.retry())  # read once a run exists
 
     @on(ContinueRun)
     def _continue_run(self, message: ContinueRun) -> None:

@@ -234,9 +234,11 @@ def _flushed(command: Callable[[], int]) -> int:
 
     try:
         code = command()
-        sys.stdout.flush()
-    except BrokenPipeError:
-        silence(sys.stdout)
+        if sys.stdout is not None:  # None: started with stdout closed, and print() was a no-op
+            sys.stdout.flush()
+    except OSError:  # a reader that went away, a terminal that hung up
+        if sys.stdout is not None:
+            silence(sys.stdout)
         return EXIT_SUCCESS
     return code
 
@@ -249,6 +251,8 @@ def _exit_now(code: int) -> NoReturn:
     running, and only Python's own buffers need flushing.
     """
     for stream in (sys.stdout, sys.stderr):
+        if stream is None:  # started with it closed (``>&-``)
+            continue
         try:
             stream.flush()
         except OSError:  # a reader that went away (a closed pipe) takes nothing more

@@ -60,19 +60,20 @@ def silence(stream: TextIO) -> None:
 class QuietOutput:
     """A printer's stdout: a closed pipe never stops the run, whose output then goes nowhere."""
 
-    def __init__(self, out: TextIO) -> None:
-        self._out = out
+    def __init__(self, out: TextIO | None) -> None:
+        # None: started with stdout closed (``>&-``), where Python gives no sys.stdout at all.
+        self._out = out if out is not None else open(os.devnull, "w", encoding="utf-8")
 
     def write(self, text: str) -> None:
         try:
             self._out.write(text)
-        except BrokenPipeError:
+        except OSError:  # a closed pipe, a terminal that hung up (EIO), a bad descriptor
             silence(self._out)
 
     def flush(self) -> None:
         try:
             self._out.flush()
-        except BrokenPipeError:
+        except OSError:
             silence(self._out)
 
 

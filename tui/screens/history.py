@@ -320,7 +320,7 @@ class RunsScreen(_ThemedScreen):
         elif run.damaged:
             text = Text(escape_controls(f"{run.run_id} · damaged: {run.damaged}"))
         elif run.resumable:
-            text = Text(f"{run.run_id} · unfinished ({run.state}) · r resumes it")
+            text = Text(escape_controls(f"{run.run_id} · unfinished ({run.state}) · r resumes it"))
         else:
             text = Text(
                 escape_controls(f"{run.run_id} · {run.spec_path} · {run.stop_reason or run.state}")
