@@ -37,6 +37,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from packaging.requirements import InvalidRequirement, Requirement
+
 from orch_tui.core.atomic import write_json_atomic, write_text_atomic
 from orch_tui.core.checks import CheckResult, CheckSpec, run_check
 from orch_tui.core.config import Config, is_secret_env_name
@@ -127,6 +129,22 @@ def prepare_env(
     """
     if config.checks.python:
         return ProjectEnv(config.checks.python)
+    try:
+        return _prepare(config, workspace, report_dir, on_output, on_notice, running)
+    except OSError as exc:  # a full disk, a folder it may not write: a failed check, no crash
+        where = f"{exc.filename}: " if exc.filename else ""
+        problem = f"cannot prepare {workspace / PROJECT_VENV}: {where}{exc.strerror or exc}"
+        return ProjectEnv(sys.executable, _failed([], problem))
+
+
+def _prepare(
+    config: Config,
+    workspace: Path,
+    report_dir: Path,
+    on_output: Callable[[str], None] | None,
+    on_notice: Callable[[str], None] | None,
+    running: Path | None,
+) -> ProjectEnv:
     say = on_notice or (lambda _message: None)
     with _LOCK:
         marker = read_marker(workspace)
@@ -157,24 +175,69 @@ def prepare_env(
 
 
 def declared_requirements(workspace: Path) -> Declared:
-    """The dependencies ``workspace`` declares, as installer arguments, and their digest."""
+    """The dependencies ``workspace`` declares, as installer arguments, and their digest.
+
+    The installer runs outside the sandbox with the network on, and the model (or a check) can
+    write these files: only plain requirements by name pass (``name[extra] >= 1 ; marker``).
+    Option lines (``-e .``, ``-r``, ``--index-url``) and direct URLs or paths are refused, so
+    nothing but a published wheel can be installed (see :func:`installer_command`).
+    """
     requirement_files = sorted(
         path.name for path in workspace.glob("requirements*.txt") if path.is_file()
     )
-    args = [arg for name in requirement_files for arg in ("-r", name)]
+    args: list[str] = []
     files = list(requirement_files)
     digest = hashlib.sha256()
     for name in requirement_files:
-        digest.update(name.encode() + b"\0" + (workspace / name).read_bytes() + b"\0")
+        try:
+            data = (workspace / name).read_bytes()
+        except OSError as exc:
+            raise DeclarationError(f"{name} cannot be read: {exc.strerror or exc}") from None
+        digest.update(name.encode() + b"\0" + data + b"\0")
+        args += [_plain_requirement(line, name) for line in _requirement_lines(data, name)]
     pyproject = workspace / "pyproject.toml"
     if pyproject.is_file():
-        data = pyproject.read_bytes()
+        try:
+            data = pyproject.read_bytes()
+        except OSError as exc:
+            raise DeclarationError(
+                f"pyproject.toml cannot be read: {exc.strerror or exc}"
+            ) from None
         digest.update(b"pyproject.toml\0" + data)
         listed = _pyproject_requirements(data)
         if listed:
             files.append("pyproject.toml")
-            args += listed
+            args += [_plain_requirement(entry, "pyproject.toml") for entry in listed]
     return Declared(files, args, digest.hexdigest())
+
+
+def _requirement_lines(data: bytes, name: str) -> list[str]:
+    """The requirement lines of a requirements file: comments and blank lines left out."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise DeclarationError(f"{name} is not UTF-8 text") from None
+    lines = (re.sub(r"(^|\s)#.*$", "", line).strip() for line in text.splitlines())
+    return [line for line in lines if line]
+
+
+def _plain_requirement(text: str, where: str) -> str:
+    """``text`` as a requirement by name, or a DeclarationError saying why it is refused."""
+    if text.startswith("-"):
+        raise DeclarationError(
+            f"{where}: {text!r}: options are not installed by orch-tui (the installer runs "
+            "outside the sandbox); list packages by name, with versions"
+        )
+    try:
+        requirement = Requirement(text)
+    except InvalidRequirement as exc:
+        raise DeclarationError(f"{where}: {text!r} is not a requirement: {exc}") from None
+    if requirement.url:
+        raise DeclarationError(
+            f"{where}: {text!r}: a direct URL or path is not installed by orch-tui (the "
+            "installer runs outside the sandbox); name a published package instead"
+        )
+    return str(requirement)
 
 
 def read_marker(workspace: Path) -> dict[str, Any]:
@@ -409,7 +472,9 @@ def installer_command(python: Path) -> list[str] | None:
     """The command that installs into ``python``'s environment: uv, else orch-tui's pip."""
     uv = shutil.which("uv")
     if uv is not None:
-        return [uv, "pip", "install", "--python", str(python)]
+        # --no-build: wheels only, so no package's build code runs outside the sandbox;
+        # --no-config: no uv.toml or [tool.uv] of the project's redirects the install.
+        return [uv, "pip", "install", "--no-config", "--no-build", "--python", str(python)]
     try:
         version = importlib.metadata.version("pip")
     except importlib.metadata.PackageNotFoundError:
@@ -425,6 +490,7 @@ def installer_command(python: Path) -> list[str] | None:
         str(python),
         "--disable-pip-version-check",
         "install",
+        "--only-binary=:all:",  # wheels only: no package's build code runs outside the sandbox
     ]
 
 

@@ -32,6 +32,7 @@ from orch_tui.core.project_env import (
     check_python,
     declared_requirements,
     discard_created_venv,
+    installer_command,
     prepare_env,
     read_marker,
 )
@@ -228,7 +229,8 @@ def test_uv_makes_the_venv_and_installs_when_it_is_on_the_path(
     assert env.failure is None, env.failure
     calls = [json.loads(line) for line in Path(f"{uv}.calls").read_text().splitlines()]
     assert [call[:2] for call in calls] == [["venv", "--quiet"], ["pip", "install"]]
-    assert calls[1][-2:] == ["-r", "requirements.txt"]
+    assert calls[1][-1:] == ["greeting==1.0"]  # by name, never "-r file"
+    assert {"--no-build", "--no-config"} <= set(calls[1])  # wheels only, no project uv config
     assert "greeting" in (tmp_path / "reports" / INSTALL_OUTPUT).read_text()
 
 
@@ -340,7 +342,7 @@ def test_declared_requirements_come_from_requirement_files_and_pyproject(tmp_pat
     declared = declared_requirements(tmp_path)
     assert declared.files == ["requirements-test.txt", "requirements.txt", "pyproject.toml"]
     assert declared.args == [
-        "-r", "requirements-test.txt", "-r", "requirements.txt",
+        "pytest-mock", "requests",
         "attrs>=23", "freezegun", "ruff", "mypy",
     ]  # fmt: skip
     before = declared.digest
@@ -353,3 +355,53 @@ def test_declared_requirements_come_from_requirement_files_and_pyproject(tmp_pat
     (tmp_path / "pyproject.toml").write_text('[project]\ndependencies = "requests"\n')
     with pytest.raises(DeclarationError, match="project.dependencies must be a list"):
         declared_requirements(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("line", "why"),
+    [
+        ("-e .", "options are not installed"),
+        ("--index-url http://127.0.0.1:9/simple", "options are not installed"),
+        ("-r /etc/passwd", "options are not installed"),
+        ("pkg @ file:///tmp/pkg", "a direct URL or path"),
+        ("pkg @ git+https://example.invalid/pkg.git", "a direct URL or path"),
+        ("not a requirement!", "is not a requirement"),
+    ],
+)
+def test_only_requirements_by_name_reach_the_installer(tmp_path: Path, line: str, why: str) -> None:
+    """The installer runs outside the sandbox, on files the model or a check may have written:
+    an option line, a URL or a path would let it run or fetch code of their choosing."""
+    (tmp_path / "requirements.txt").write_text(f"# pinned\nrequests>=2  # http\n{line}\n")
+    with pytest.raises(DeclarationError, match=why):
+        declared_requirements(tmp_path)
+    (tmp_path / "requirements.txt").write_text("requests>=2 ; python_version >= '3'\n")
+    assert declared_requirements(tmp_path).args == ['requests>=2; python_version >= "3"']
+
+
+def test_the_installer_takes_wheels_only() -> None:
+    """No sdist's build code runs outside the sandbox: pip is told to take wheels alone."""
+    command = installer_command(Path("/nowhere/python"))
+    assert command is not None
+    assert "--only-binary=:all:" in command or "--no-build" in command
+
+
+def test_a_venv_that_cannot_be_made_is_a_failed_check_not_a_crash(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A full disk while the environment is prepared: the checks fail with the reason, which
+    the model and the person read, instead of the run stopping on a traceback."""
+    import errno
+
+    from orch_tui.core import project_env
+
+    def full_disk(workspace: Path) -> dict[str, object]:
+        raise OSError(errno.ENOSPC, "No space left on device", str(workspace / MARKER))
+
+    monkeypatch.setattr(project_env, "read_marker", full_disk)
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+
+    env = prepare_env(project_config(), workspace, tmp_path / "reports")
+
+    assert env.failure is not None and env.failure.error
+    assert "No space left on device" in env.failure.error
