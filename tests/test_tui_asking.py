@@ -167,10 +167,15 @@ async def test_a_stuck_run_asks_the_person_naming_the_failing_test(tmp_path: Pat
         await pilot.press("q")
 
 
-async def test_the_header_shows_the_stronger_model_once_it_takes_over(tmp_path: Path) -> None:
+def escalating_project(tmp_path: Path) -> TuiProject:
+    """Attempt 0 fails its test; attempt 1 is answered by the stronger model."""
     config_text = '[model]\nescalate_to = "claude-opus-4-1"\n[loop]\nescalate_after = 1\n'
     attempts = [attempt_turns("Adding a test.", [FAIL_TEST]), FIRST_ATTEMPT]
-    project = make_tui_project(tmp_path, attempts, seed={}, config_text=CONFIG_TEXT + config_text)
+    return make_tui_project(tmp_path, attempts, seed={}, config_text=CONFIG_TEXT + config_text)
+
+
+async def test_the_header_shows_the_stronger_model_once_it_takes_over(tmp_path: Path) -> None:
+    project = escalating_project(tmp_path)
     app = project.app()
     async with app.run_test(size=SIZE) as pilot:
         screen = await wait_for_review(pilot, app, attempt=0)
@@ -183,9 +188,7 @@ async def test_the_header_shows_the_stronger_model_once_it_takes_over(tmp_path: 
 
 
 async def test_a_run_resumed_after_it_escalated_shows_the_stronger_model(tmp_path: Path) -> None:
-    config_text = '[model]\nescalate_to = "claude-opus-4-1"\n[loop]\nescalate_after = 1\n'
-    attempts = [attempt_turns("Adding a test.", [FAIL_TEST]), FIRST_ATTEMPT]
-    project = make_tui_project(tmp_path, attempts, seed={}, config_text=CONFIG_TEXT + config_text)
+    project = escalating_project(tmp_path)
     app = project.app()
     async with app.run_test(size=SIZE) as pilot:
         await wait_for_review(pilot, app, attempt=0)
