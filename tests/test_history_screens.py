@@ -473,6 +473,10 @@ async def test_control_characters_in_reasons_and_test_ids_are_spelt_out(
     reword(project, "stopped \\u001b[2J\\r", "tests/t.py::test_x\x1b]0;title\x07")
     app = HistoryHost(project.logs, project.state)
     async with app.run_test(size=SIZE) as pilot:
+        await _runs_loaded(pilot, app)
+        table = app.screen.query_one("#runs", RunsTable)
+        row = _shown(app).index(project.success)
+        assert _painted_row(table, row)[7] == "stopped \\x1b[2J\\r"  # as `history` prints it
         screen = await _open_run(pilot, app, project.success)
         facts = str(screen.query_one("#run-facts").render())
         assert "stop reason: stopped \\x1b[2J\\r" in facts

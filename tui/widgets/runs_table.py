@@ -34,7 +34,7 @@ from textual.style import Style
 from orch_tui.core.history import format_duration
 from orch_tui.core.history_index import RunSummary, parse_time
 from orch_tui.core.state import RunState
-from orch_tui.core.terminal_text import CONTROL_CODES
+from orch_tui.core.terminal_text import escape_controls
 
 __all__ = ["RUN_COLUMNS", "RunsTable", "cell_texts", "local_time"]
 
@@ -128,9 +128,6 @@ whatever width is left."""
 _ARROWS = {True: " ↓", False: " ↑"}
 _PAD = 1
 """Blank cells either side of each column's text."""
-# Control characters would drive the terminal (and a newline would break the row).
-_CONTROL = {code: "\ufffd" for code in CONTROL_CODES} | {0x09: " ", 0x0A: " ", 0x0D: " "}
-
 _STATE_CLASSES = {
     RunState.SUCCESS: "runs-table--success",
     RunState.FAILED: "runs-table--failed",
@@ -139,9 +136,17 @@ _STATE_CLASSES = {
 """Any other state is unfinished: ``runs-table--unfinished``."""
 
 
+def _one_line(text: str) -> str:
+    return escape_controls(text, newlines=True).replace("\n", " ").replace("\t", " ")
+
+
 def cell_texts(run: RunSummary) -> list[str]:
-    """The plain text of each column for ``run`` (uncut; the state shows ``↻`` if resumable)."""
-    texts = [column.text(run) for column in RUN_COLUMNS]
+    """The plain text of each column for ``run`` (uncut; the state shows ``↻`` if resumable).
+
+    Control characters are spelt out (``\\x1b``), as ``orch-tui history`` prints them: they
+    would drive the terminal. A line break or tab (a multi-line stop reason) reads as a space.
+    """
+    texts = [_one_line(column.text(run)) for column in RUN_COLUMNS]
     if run.resumable:
         texts[2] += _RESUMABLE_MARK
     return texts
@@ -149,7 +154,6 @@ def cell_texts(run: RunSummary) -> list[str]:
 
 def _fit(text: str, width: int, *, right: bool = False) -> str:
     """``text`` padded or cut (with ``…``) to exactly ``width`` cells."""
-    text = text.translate(_CONTROL)
     size = cell_len(text)
     if size > width:
         return set_cell_size(text, width - 1) + "…" if width > 0 else ""
@@ -480,7 +484,7 @@ class RunsTable(ScrollView, can_focus=True):
         state_class = None if cursor else _STATE_CLASSES.get(label, "runs-table--unfinished")
         mark_class = None if cursor else "runs-table--resumable"
         mark = _RESUMABLE_MARK if run.resumable else ""
-        fitted = _fit(label + mark, width)
+        fitted = _fit(_one_line(label) + mark, width)
         return [
             pad,
             Segment(fitted[: len(label)], self._rich(base, state_class)),
