@@ -130,6 +130,8 @@ async def test_Y_and_N_decide_whole_files_and_a_rejected_new_file_is_not_created
         await wait_for(pilot, lambda: app.engine.state.last_test, "the checks to run")
         assert project.read("calc.py") == CALC_FIXED
         assert project.read("tests/test_calc.py") is None
+        # The script has no attempt 1: wait for that stop, so q does not race it.
+        await wait_for_screen(pilot, app, StoppedScreen, "the stop message")
         await pilot.press("q")
 
 
@@ -177,6 +179,7 @@ async def test_e_edits_the_file_with_highlighting_and_the_saved_text_lands(
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.engine.state.last_test, "the checks to run")
         assert project.read("tests/test_calc.py") == edited
+        assert await wait_for_finish(pilot, app) == "SUCCESS"  # q must not race the run's end
         await pilot.press("q")
 
 
@@ -359,6 +362,7 @@ async def test_quit_mid_review_and_reopen_shows_the_same_proposal_and_decisions(
         await pilot.press("enter")
         await wait_for(pilot, lambda: reopened.engine.state.last_test, "the checks to run")
         assert project.read("calc.py") == CALC_FIXED.replace("return a * b", "return a + b")
+        await wait_for_screen(pilot, reopened, StoppedScreen, "the stop message")
         await pilot.press("q")
 
 
@@ -421,6 +425,7 @@ async def test_a_check_command_that_cannot_run_is_reported_in_the_app(tmp_path: 
         await wait_for(pilot, lambda: "could not run" in toasts(app), "the check error")
         assert "orch-no-such-[b=1]" in str(screen.query_one("#failing", Static).render())
         assert "Check [checks] in orchestrator.toml" in toasts(app)
+        await wait_for_screen(pilot, app, StoppedScreen, "the stop message")
         await pilot.press("q")
 
 
