@@ -136,3 +136,21 @@ def test_a_second_run_in_a_locked_project_exits_1_at_once_naming_the_holder(
         holder.communicate("")
     # The holder's exit released the lock: the same command now runs.
     assert main([str(demo_dir() / "spec.md"), "--auto"]) == 0
+    capsys.readouterr()
+    workspace = sorted(p.name for p in (tmp_path / "workspace").iterdir())
+    # reset and restore write the workspace and the state as a run does: not while one holds it.
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_LOCK, str(tmp_path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "locked\n"
+        for command in (["reset", "--yes"], ["restore", "0"]):
+            assert main(command) == 1
+            assert f"pid {holder.pid}" in capsys.readouterr().err
+        assert (tmp_path / "state.json").is_file()
+        assert sorted(p.name for p in (tmp_path / "workspace").iterdir()) == workspace
+    finally:
+        holder.communicate("")

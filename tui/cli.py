@@ -292,6 +292,12 @@ def run_spec(args: argparse.Namespace) -> int:
         resolve_sandbox(config.checks.sandbox)  # "bwrap" without bubblewrap stops here
     except SandboxError as exc:
         return _fail(f"{exc} ({paths.config})")
+    return _holding_lock(paths, lambda: _run_locked(args, paths, config, spec))
+
+
+def _holding_lock(paths: ProjectPaths, work: Callable[[], int]) -> int:
+    """Do ``work`` holding the project's lock: a run, ``reset`` and ``restore`` all write the
+    workspace and the state, so only one of them at a time (``status``, ``history`` only read)."""
     lock = ProjectLock(paths.root)
     try:
         lock.acquire()
@@ -300,7 +306,7 @@ def run_spec(args: argparse.Namespace) -> int:
     except OSError as exc:
         return _fail(f"cannot lock {lock.path}: {exc.strerror or exc}")
     try:
-        return _run_locked(args, paths, config, spec)
+        return work()
     finally:
         lock.release()
 
@@ -494,9 +500,10 @@ def run_subcommand(command: str, args: argparse.Namespace) -> int:
     if command == "reset":
         here = ProjectPaths.here(args.config)  # never a parent folder's project
         chosen = args.workspace.resolve() if args.workspace is not None else config.paths.workspace
-        return _reset(here.with_workspace(chosen), yes=args.yes)
+        target = here.with_workspace(chosen)
+        return _holding_lock(target, lambda: _reset(target, yes=args.yes))
     if command == "restore":
-        return _restore(paths, args.attempt)
+        return _holding_lock(paths, lambda: _restore(paths, args.attempt))
     if command == "history" and args.costs:
         from orch_tui.core.cost_totals import cost_rows, format_costs
 
