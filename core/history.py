@@ -31,6 +31,7 @@ from orch_tui.core.history_index import (
     read_json_file,
     scan_run,
 )
+from orch_tui.core.markdown_text import code_span, inline_text
 from orch_tui.core.plan_history import (
     PLANNING,
     TaskOutcome,
@@ -542,10 +543,6 @@ def format_duration(seconds: float | None) -> str:
     return f"{hours}h {minutes:02d}m"
 
 
-def _cell(text: Any) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
-
-
 def _fence(text: str, info: str = "") -> list[str]:
     """A code fence longer than any run of backticks inside ``text``."""
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
@@ -560,9 +557,9 @@ def _decision_lines(attempt: AttemptDetail) -> list[str]:
     accepted, rejected, undecided = decisions.counts(proposal)
     lines = [f"- hunks: {accepted + undecided} accepted, {rejected} rejected"]
     if decisions.edits:
-        lines.append(f"- edited by hand: {', '.join(sorted(decisions.edits))}")
+        lines.append(f"- edited by hand: {', '.join(map(code_span, sorted(decisions.edits)))}")
     if decisions.reject_reason:
-        lines.append(f"- proposal rejected: {decisions.reject_reason}")
+        lines.append(f"- proposal rejected: {inline_text(decisions.reject_reason)}")
     return lines
 
 
@@ -570,30 +567,30 @@ def _attempt_section(attempt: AttemptDetail) -> list[str]:
     task = f" (task {attempt.task})" if attempt.task else ""
     out = [f"## Attempt {attempt.number}{task}: {attempt.outcome}", ""]
     if attempt.summary:
-        out += [attempt.summary, ""]
+        out += [inline_text(attempt.summary), ""]
     out += [
         f"- tokens: {attempt.tokens:,} · cost: ${attempt.cost_usd:.4f} · model turns: "
         f"{attempt.turns} · duration: {format_duration(attempt.duration_s)}",
     ]
-    out += [f"- problem: {problem}" for problem in attempt.problems]
-    out += [f"- {note}" for note in attempt.notes]
+    out += [f"- problem: {inline_text(problem)}" for problem in attempt.problems]
+    out += [f"- {inline_text(note)}" for note in attempt.notes]
     if attempt.proposal is not None:
         out += ["", "### Proposal", "", "| file | change | + | - |", "|---|---|---|---|"]
         out += [
-            f"| `{_cell(c.path)}` | {c.kind.value} | {c.added} | {c.removed} |"
+            f"| {code_span(c.path, in_table=True)} | {c.kind.value} | {c.added} | {c.removed} |"
             for c in attempt.proposal.changes
         ] or ["| (no change) | | | |"]
         out += ["", "### Decisions", "", *_decision_lines(attempt)]
     if attempt.patch_counts:
         landed = ", ".join(
-            f"`{path}` +{added} -{removed}"
+            f"{code_span(path)} +{added} -{removed}"
             for path, (added, removed) in sorted(attempt.patch_counts.items())
         )
         out.append(f"- landed: {landed}")
     if attempt.report is not None:
         out += ["", "### Tests", "", f"{attempt.report.summary()}"]
         for failing in attempt.report.failing:
-            out.append(f"- ✗ `{failing}`")
+            out.append(f"- ✗ {code_span(failing)}")
     if attempt.model_text:
         out += ["", "### Model's text", "", *_fence(attempt.model_text, "text")]
     return out + [""]
@@ -605,7 +602,9 @@ def _grid_section(grid: TestGrid) -> list[str]:
     header = "| test | " + " | ".join(str(n) for n in grid.attempts) + " |"
     rule = "|---|" + "---|" * len(grid.attempts)
     rows = [
-        f"| `{_cell(test)}` | " + " | ".join(_MARKS.get(c, c) for c in cells) + " |"
+        f"| {code_span(test, in_table=True)} | "
+        + " | ".join(_MARKS.get(c, c) for c in cells)
+        + " |"
         for test, cells in zip(grid.tests, grid.cells, strict=True)
     ]
     return ["## Tests across attempts", "", header, rule, *rows, ""]
@@ -620,20 +619,25 @@ def export_markdown(logs: Path, run_id: str) -> str:
         "",
         "| | |",
         "|---|---|",
-        f"| spec | `{_cell(run.spec_path)}` |",
+        f"| spec | {code_span(run.spec_path, in_table=True)} |",
         f"| started | {run.started or '–'} |",
-        f"| model | {_cell(detail.meta.get('model', '–'))} "
-        f"({_cell(detail.meta.get('provider', '–'))}) |",
+        f"| model | {inline_text(detail.meta.get('model', '–'))} "
+        f"({inline_text(detail.meta.get('provider', '–'))}) |",
         f"| final state | {run.state} |",
         f"| attempts | {run.attempts} |",
         f"| duration | {format_duration(run.duration_s)} |",
         f"| tokens | {run.tokens:,} |",
         f"| cost | ${run.cost_usd:.4f} |",
-        f"| stop reason | {_cell(run.stop_reason or '–')} |",
+        f"| stop reason | {inline_text(run.stop_reason or '–')} |",
         "",
     ]
     if detail.problems:
-        lines += ["**Damaged:**", "", *(f"- {problem}" for problem in detail.problems), ""]
+        lines += [
+            "**Damaged:**",
+            "",
+            *(f"- {inline_text(problem)}" for problem in detail.problems),
+            "",
+        ]
     if detail.tasks is not None:
         lines += plan_section(detail.tasks)
     lines += _grid_section(test_grid(detail))

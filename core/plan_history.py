@@ -13,6 +13,7 @@ from typing import Any
 from orch_tui.core import runlog
 from orch_tui.core.events import EventKind
 from orch_tui.core.history_index import read_json_file
+from orch_tui.core.markdown_text import inline_text
 from orch_tui.core.plan import Plan, PlanError
 from orch_tui.core.plan_runner import PENDING, PLAN_FILE, RUNNING, TASK_FILE
 
@@ -71,11 +72,11 @@ def plan_section(tasks: list[TaskOutcome]) -> list[str]:
     out = ["## Plan", "", "| # | task | outcome | attempts |", "|---|---|---|---|"]
     for number, task in enumerate(tasks, start=1):
         attempts = ", ".join(str(n) for n in task.attempts) or "–"
-        title = task.title.replace("|", "\\|")
-        out.append(f"| {number} | {task.id}: {title} | {task.status} | {attempts} |")
+        title = f"{inline_text(task.id)}: {inline_text(task.title)}"
+        out.append(f"| {number} | {title} | {task.status} | {attempts} |")
     out.append("")
     for task in tasks:
-        out += [f"- **{task.id}** {task.description or ''}".rstrip()]
+        out += [f"- **{inline_text(task.id)}** {inline_text(task.description or '')}".rstrip()]
         if task.acceptance:
-            out.append(f"  - acceptance: {task.acceptance}")
+            out.append(f"  - acceptance: {inline_text(task.acceptance)}")
     return out + [""]

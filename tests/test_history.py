@@ -604,6 +604,21 @@ def test_export_records_a_rejected_proposal(demo: DemoProject) -> None:
     assert "- proposal rejected: use a Counter" in export_markdown(demo.logs, demo.unfinished)
 
 
+def test_export_writes_the_persons_and_the_models_text_as_text(demo: DemoProject) -> None:
+    """A reason or summary holding Markdown makes no heading, link or broken table row."""
+    from markdown_it import MarkdownIt
+
+    attempt = demo.logs / demo.unfinished / "attempt-00"
+    decisions = {"hunks": {}, "edits": {}, "file_decisions": {}}
+    decisions["reject_reason"] = "# not a heading\n[link](http://x) | `tick"
+    (attempt / runlog.DECISIONS).write_text(json.dumps(decisions))
+    text = export_markdown(demo.logs, demo.unfinished)
+    assert "- proposal rejected: \\# not a heading \\[link\\](http://x) \\| \\`tick" in text
+    tokens = MarkdownIt("commonmark").enable("table").parse(text)
+    assert not [t for t in tokens if t.type == "heading_open" and t.tag == "h1"][1:]
+    assert not [t for t in tokens if t.type == "inline" and "link_open" in str(t.children)]
+
+
 def test_an_event_after_a_torn_line_starts_a_line_of_its_own(demo: DemoProject) -> None:
     """A kill cut the last line; the resumed run's first event is not swallowed by it."""
     events = demo.logs / demo.unfinished / runlog.EVENTS
