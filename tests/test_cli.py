@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import errno
 import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -107,50 +111,45 @@ sys.stdin.read()
 """
 
 
-def test_a_second_run_in_a_locked_project_exits_1_at_once_naming_the_holder(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    import subprocess
-    import sys
-
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+@contextmanager
+def lock_held_by_another_process(root: Path) -> Iterator[int]:
+    """Another process holds ``root``'s project lock until the block ends; yields its pid."""
     holder = subprocess.Popen(
-        [sys.executable, "-c", HOLD_LOCK, str(tmp_path)],
+        [sys.executable, "-c", HOLD_LOCK, str(root)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
     )
     try:
         assert holder.stdout is not None and holder.stdout.readline() == "locked\n"
+        yield holder.pid
+    finally:
+        holder.communicate("")
+
+
+def test_a_second_run_in_a_locked_project_exits_1_at_once_naming_the_holder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    with lock_held_by_another_process(tmp_path) as pid:
         code = main([str(demo_dir() / "spec.md"), "--auto"])
         err = capsys.readouterr().err
         assert code == 1
-        assert f"pid {holder.pid}" in err and "Traceback" not in err
+        assert f"pid {pid}" in err and "Traceback" not in err
         assert not (tmp_path / "state.json").exists()  # nothing was started
         assert not (tmp_path / "logs").exists()
         # status only reads: it needs no lock.
         assert main(["status"]) == 0
         assert "no run yet" in capsys.readouterr().out
-    finally:
-        holder.communicate("")
     # The holder's exit released the lock: the same command now runs.
     assert main([str(demo_dir() / "spec.md"), "--auto"]) == 0
     capsys.readouterr()
     workspace = sorted(p.name for p in (tmp_path / "workspace").iterdir())
     # reset and restore write the workspace and the state as a run does: not while one holds it.
-    holder = subprocess.Popen(
-        [sys.executable, "-c", HOLD_LOCK, str(tmp_path)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert holder.stdout is not None and holder.stdout.readline() == "locked\n"
+    with lock_held_by_another_process(tmp_path) as pid:
         for command in (["reset", "--yes"], ["restore", "0"]):
             assert main(command) == 1
-            assert f"pid {holder.pid}" in capsys.readouterr().err
+            assert f"pid {pid}" in capsys.readouterr().err
         assert (tmp_path / "state.json").is_file()
         assert sorted(p.name for p in (tmp_path / "workspace").iterdir()) == workspace
-    finally:
-        holder.communicate("")
