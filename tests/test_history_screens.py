@@ -453,34 +453,39 @@ def reword(project: DemoProject, stop_reason: str, test_id: str) -> None:
     report_path.write_text(json.dumps(report))
 
 
-async def test_brackets_in_ids_and_reasons_are_shown_as_text(project: DemoProject) -> None:
-    reword(project, "stopped [bold]early[/bold]", "tests/t.py::test_x[red-1]")
-    app = HistoryHost(project.logs, project.state)
-    async with app.run_test(size=SIZE) as pilot:
-        await _runs_loaded(pilot, app)
-        table = app.screen.query_one("#runs", RunsTable)
-        row = _shown(app).index(project.success)
-        assert _painted_row(table, row)[7] == "stopped [bold]early[/bold]"
-        screen = await _open_run(pilot, app, project.success)
-        grid = screen.query_one("#grid", DataTable)
-        ids = [str(grid.get_row_at(i)[0]) for i in range(grid.row_count)]
-        assert "tests/t.py::test_x[red-1]" in ids
-
-
-async def test_control_characters_in_reasons_and_test_ids_are_spelt_out(
-    project: DemoProject,
+@pytest.mark.parametrize(
+    ("stop_reason", "test_id", "shown_reason", "shown_id"),
+    [
+        pytest.param(
+            "stopped [bold]early[/bold]",
+            "tests/t.py::test_x[red-1]",
+            "stopped [bold]early[/bold]",
+            "tests/t.py::test_x[red-1]",
+            id="brackets-shown-as-text",
+        ),
+        pytest.param(
+            "stopped \\u001b[2J\\r",
+            "tests/t.py::test_x\x1b]0;title\x07",
+            "stopped \\x1b[2J\\r",  # as `history` prints it
+            "tests/t.py::test_x\\x1b]0;title\\x07",
+            id="control-characters-spelt-out",
+        ),
+    ],
+)
+async def test_reasons_and_test_ids_are_shown_as_written(
+    project: DemoProject, stop_reason: str, test_id: str, shown_reason: str, shown_id: str
 ) -> None:
-    reword(project, "stopped \\u001b[2J\\r", "tests/t.py::test_x\x1b]0;title\x07")
+    reword(project, stop_reason, test_id)
     app = HistoryHost(project.logs, project.state)
     async with app.run_test(size=SIZE) as pilot:
         await _runs_loaded(pilot, app)
         table = app.screen.query_one("#runs", RunsTable)
         row = _shown(app).index(project.success)
-        assert _painted_row(table, row)[7] == "stopped \\x1b[2J\\r"  # as `history` prints it
+        assert _painted_row(table, row)[7] == shown_reason
         screen = await _open_run(pilot, app, project.success)
         facts = str(screen.query_one("#run-facts").render())
-        assert "stop reason: stopped \\x1b[2J\\r" in facts
+        assert f"stop reason: {shown_reason}" in facts
         grid = screen.query_one("#grid", DataTable)
         ids = [str(grid.get_row_at(i)[0]) for i in range(grid.row_count)]
-        assert "tests/t.py::test_x\\x1b]0;title\\x07" in ids
+        assert shown_id in ids
         assert not any("\x1b" in text for text in [facts, *ids])
