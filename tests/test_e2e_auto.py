@@ -97,7 +97,9 @@ def test_generation_failing_test_patch_success(project_factory, fake_server, tmp
     result = project.run_auto()
 
     assert_clean_exit(result, 0)
-    assert "SUCCESS" in result.stdout
+    last = result.stdout.splitlines()[-1]
+    assert last.startswith("SUCCESS: all checks passed after 2 attempts · tokens ")
+    assert last.endswith(" · exit 0") and last.count("attempt") == 1, last
     final = {"app.py": FIXED_APP, "tests/test_app.py": ADD_TEST}
     assert project.workspace_files() == final
     state = project.state()

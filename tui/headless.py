@@ -33,7 +33,6 @@ from orch_tui.core.events import (
 from orch_tui.core.plan_runner import task_label
 from orch_tui.core.roles import describe_role_event
 from orch_tui.core.terminal_text import escape_controls, escape_json_controls
-from orch_tui.core.wording import plural
 
 
 def _count(number: int, noun: str) -> str:
@@ -210,9 +209,7 @@ class LinePrinter:
             )
         elif isinstance(event, RunFinished):
             self.tokens, self.cost = event.tokens, event.cost_usd
+            # Every line above names its attempt, and the stop reason counts them where it matters.
             reason = f": {event.stop_reason}" if event.stop_reason else ""
-            self.out.write(
-                f"{event.state}{reason} · {plural(event.attempt + 1, 'attempt')} · {self._money()} "
-                f"· exit {event.exit_code}\n"
-            )
+            self.out.write(f"{event.state}{reason} · {self._money()} · exit {event.exit_code}\n")
             self.out.flush()
