@@ -5,12 +5,19 @@
 Each suite is a generated project of a different shape (plain functions, unittest classes,
 parametrized tests, 50+ tests, a collection error, several modules) whose tests really run
 under pytest, as the engine runs them. The model's last proposal created every file; in
-every other suite the reviewer edited one module before it landed. The patch prompt is the
-uncached part of a patch request (tools, system prompt and spec are the cached prefix); it
-is measured against what it has to carry: the failing-test details plus the files that
-changed since the model last saw them. Prints the median and max of that ratio, in
-characters (tokens are about a quarter of them), and the same ratio for the prompt as it
-was before (every file in full, the raw output untrimmed).
+every other suite the reviewer edited one module before it landed.
+
+What is measured is the uncached part of a patch attempt's first request, as the API bills
+it: the request is tools, system blocks (the system prompt, with the instructions on how to
+read the feedback, then the spec, which carries the cache breakpoint) and one user message,
+the patch prompt. The run's first request wrote tools and system blocks to the cache, so
+this one reads them; the patch prompt, which changes every attempt, is all that comes after
+that breakpoint and is paid in full (its own breakpoint only writes it for the attempt's
+later turns). It is measured against what it has to carry: the failing-test details plus
+the files that changed since the model last saw them. Prints the median and max of that
+ratio, in characters (tokens are about a quarter of them), per shape and over all suites,
+and how much of the system prompt the feedback instructions take (cached, so read at a
+tenth of the price on every request).
 """
 
 from __future__ import annotations
@@ -22,11 +29,13 @@ import statistics
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from orch_tui.core import feedback  # noqa: E402
+from orch_tui.core.attempt import with_cache_breakpoints  # noqa: E402
 from orch_tui.core.config import Config  # noqa: E402
 from orch_tui.core.proposal import Decisions, FileChange, Proposal  # noqa: E402
 from orch_tui.core.verify import run_configured  # noqa: E402
@@ -93,7 +102,15 @@ def suite(index: int) -> dict[str, str]:
     return files
 
 
-def measure(index: int, config: Config) -> tuple[float, float]:
+def uncached_text(system: list[dict[str, Any]], messages: list[dict[str, Any]]) -> str:
+    """The text of the request after its system blocks' last cache breakpoint."""
+    assert "cache_control" in system[-1], "the spec block carries the system's breakpoint"
+    return "".join(
+        block["text"] for message in messages for block in message["content"] if "text" in block
+    )
+
+
+def measure(index: int, config: Config) -> float:
     folder = Path(tempfile.mkdtemp(prefix="orch-bench-prompt-"))
     try:
         workspace, reports = folder / "workspace", folder / "reports"
@@ -107,32 +124,31 @@ def measure(index: int, config: Config) -> tuple[float, float]:
         reports.mkdir()
         report = run_configured(config, workspace, reports)
         assert not report.passed, f"suite {index} passed"
-
-        def prompt() -> str:
-            return feedback.patch_prompt(
-                previous=0,
-                report=report,
-                proposal=proposal,
-                decisions=Decisions(),
-                workspace=workspace,
-                config=config,
-            )
-
+        prompt = feedback.patch_prompt(
+            previous=0,
+            report=report,
+            proposal=proposal,
+            decisions=Decisions(),
+            workspace=workspace,
+            config=config,
+        )
+        system = [
+            {"type": "text", "text": feedback.system_prompt(config)},
+            {"type": "text", "text": "<spec>...</spec>", "cache_control": {"type": "ephemeral"}},
+        ]
+        messages = with_cache_breakpoints([{"role": "user", "content": prompt}], 0)
         tree = read_tree(workspace)
         details = feedback.describe_failures(report, workspace, config)
         seen = feedback.seen_files(tree, proposal)
         needed = len(details) + sum(len(t) for p, t in tree.items() if p not in seen)
-        now = len(prompt())
-        trimming, seen_rule = feedback.without_repeated_lines, feedback.seen_files
-        feedback.without_repeated_lines = lambda output, details: output
-        feedback.seen_files = lambda tree, proposal: set()
-        try:
-            before = len(prompt())
-        finally:
-            feedback.without_repeated_lines, feedback.seen_files = trimming, seen_rule
-        return now / needed, before / needed
+        return len(uncached_text(system, messages)) / needed
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def shape(index: int) -> str:
+    broken = ", collection error" if index % 6 == 5 else ""
+    return STYLES[index % len(STYLES)].__name__.removesuffix("_tests") + broken
 
 
 def main() -> None:
@@ -142,13 +158,21 @@ def main() -> None:
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     config = Config()
     config.checks.env_allow = ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"]
-    ratios = [measure(index, config) for index in range(args.suites)]
-    now = sorted(r[0] for r in ratios)
-    before = sorted(r[1] for r in ratios)
+    ratios = {index: measure(index, config) for index in range(args.suites)}
+    for name in sorted({shape(index) for index in ratios}):
+        some = [ratio for index, ratio in ratios.items() if shape(index) == name]
+        print(
+            f"  {name}: {len(some)} suites, median {statistics.median(some):.2f}x, "
+            f"max {max(some):.2f}x"
+        )
+    every = sorted(ratios.values())
+    system = feedback.system_prompt(config)
+    instructions = system[system.index("- After an attempt") :]
     print(
-        f"patch prompt / (failing-test details + changed files) over {len(ratios)} suites: "
-        f"median {statistics.median(now):.2f}x, max {now[-1]:.2f}x (target <= 1.5x); "
-        f"before: median {statistics.median(before):.2f}x, max {before[-1]:.2f}x"
+        f"uncached patch request / (failing-test details + changed files) over {len(every)} "
+        f"suites: median {statistics.median(every):.2f}x, max {every[-1]:.2f}x "
+        f"(target <= 1.5x); the feedback instructions take {len(instructions):,} of the "
+        f"system prompt's {len(system):,} characters (cached)"
     )
 
 

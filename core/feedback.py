@@ -1,10 +1,14 @@
-"""What goes back to the model: the generation prompt and the patch prompt.
+"""What goes back to the model: the system prompt, the generation prompt and the patch prompt.
 
 The patch prompt carries the failing tests (names, messages, trimmed
 tracebacks), the raw output cut to a budget (head and tail) without the lines
 the test details already carry, what the reviewer decided, and the files as they
 now stand: in full where they differ from what the model last saw (a reviewer's
 edit, a rejected hunk), by name otherwise (it can ``view`` them).
+
+It is the uncached part of a patch request, so it holds only what changes per attempt, under
+short labels; what they mean and what to do with them is in the system prompt, which every
+request reads from the cache.
 """
 
 from __future__ import annotations
@@ -56,10 +60,10 @@ def generation_prompt(workspace: Path, prompts_dir: Path | None = None) -> str:
 def describe_review(proposal: Proposal | None, decisions: Decisions | None) -> str:
     """The reviewer's decisions in words the model can act on."""
     if proposal is None or decisions is None:
-        return "Nothing was reviewed (the proposal was empty)."
+        return "nothing to review (the proposal was empty)."
     if decisions.reject_reason is not None:
         return (
-            "The reviewer rejected your whole proposal; none of it was applied. Their reason:\n"
+            "rejected whole; none of it was applied. The reviewer's reason:\n"
             f"> {decisions.reject_reason}"
         )
     lines: list[str] = []
@@ -80,8 +84,8 @@ def describe_review(proposal: Proposal | None, decisions: Decisions | None) -> s
                 f"{hunk.old_start + 1}-{hunk.old_end}); it was not applied:\n```\n{proposed}\n```"
             )
     if not lines:
-        return "The reviewer accepted your proposal as it was."
-    return "\n".join(lines)
+        return "accepted."
+    return "\n".join(["accepted with the reviewer's changes:", *lines])
 
 
 def describe_failures(report: TestReport, workspace: Path, config: Config) -> str:
@@ -100,23 +104,48 @@ def describe_failures(report: TestReport, workspace: Path, config: Config) -> st
 
 
 _PYTEST_FRAMING = re.compile(
-    r"(platform |rootdir: |configfile: |plugins: |cachedir: |- generated xml file)"
+    r"(platform |rootdir: |configfile: |plugins: |cachedir: |-+ generated xml file"
+    r"|collected \d+ items?( / \d+ errors?)?( / \d+ deselected)?$)"
     r"|[=_]{3,} (?!.* in [\d.]+s).*[=_]{3,}$"  # section banners, not the closing count line
     r"|(\S+\.py )?[.FEsxX]+\s+\[ *\d+%\]$"  # progress lines
 )
+_CLOSING_COUNT = re.compile(r"={3,} .* in [\d.]+s( \(.*\))? ={3,}$")
+_SHORT_SUMMARY = re.compile(r"(?:FAILED|ERROR) (.+?)(?: - .*)?$")
+_DETAIL_HEADER = re.compile(r"^### (.+) \((?:failed|error)\)$", re.MULTILINE)
 
 
-def without_repeated_lines(output: str, details: str) -> str:
+def without_repeated_lines(output: str, details: str, *, counted: bool = False) -> str:
     """``output`` without the non-blank lines ``details`` already carries (spacing aside),
-    and without pytest's framing (its header, section banners and progress lines)."""
+    the short summary's line for each test ``details`` shows (its id and message), and
+    pytest's framing (its header, item count, section banners and progress lines); when the
+    check's tests were ``counted`` (the summary line carries their counts), without pytest's
+    closing count line either."""
     known = {" ".join(line.split()) for line in details.splitlines() if line.strip()}
-    kept = [
-        line
-        for line in output.splitlines()
-        if not line.strip()
-        or (" ".join(line.split()) not in known and not _PYTEST_FRAMING.match(line))
-    ]
+    shown = set(_DETAIL_HEADER.findall(details))
+
+    def repeated(line: str) -> bool:
+        summary = _SHORT_SUMMARY.match(line)
+        return (
+            " ".join(line.split()) in known
+            or _PYTEST_FRAMING.match(line) is not None
+            or (summary is not None and summary.group(1) in shown)
+            or (counted and _CLOSING_COUNT.match(line) is not None)
+        )
+
+    kept = [line for line in output.splitlines() if not line.strip() or not repeated(line)]
     return re.sub(r"\n{3,}", "\n\n", "\n".join(kept))
+
+
+def checks_output(report: TestReport, details: str, workspace: Path) -> str:
+    """Each check's output as ``$ name`` and the lines ``details`` does not carry; a check
+    with nothing left is left out."""
+    blocks = []
+    for check in report.checks:
+        output = strip_paths(check.output, workspace)
+        kept = without_repeated_lines(output, details, counted=bool(check.tests)).strip("\n")
+        if kept.strip():
+            blocks.append(f"$ {check.name}\n{kept}")
+    return "\n".join(blocks)
 
 
 def seen_files(tree: dict[str, str], proposal: Proposal | None) -> set[str]:
@@ -139,10 +168,7 @@ def describe_files(tree: dict[str, str], budget: int, seen: Collection[str] = ()
     used = 0
     named = [path for path in tree if path in seen]
     if named:
-        blocks.append(
-            "Unchanged since you last saw them (view them with the editor tool if you need to): "
-            + ", ".join(named)
-        )
+        blocks.append("Unchanged: " + ", ".join(named))
     shown = [path for path in tree if path not in seen]
     for count, path in enumerate(shown):
         text = tree[path]
@@ -173,14 +199,13 @@ def patch_prompt(
     the failures or the ``task`` name."""
     mentions: list[str] = [task]
     if report is None:
-        summary = "The tests did not run: the proposal was rejected before it was applied."
+        summary = "the tests did not run: the proposal was rejected before it was applied."
         failures = ""
         output = ""
     else:
         summary = report.summary()
         failures = describe_failures(report, workspace, config)
-        raw = "\n".join(f"$ {c.name}\n{c.output}" for c in report.checks)
-        output = without_repeated_lines(strip_paths(raw, workspace), failures)
+        output = checks_output(report, failures, workspace)
         output = clip_middle(output, config.feedback.output_chars)
         mentions += [failures, output]
     tree = read_tree(workspace)
@@ -199,8 +224,8 @@ def patch_prompt(
         previous=previous,
         review=describe_review(proposal, decisions),
         summary=summary,
-        failures=failures,
-        output=output,
+        failures=f"{failures}\n\n" if failures else "",
+        output=f"Output:\n```\n{output}\n```\n\n" if output else "",
         files=project
         + describe_files(
             tree, config.feedback.file_chars - len(project), seen_files(tree, proposal)

@@ -113,6 +113,9 @@ def test_generation_failing_test_patch_success(project: Path) -> None:
     # The spec is in the cached prefix.
     system = provider.requests[0].system
     assert system[-1]["cache_control"] == {"type": "ephemeral"} and "calc.add" in system[-1]["text"]
+    # So is how to read the feedback: the patch prompt carries only what changed this attempt.
+    assert provider.requests[2].system == system
+    assert "smallest change" in system[0]["text"] and "smallest change" not in patch_prompt
 
 
 def test_retries_exhausted_asks_exactly_one_plus_n_attempts(project: Path) -> None:

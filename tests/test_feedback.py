@@ -7,6 +7,7 @@ from pathlib import Path
 from orch_tui.core.checks import CheckResult, TestCase, TestReport
 from orch_tui.core.config import CheckCommand, Config
 from orch_tui.core.feedback import (
+    checks_output,
     clip_middle,
     describe_files,
     describe_review,
@@ -85,7 +86,33 @@ def test_patch_prompt_carries_failures_output_and_files(tmp_path: Path) -> None:
     assert str(tmp_path) not in prompt
     assert "characters cut" in prompt
     assert "### m.py\n```\nprint('hi')\n```" in prompt
-    assert "accepted your proposal as it was" in prompt
+    assert prompt.startswith("Attempt 0: accepted.\nChecks: 1 failed\n")
+
+
+def test_how_to_read_the_feedback_is_in_the_system_prompt_not_the_patch_prompt(
+    tmp_path: Path,
+) -> None:
+    """The fixed wording is in the cached system prompt; each patch prompt pays only its data."""
+    (tmp_path / "m.py").write_text("A\nb\nc\nd\ne\nF\n")
+    failing = TestCase(id="t::test_x", outcome="failed", message="boom", traceback="E   boom")
+    prompt = patch_prompt(
+        previous=0,
+        report=failed_report(failing, "FAILED t::test_x - boom\n"),
+        proposal=proposal(),
+        decisions=Decisions(),
+        workspace=tmp_path,
+        config=Config(),
+    )
+    system = system_prompt(Config())
+    fixed = ("smallest change that makes every check pass", "view them with the editor tool")
+    for wording in fixed:
+        assert wording in system and wording not in prompt, wording
+    for label in ("`Attempt N:`", "`accepted`", "`Checks:`", "`Output:`", "`Unchanged:`"):
+        assert label in system, label
+    assert prompt == (
+        "Attempt 0: accepted.\nChecks: 1 failed\n\n### t::test_x (failed)\nboom\n```\nE   boom\n```"
+        "\n\nUnchanged: m.py\n"
+    )
 
 
 def test_the_system_prompt_names_the_test_command_and_protected_paths() -> None:
@@ -112,14 +139,26 @@ def test_raw_output_drops_the_lines_the_test_details_carry() -> None:
     output = (
         "===== test session starts =====\nplatform linux -- Python 3.11\nrootdir: /w\n"
         "collected 1 item\n\ntests/test_x.py F.   [ 50%]\n..   [100%]\n\n==== FAILURES ====\n"
-        "____ test_x ____\nE   assert 1 == 2\nFAILED t::test_x - assert 1 == 2\n"
-        "===== 1 failed in 0.12s =====\n"
+        "____ test_x ____\nE   assert 1 == 2\nsee the log\n"
+        "----- generated xml file: /w/r.xml -----\nFAILED t::test_x - assert 1 == 2\n"
+        "FAILED t::test_y - not shown\n===== 1 failed in 0.12s =====\n"
     )
 
     trimmed = without_repeated_lines(output, details)
 
-    assert trimmed == (
-        "collected 1 item\n\nFAILED t::test_x - assert 1 == 2\n===== 1 failed in 0.12s ====="
+    kept = "\n\nsee the log\nFAILED t::test_y - not shown"
+    assert trimmed == kept + "\n===== 1 failed in 0.12s ====="
+    assert without_repeated_lines(output, details, counted=True) == kept
+
+
+def test_a_check_with_nothing_left_to_say_is_left_out_of_the_output(tmp_path: Path) -> None:
+    failing = TestCase(id="t::test_x", outcome="failed", message="boom", traceback="E   boom")
+    tests = failed_report(failing, "collected 2 items\nFAILED t::test_x - boom\n").checks[0]
+    lint = CheckResult("lint", ["ruff"], 1, False, 0.1, "x.py:1: unused import\n", 0, [])
+    details = "### t::test_x (failed)\nboom"
+
+    assert checks_output(TestReport([tests, lint]), details, tmp_path) == (
+        "$ lint\nx.py:1: unused import"
     )
 
 
@@ -135,5 +174,5 @@ def test_seen_files_are_named_and_the_others_sent_in_full() -> None:
 
     text = describe_files(tree, 10_000, {"a.py"})
 
-    assert text.startswith("Unchanged since you last saw them") and "a.py" in text
+    assert text.startswith("Unchanged: a.py\n")
     assert "seen\n" not in text and "### b.py\n```\nnew\n```" in text

@@ -114,7 +114,7 @@ def test_judge_ask_stops_at_needs_help_and_the_answer_continues(project: Path) -
     assert role_requests(provider, "judge") == []  # decided before; never asked twice
     prompt = coding_prompt(provider, 1)
     assert question in prompt and "verbatim:\n\nadd" in prompt
-    assert "Your last proposal (attempt 0)" in prompt  # the failures, not a generation prompt
+    assert "Attempt 0: accepted." in prompt  # the failures, not a generation prompt
 
 
 def test_verifier_sufficient_lets_the_run_succeed(project: Path) -> None:
