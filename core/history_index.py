@@ -199,6 +199,10 @@ def parse_events(data: bytes) -> EventLog:
     return log
 
 
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
+_CHUNK = 1 << 16
+
+
 def _read_file(path: str) -> bytes:
     """The whole file at ``path``, read with ``os`` calls: one open and, for a small file,
     one read (a buffered file object costs more than the read itself for the few hundred
@@ -214,10 +218,6 @@ def _read_file(path: str) -> bytes:
         return b"".join(chunks)
     finally:
         os.close(handle)
-
-
-_READ_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
-_CHUNK = 1 << 16
 
 
 def _read_events_at(path: str) -> EventLog:
@@ -262,7 +262,9 @@ def active_seconds(events: list[dict[str, Any]], starts: list[int]) -> float | N
     Only the times at session edges are parsed: a session ends at the last event before the
     next start whose time can be read (an event with a bad time does not count)."""
     sessions = [
-        (position, at) for position in starts if (at := parse_time(events[position].get("at")))
+        (position, at)
+        for position in starts
+        if (at := parse_time(events[position].get("at"))) is not None
     ]
     if not sessions:
         return None
