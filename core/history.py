@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, overload
 
 from unidiff.errors import UnidiffParseError
 from unidiff.patch import PatchSet
@@ -22,6 +22,7 @@ from orch_tui.core.asking import describe_person_event
 from orch_tui.core.checks import TestReport
 from orch_tui.core.events import EventKind
 from orch_tui.core.history_index import (
+    NO_TEXT,
     RunIndex,
     RunSummary,
     build_index,
@@ -47,6 +48,7 @@ from orch_tui.core.state import RunState, StateError, StateStore
 __all__ = [
     "AttemptDetail",
     "HistoryError",
+    "Matches",
     "RunDetail",
     "RunIndex",
     "RunSearch",
@@ -105,35 +107,80 @@ def sort_runs(runs: Iterable[RunSummary], column: str, descending: bool) -> list
     return sorted(present, key=key, reverse=descending) + empty
 
 
+class Matches(Sequence[RunSummary]):
+    """The runs a filter matched, in order: positions in the searched list, not a list of
+    runs of its own, so a keystroke does not touch every matched run (the list shows a
+    screenful of them)."""
+
+    def __init__(self, runs: list[RunSummary], rows: Sequence[int]) -> None:
+        self._runs = runs
+        self._rows = rows
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    @overload
+    def __getitem__(self, item: int) -> RunSummary: ...
+
+    @overload
+    def __getitem__(self, item: slice) -> list[RunSummary]: ...
+
+    def __getitem__(self, item: int | slice) -> RunSummary | list[RunSummary]:
+        if isinstance(item, slice):
+            return [self._runs[row] for row in self._rows[item]]
+        return self._runs[self._rows[item]]
+
+    def __iter__(self) -> Iterator[RunSummary]:
+        return map(self._runs.__getitem__, self._rows)
+
+
 class RunSearch:
     """Runs in one order, filtered as a person types: those whose id, spec name or spec text
     holds every word of the query (any case), in that order.
 
-    The lowercase texts come from the index, laid out beside the runs once, so a keystroke
-    touches no file and makes no string. Where many runs share a spec, each distinct spec is
-    searched once per word. A query that extends the previous one (a key typed) narrows
-    that one's result instead of searching every run again.
+    The lowercase texts come from the index, one haystack per run laid out beside the runs
+    once, so a keystroke touches no file, makes no string and sorts nothing: it is one pass
+    over a list of strings. A spec that many runs share is searched once per word. A query
+    that extends the previous one (a key typed) narrows that one's result, checking only
+    its new words.
     """
 
     def __init__(self, runs: Sequence[RunSummary], index: RunIndex) -> None:
         search = index.search
         with collector_paused():
-            self._all = [(run, *search.get(run.run_id, ("", ""))) for run in runs]
-        self._shared_specs = 2 * len({spec for _run, _label, spec in self._all}) <= len(runs)
-        self._last: tuple[str, list[tuple[RunSummary, str, str]]] = ("", self._all)
+            self._runs = list(runs)
+            texts = [search.get(run.run_id, NO_TEXT) for run in self._runs]
+            self._haystacks = [haystack for haystack, _spec in texts]
+            self._specs = [spec for _haystack, spec in texts]
+        self._shared_specs = index.shared_specs
+        self._last: tuple[str, list[int] | None] = ("", None)
+        """The last query and the positions of the runs it matched (None: every run)."""
 
-    def matching(self, query: str) -> list[RunSummary]:
+    def matching(self, query: str) -> Matches:
         query = query.lower()
-        last_query, last_rows = self._last
-        rows = last_rows if last_query and query.startswith(last_query) else self._all
+        last_query, rows = self._last
+        searched = set(last_query.split())
+        if not (last_query and query.startswith(last_query)):
+            rows, searched = None, set()
         for word in query.split():
-            if self._shared_specs:
-                in_spec = {spec: word in spec for spec in {row[2] for row in rows}}
-                rows = [row for row in rows if word in row[1] or in_spec[row[2]]]
-            else:
-                rows = [row for row in rows if word in row[1] or word in row[2]]
+            if word not in searched:
+                rows = self._with_word(word, rows)
+                searched.add(word)
         self._last = (query, rows)
-        return [row[0] for row in rows]
+        return Matches(self._runs, range(len(self._runs)) if rows is None else rows)
+
+    def _with_word(self, word: str, rows: list[int] | None) -> list[int]:
+        """The positions among ``rows`` (None: every run) of the runs that hold ``word``."""
+        haystacks = self._haystacks
+        in_shared = [word in spec for spec in self._shared_specs]
+        if not any(in_shared):
+            if rows is None:
+                return [row for row, haystack in enumerate(haystacks) if word in haystack]
+            return [row for row in rows if word in haystacks[row]]
+        in_shared.append(False)  # at -1: the runs whose spec text is in their haystack
+        specs = self._specs
+        candidates = range(len(haystacks)) if rows is None else rows
+        return [row for row in candidates if word in haystacks[row] or in_shared[specs[row]]]
 
 
 # -- resuming -----------------------------------------------------------------------------------

@@ -1,7 +1,9 @@
 """One line per past run, and the index that lists ten thousand of them at once.
 
 ``logs/`` is the only truth. Summarising a run reads its ``run.json``, ``spec.md`` and
-``events.jsonl`` and checks that the attempt files its events promise exist.
+``events.jsonl`` (one ``os`` read each, the events parsed as one JSON array and walked once)
+and stats the attempt files its events promise: about 0.1 ms a run, which is what a full
+rebuild of the index costs per run.
 ``logs/.index.json`` caches every run's summary with a signature of what it was computed
 from: the size and mtime of ``events.jsonl`` and the mtime of the run folder (an atomic
 rewrite or removal of ``run.json``/``spec.md`` changes it). Listing stats each run twice and
@@ -11,7 +13,8 @@ correct answer).
 
 The index is columnar: one JSON array per summary field, one position per run, and one
 lowercase copy of each distinct spec text (for filtering) that runs point to by position.
-Loading it is a few list reads, not one object per run.
+Loading it is a few list reads, not one object per run. Loaded, each run gets one lowercase
+haystack to filter (see :class:`RunIndex`).
 
 A run folder with missing or corrupt files is summarised as far as it can be and marked
 damaged with what is wrong; nothing here raises on bad logs. Files deleted inside an attempt
@@ -24,10 +27,12 @@ import gc
 import json
 import os
 import stat
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
 from datetime import datetime
+from functools import lru_cache
 from pathlib import Path, PurePath
 from typing import Any
 
@@ -194,15 +199,40 @@ def parse_events(data: bytes) -> EventLog:
     return log
 
 
-def read_events(path: Path) -> EventLog:
-    """Parse an events file (see :func:`parse_events`)."""
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
+_CHUNK = 1 << 16
+
+
+def _read_file(path: str) -> bytes:
+    """The whole file at ``path``, read with ``os`` calls: one open and, for a small file,
+    one read (a buffered file object costs more than the read itself for the few hundred
+    bytes of most run files)."""
+    handle = os.open(path, _READ_FLAGS)
     try:
-        data = path.read_bytes()
+        data = os.read(handle, _CHUNK)
+        if len(data) < _CHUNK:  # a short read of a file is its end
+            return data
+        chunks = [data]
+        while chunk := os.read(handle, _CHUNK):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(handle)
+
+
+def _read_events_at(path: str) -> EventLog:
+    try:
+        data = _read_file(path)
     except FileNotFoundError:
         return EventLog(problems=[f"{runlog.EVENTS} is missing"])
     except OSError as exc:
         return EventLog(problems=[f"{runlog.EVENTS} is unreadable ({exc.strerror})"])
     return parse_events(data)
+
+
+def read_events(path: Path) -> EventLog:
+    """Parse an events file (see :func:`parse_events`)."""
+    return _read_events_at(os.fspath(path))
 
 
 def read_json_file(path: Path) -> tuple[Any | None, str | None]:
@@ -224,25 +254,25 @@ def parse_time(value: Any) -> datetime | None:
         return None
 
 
-def active_seconds(events: list[dict[str, Any]]) -> float | None:
-    """Time the run was actually running: each session (a ``run_started`` to the last event
-    before the next one) added up, so a run resumed days later does not count the pause.
+def active_seconds(events: list[dict[str, Any]], starts: list[int]) -> float | None:
+    """Time the run was actually running: each session (a ``run_started``, at the positions
+    ``starts`` in ``events``, to the last event before the next one) added up, so a run
+    resumed days later does not count the pause.
 
     Only the times at session edges are parsed: a session ends at the last event before the
     next start whose time can be read (an event with a bad time does not count)."""
-    starts = [
+    sessions = [
         (position, at)
-        for position, event in enumerate(events)
-        if event.get("event") == EventKind.RUN_STARTED
-        and (at := parse_time(event.get("at"))) is not None
+        for position in starts
+        if (at := parse_time(events[position].get("at"))) is not None
     ]
-    if not starts:
+    if not sessions:
         return None
     total = 0.0
-    ends = [position for position, _at in starts[1:]] + [len(events)]
-    for (first, start), end in zip(starts, ends, strict=True):
-        for event in reversed(events[first + 1 : end]):
-            if (last := parse_time(event.get("at"))) is not None:
+    ends = [position for position, _at in sessions[1:]] + [len(events)]
+    for (first, start), end in zip(sessions, ends, strict=True):
+        for position in range(end - 1, first, -1):
+            if (last := parse_time(events[position].get("at"))) is not None:
                 total += (last - start).total_seconds()
                 break
     return total
@@ -256,12 +286,18 @@ def _float(value: Any) -> float:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
 
 
+@lru_cache(maxsize=4096)
+def _promised_path(attempt: int, name: str) -> str:
+    """``attempt-NN/name``: the same few strings for every run, made once."""
+    return f"{runlog.attempt_dir_name(attempt)}/{name}"
+
+
 def _missing_attempt_files(folder: str, promised: set[tuple[int, str]]) -> list[str]:
     """What the events promise in the attempt folders and is not there. (A stat per file
     costs less than reading the attempt folder's listing.)"""
     missing = []
     for attempt, name in sorted(promised):
-        relative = f"{runlog.attempt_dir_name(attempt)}/{name}"
+        relative = _promised_path(attempt, name)
         try:
             if stat.S_ISREG(os.stat(f"{folder}/{relative}").st_mode):
                 continue
@@ -273,8 +309,7 @@ def _missing_attempt_files(folder: str, promised: set[tuple[int, str]]) -> list[
 
 def _read_meta(folder: str, problems: list[str]) -> dict[str, Any]:
     try:
-        with open(os.path.join(folder, runlog.RUN_META), "rb") as handle:
-            meta = json.loads(handle.read())
+        meta = json.loads(_read_file(folder + _META_IN_FOLDER))
     except FileNotFoundError:
         problems.append(f"{runlog.RUN_META} is missing")
         return {}
@@ -289,13 +324,23 @@ def _read_meta(folder: str, problems: list[str]) -> dict[str, Any]:
 
 def _read_spec(folder: str, problems: list[str]) -> str | None:
     try:
-        with open(os.path.join(folder, runlog.SPEC_COPY), encoding="utf-8") as handle:
-            return handle.read()
+        return _read_file(folder + _SPEC_IN_FOLDER).decode("utf-8")
     except FileNotFoundError:
         problems.append(f"{runlog.SPEC_COPY} is missing")
     except (OSError, UnicodeDecodeError):
         problems.append(f"{runlog.SPEC_COPY} is unreadable")
     return None
+
+
+_META_IN_FOLDER = os.sep + runlog.RUN_META
+_SPEC_IN_FOLDER = os.sep + runlog.SPEC_COPY
+_EVENTS_IN_FOLDER = os.sep + runlog.EVENTS
+
+
+@lru_cache(maxsize=4096)
+def _file_name(path: str) -> str:
+    """The last part of a spec path (most runs share a few of them)."""
+    return PurePath(path).name if path else ""
 
 
 @dataclass
@@ -305,62 +350,74 @@ class ScannedRun:
     """The spec's text in lowercase (for filtering); None when it cannot be read."""
 
 
-def scan_run(folder: Path) -> ScannedRun:
-    """Summarise one run folder from its files; never raises on bad content."""
-    path = str(folder)
+_STATE = EventKind.STATE.value
+_MODEL_TURN = EventKind.MODEL_TURN.value
+_RUN_FINISHED = EventKind.RUN_FINISHED.value
+_RUN_STARTED = EventKind.RUN_STARTED.value
+_INIT = RunState.INIT.value
+
+
+def scan_run(folder: str | os.PathLike[str]) -> ScannedRun:
+    """Summarise one run folder from its files; never raises on bad content.
+
+    This is what an index rebuild does for every run, so it reads each file with one
+    ``os`` call and walks the events once."""
+    path = os.fspath(folder)
     problems: list[str] = []
     meta = _read_meta(path, problems)
     spec_text = _read_spec(path, problems)
-    log = read_events(folder / runlog.EVENTS)
+    log = _read_events_at(path + _EVENTS_IN_FOLDER)
     problems += log.problems
-    state: str = RunState.INIT
+    events = log.events
+    state: str = _INIT
     attempts = tokens = 0
     cost = 0.0
-    first_start: dict[str, Any] | None = None
     finished: dict[str, Any] | None = None
+    starts: list[int] = []
     promised: set[tuple[int, str]] = set()
-    for event in log.events:
+    for position, event in enumerate(events):
         kind = event["event"]
         attempt = event.get("attempt")
         if not isinstance(attempt, int) or attempt < 0:
             attempt = None
-        if kind == EventKind.STATE and isinstance(event.get("state"), str):
-            state = event["state"]
-            if attempt is not None and state != RunState.INIT:
-                attempts = max(attempts, attempt + 1)
-        elif kind == EventKind.MODEL_TURN:
+        if kind == _STATE:
+            if isinstance(new_state := event.get("state"), str):
+                state = new_state
+                if attempt is not None and state != _INIT:
+                    attempts = max(attempts, attempt + 1)
+        elif kind == _MODEL_TURN:
             tokens = _int(event.get("run_tokens"))
             cost = _float(event.get("run_cost_usd"))
-        elif kind == EventKind.RUN_FINISHED:
+        elif kind == _RUN_FINISHED:
             finished = event
             if isinstance(event.get("state"), str):
                 state = event["state"]
-        elif kind == EventKind.RUN_STARTED and first_start is None:
-            first_start = event
-        promised_file = _EVENT_FILES.get(kind)
-        if promised_file is not None and attempt is not None:
+        elif kind == _RUN_STARTED:
+            starts.append(position)
+        if attempt is not None and (promised_file := _EVENT_FILES.get(kind)) is not None:
             promised.add((attempt, promised_file))
-    if log.events and first_start is None:
+    if events and not starts:
         problems.append(f"{runlog.EVENTS} has no run_started")
-    problems += _missing_attempt_files(path, promised)
-    first_start = first_start or {}
+    if promised:
+        problems += _missing_attempt_files(path, promised)
+    first_start = events[starts[0]] if starts else {}
     if finished is not None:
         tokens = _int(finished.get("tokens")) or tokens
         cost = _float(finished.get("cost_usd")) or cost
     stop_reason = finished.get("stop_reason") if finished and state in TERMINAL_STATES else None
-    if state == RunState.INIT and finished is None and log.events:
+    if state == _INIT and finished is None and events:
         stop_reason = NEVER_STARTED
         # run.json lands with the first step's commit: a ghost never wrote it, and lacks nothing
         problems = [p for p in problems if p != f"{runlog.RUN_META} is missing"]
     spec_path = str(meta.get("spec_path") or first_start.get("spec_path") or "")
     summary = RunSummary(
-        run_id=folder.name,
+        run_id=os.path.basename(path),
         started=str(meta.get("created_at") or first_start.get("at") or ""),
         spec_path=spec_path,
-        spec_name=PurePath(spec_path).name if spec_path else "",
+        spec_name=_file_name(spec_path),
         state=state,
         attempts=attempts,
-        duration_s=active_seconds(log.events),
+        duration_s=active_seconds(events, starts),
         tokens=tokens,
         cost_usd=cost,
         stop_reason=stop_reason if isinstance(stop_reason, str) else None,
@@ -387,9 +444,6 @@ def collector_paused() -> Iterator[None]:
     finally:
         if was_on:
             gc.enable()
-
-
-_EVENTS_IN_FOLDER = os.sep + runlog.EVENTS
 
 
 def _signature(folder: str) -> list[int] | None:
@@ -458,14 +512,21 @@ def _run_folders(logs: Path) -> list[str]:
         return []
 
 
+NO_TEXT = ("", -1)
+"""What a run unknown to the index can be found by: nothing."""
+
+
 @dataclass
 class RunIndex:
     """Every run's summary, newest first, and the lowercase text each filter searches."""
 
     runs: list[RunSummary]
-    search: dict[str, tuple[str, str]]
-    """run id -> (its id and spec name, its spec's text), in lowercase; runs with the same
-    spec share one copy of its text ("" when it could not be read)."""
+    search: dict[str, tuple[str, int]]
+    """run id -> (its haystack, the number of its spec in ``shared_specs`` or -1). The
+    haystack is the run's id, spec name and, when no other run has the same spec, the spec's
+    text, in lowercase, on lines of their own: one string to search per run, made once. A
+    spec that runs share is kept once, in ``shared_specs``, and searched once per word."""
+    shared_specs: list[str]
 
 
 @dataclass
@@ -497,7 +558,7 @@ def _entries(logs: Path, stored: _Stored | None) -> tuple[list[_Entry], bool]:
             if summary is not None:
                 entries.append(_Entry(signature, summary, spec))
                 continue
-        scanned = scan_run(Path(folder))
+        scanned = scan_run(folder)
         entries.append(_Entry(signature, scanned.summary, scanned.spec_lower))
         rescanned = True
     return entries, rescanned
@@ -538,11 +599,19 @@ def build_index(logs: Path) -> RunIndex:
         if rescanned or (stored is not None and len(stored.position) != len(entries)):
             _write_index(index_path, entries)
         entries.sort(key=lambda e: (e.summary.started, e.summary.run_id), reverse=True)
-        search = {
-            entry.summary.run_id: (
-                f"{entry.summary.run_id}\n{entry.summary.spec_name}".lower(),
-                entry.spec or "",
-            )
-            for entry in entries
-        }
-        return RunIndex([entry.summary for entry in entries], search)
+        return _with_search_texts(entries)
+
+
+def _with_search_texts(entries: list[_Entry]) -> RunIndex:
+    """The index of ``entries`` (in their order) with what a filter searches."""
+    uses = Counter(entry.spec for entry in entries)
+    shared: dict[str, int] = {}
+    search: dict[str, tuple[str, int]] = {}
+    for entry in entries:
+        summary, spec = entry.summary, entry.spec or ""
+        label = f"{summary.run_id}\n{summary.spec_name}".lower()
+        if uses[entry.spec] > 1:
+            search[summary.run_id] = (label, shared.setdefault(spec, len(shared)))
+        else:
+            search[summary.run_id] = (f"{label}\n{spec}", -1)
+    return RunIndex([entry.summary for entry in entries], search, list(shared))

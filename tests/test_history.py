@@ -188,8 +188,8 @@ def test_only_runs_whose_files_changed_are_summarised_again(
     scanned: list[str] = []
     real_scan = history_index.scan_run
 
-    def counting_scan(folder: Path) -> history_index.ScannedRun:
-        scanned.append(folder.name)
+    def counting_scan(folder: str) -> history_index.ScannedRun:
+        scanned.append(os.path.basename(folder))
         return real_scan(folder)
 
     monkeypatch.setattr(history_index, "scan_run", counting_scan)
@@ -203,6 +203,62 @@ def test_only_runs_whose_files_changed_are_summarised_again(
     scanned.clear()
     list_runs(logs)
     assert scanned == []
+
+
+def test_runs_read_back_from_the_index_are_the_runs_read_from_their_files(
+    demo: DemoProject, tmp_path: Path
+) -> None:
+    """Every field the list and the filter show survives the index: a list from the index
+    equals the list read from the logs, and searches find the same runs."""
+    logs = tmp_path / "logs"
+    write_synthetic_runs(logs, 30)
+    for source in (logs, demo.logs):
+        (source / INDEX_NAME).unlink(missing_ok=True)
+        read = build_index(source)
+        indexed = build_index(source)
+        assert (source / INDEX_NAME).exists()
+        assert indexed.runs == read.runs
+        assert (indexed.search, indexed.shared_specs) == (read.search, read.shared_specs)
+
+
+def _write_run(logs: Path, run_id: str, events: list[dict[str, object]]) -> Path:
+    folder = logs / run_id
+    folder.mkdir(parents=True)
+    meta = {"run_id": run_id, "spec_path": "specs/zoo.md", "created_at": "2026-03-01T10:00:00Z"}
+    (folder / runlog.RUN_META).write_text(json.dumps(meta))
+    (folder / runlog.SPEC_COPY).write_text("# Zoo\n")
+    (folder / runlog.EVENTS).write_text("".join(json.dumps(event) + "\n" for event in events))
+    return folder
+
+
+def test_a_resumed_run_counts_only_the_time_its_sessions_ran(tmp_path: Path) -> None:
+    start = {"event": "run_started", "spec_path": "specs/zoo.md", "state": "INIT", "attempt": 0}
+    events: list[dict[str, object]] = [
+        {**start, "at": "2026-03-01T10:00:00Z"},
+        {"event": "state", "at": "2026-03-01T10:00:10Z", "state": "GENERATING", "attempt": 0},
+        {"event": "notice", "at": "not a time"},  # the session ends at the last readable time
+        {**start, "at": "2026-03-02T09:00:00Z", "resumed": True},  # a day later
+        {"event": "state", "at": "2026-03-02T09:00:05Z", "state": "PATCHING", "attempt": 1},
+        {"event": "run_finished", "at": "2026-03-02T09:00:20Z", "state": "SUCCESS",
+         "stop_reason": "all checks passed", "tokens": 1200, "cost_usd": 0.25},
+    ]  # fmt: skip
+    _write_run(tmp_path, "20260301-100000-aaaa", events)
+    (run,) = list_runs(tmp_path)
+    assert run.duration_s == 10 + 20
+    assert (run.state, run.attempts, run.tokens, run.cost_usd) == ("SUCCESS", 2, 1200, 0.25)
+    assert (run.spec_name, run.started, run.damaged) == ("zoo.md", "2026-03-01T10:00:00Z", None)
+
+
+def test_an_event_log_longer_than_one_read_is_read_to_its_end(tmp_path: Path) -> None:
+    """Files are read in 64 KiB pieces: the summary comes from the last event of a big log."""
+    start = {"event": "run_started", "at": "2026-03-01T10:00:00Z", "state": "INIT", "attempt": 0}
+    notices = [{"event": "notice", "at": "2026-03-01T10:00:01Z", "message": "x" * 80}] * 2000
+    finished = {"event": "run_finished", "at": "2026-03-01T11:00:00Z", "state": "FAILED",
+                "stop_reason": "retries exhausted"}  # fmt: skip
+    folder = _write_run(tmp_path, "20260301-100000-bbbb", [start, *notices, finished])
+    assert (folder / runlog.EVENTS).stat().st_size > 3 * 65536
+    (run,) = list_runs(tmp_path)
+    assert (run.state, run.stop_reason, run.duration_s) == ("FAILED", "retries exhausted", 3600)
 
 
 def test_the_collector_is_paused_only_while_a_list_is_built() -> None:
@@ -268,7 +324,7 @@ def test_filter_by_run_id_spec_name_and_spec_text(tmp_path: Path) -> None:
     assert _matching("tag0012 median", search) == (
         [ids[12]] if "median" in (logs / ids[12] / "spec.md").read_text() else []
     )
-    assert search.matching("") == index.runs
+    assert list(search.matching("")) == index.runs
     assert _matching("no-such-thing", search) == []
 
 
@@ -284,13 +340,13 @@ def test_filter_keeps_its_order_and_narrows_as_keys_are_typed_and_deleted(tmp_pa
         return word in f"{run.run_id}\n{run.spec_name}\n{spec}".lower()
 
     for typed in ("c", "cs", "csvtool"):
-        assert search.matching(typed) == [run for run in by_cost if holds(run, typed)]
+        assert list(search.matching(typed)) == [run for run in by_cost if holds(run, typed)]
     assert all(run.spec_name == "csvtool.md" for run in search.matching("csvtool"))
     twelfth = next(run for run in index.runs if run.run_id == ids[12])
     both = [ids[12]] if twelfth.spec_name == "csvtool.md" else []
     assert _matching("csvtool tag0012", search) == both  # a second word narrows further
-    assert search.matching("csv") == search.matching("csvtool")  # a key deleted
-    assert search.matching("") == by_cost
+    assert list(search.matching("csv")) == list(search.matching("csvtool"))  # a key deleted
+    assert list(search.matching("")) == by_cost
     assert _matching("tag0012", search) == [ids[12]]  # a new query searches every run
 
 
@@ -311,6 +367,66 @@ def test_filter_sees_a_spec_changed_after_the_index_was_read(tmp_path: Path) -> 
     os.utime(logs / ids[1], ns=(1, 1))  # the folder signature changes as an atomic write would
     index = build_index(logs)
     assert _matching("zebra", RunSearch(index.runs, index)) == [ids[1]]
+
+
+def _runs_with_specs(logs: Path, specs: list[str]) -> list[str]:
+    """One synthetic run per spec text, each with that text in its spec.md; their ids."""
+    ids = write_synthetic_runs(logs, len(specs))
+    for run_id, spec in zip(ids, specs, strict=True):
+        (logs / run_id / runlog.SPEC_COPY).write_text(spec)
+    return ids
+
+
+def test_filter_searches_shared_and_own_specs_alike(tmp_path: Path) -> None:
+    """Runs of the same spec share one copy of its text; a run with a spec of its own has
+    it in its haystack. A query finds a run the same way through either."""
+    logs = tmp_path / "logs"
+    shared, own = "# Zebra crossing\nStripes.\n", "# Yak shaving\nStripes too.\n"
+    ids = _runs_with_specs(logs, [shared, own, shared, shared])
+    index = build_index(logs)
+    assert index.shared_specs == [shared.lower()]
+    search = RunSearch(index.runs, index)
+    assert sorted(_matching("zebra", search)) == [ids[0], ids[2], ids[3]]
+    assert _matching("yak", search) == [ids[1]]
+    assert sorted(_matching("stripes", search)) == sorted(ids)
+    assert _matching("zebra yak", search) == []
+    assert _matching(f"{ids[2][-4:]} zebra", search) == [ids[2]]  # an id and a shared spec
+    assert _matching(f"{ids[1][-4:]} shaving", search) == [ids[1]]
+
+
+def test_a_query_typed_key_by_key_finds_what_a_new_search_finds(tmp_path: Path) -> None:
+    """Typing narrows the last result and checks only the new words: every step must still
+    give exactly the runs whose id, spec name or spec text holds every word."""
+    logs = tmp_path / "logs"
+    shared = "# Csvtool\nRead CSV files.\n"
+    todos = [f"# Todo {n}\nA todo list.\n" for n in range(3)]
+    _runs_with_specs(logs, [shared, todos[0], shared, todos[1], todos[2], shared])
+    index = build_index(logs)
+    runs = sort_runs(index.runs, "cost", descending=True)
+    texts = {
+        run.run_id: f"{run.run_id}\n{run.spec_name}\n"
+        + (logs / run.run_id / runlog.SPEC_COPY).read_text().lower()
+        for run in runs
+    }
+    typing = RunSearch(runs, index)
+    for query in ("c", "cs", "csv", "csv ", "csv f", "csv fi", "csv files", "t", "to", "todo 1"):
+        words = query.split()
+        expected = [run for run in runs if all(word in texts[run.run_id] for word in words)]
+        assert list(typing.matching(query)) == expected, query
+        assert list(RunSearch(runs, index).matching(query)) == expected, query
+
+
+def test_matches_read_as_a_list_of_runs(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    write_synthetic_runs(logs, 12)
+    index = build_index(logs)
+    runs = sort_runs(index.runs, "tokens", descending=False)
+    matches = RunSearch(runs, index).matching("md")  # every run: spec names end in .md
+    expected = [run for run in runs if "md" in run.spec_name]
+    assert len(matches) == len(expected) == 12
+    assert (matches[0], matches[-1], matches[3:6]) == (expected[0], expected[-1], expected[3:6])
+    assert list(matches) == expected
+    assert list(RunSearch(runs, index).matching("no-such-run")) == []
 
 
 def test_sort_by_each_column(tmp_path: Path) -> None:

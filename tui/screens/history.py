@@ -220,7 +220,7 @@ class RunsScreen(_ThemedScreen):
         self.runs: list[RunSummary] = []
         self.search: RunSearch | None = None
         """Every run in the sort order: a filter keeps a part of it, so it sorts nothing."""
-        self.shown: list[RunSummary] = []
+        self.shown: Sequence[RunSummary] = ()
         self.sort_column = "started"
         self.descending = True
         self.error: str | None = None
