@@ -544,3 +544,56 @@ async def test_the_hunks_next_to_the_cursor_are_lexed_before_a_key_goes_there() 
         await pilot.pause(2.0)
         assert old.lexed(10_000) and new.lexed(10_000)  # hunk 2: where ] goes
         assert not old.lexed(15_000)  # two hunks away
+
+
+class LayoutCountingDiffView(DiffView):
+    """Records the refreshes that ask for a layout pass of the screen."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.layouts = 0
+
+    def refresh(self, *regions, repaint=True, layout=False, recompose=False):  # type: ignore[no-untyped-def]
+        self.layouts += layout
+        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
+
+
+class LayoutCountingApp(DiffApp):
+    def compose(self) -> ComposeResult:
+        yield LayoutCountingDiffView()
+
+
+async def test_a_layout_or_fold_switch_that_keeps_the_scrollbars_lays_nothing_out() -> None:
+    app = LayoutCountingApp(big_change(), (U, U, U))
+    async with app.run_test(size=(100, 12)) as pilot:  # folded or not, the rows need scrolling
+        view = app.query_one(LayoutCountingDiffView)
+        await pilot.press("z")
+        await pilot.pause()
+        view.layouts = 0
+        view.diff_layout = "unified"
+        await pilot.pause()
+        rows = len(view.rows)
+        scrollbar = view.vertical_scrollbar.window_virtual_size
+        view.toggle_folds()
+        view.toggle_folds()
+        await pilot.pause()
+
+    assert view.layouts == 0
+    assert rows == 20_003 and view.virtual_size.height == rows and scrollbar == rows
+
+
+async def test_a_long_file_after_a_short_one_shows_one_scrollbar_and_scrolls_only_down() -> None:
+    app = LayoutCountingApp(FileChange("short.py", "a = 1\n", "a = 2\n"), (U,))
+    async with app.run_test(size=(100, 20)) as pilot:
+        view = app.query_one(LayoutCountingDiffView)
+        await pilot.pause()
+        assert not view.show_vertical_scrollbar
+        view.layouts = 0
+        view.show(big_change(), (U, U, U))
+        await pilot.pause()
+        layouts = view.layouts
+        height = view.scrollable_content_region.height
+
+    assert view.show_vertical_scrollbar and not view.show_horizontal_scrollbar
+    assert view.max_scroll_x == 0 and height == view.container_size.height
+    assert layouts == 1  # the scrollbar comes in the same layout pass as the new rows

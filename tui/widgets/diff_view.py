@@ -406,9 +406,34 @@ class DiffView(ScrollView, can_focus=True):
         return width - _MARK_WIDTH - (self._number_width + 1) - gutter
 
     def _update_virtual_size(self) -> None:
-        width = self.scrollable_content_region.width
-        overflow = max(0, self._longest_line + 1 - self._text_width(width)) if width else 0
-        self.virtual_size = Size(width + overflow, max(len(self._rows), 1))
+        """Size the content without a layout pass: the view's own size never depends on it.
+
+        Only a scrollbar shown or hidden lays the screen out (once, with the scrollbars set
+        here); a file switch or a layout change that keeps them repaints this widget alone.
+        """
+        size = self._content_size()
+        if size != self.virtual_size:
+            self.set_reactive(DiffView.virtual_size, size)
+            self._scroll_update(size)  # scrollbars shown or hidden, their thumbs, scroll clamped
+
+    def _content_size(self) -> Size:
+        """The rows' size, as wide as the longest line needs beside the scrollbars they call
+        for (a vertical one takes columns from the text)."""
+        rows = max(len(self._rows), 1)
+        width, height = self.container_size
+        if not width:
+            return Size(0, rows)
+        bar_width = self.styles.scrollbar_size_vertical
+        vertical = rows > height
+        overflow = self._overflow(width - bar_width * vertical)
+        if overflow and not vertical and rows > height - self.styles.scrollbar_size_horizontal:
+            vertical = True  # the horizontal scrollbar takes the row the last line needed
+            overflow = self._overflow(width - bar_width)
+        return Size(width - bar_width * vertical + overflow, rows)
+
+    def _overflow(self, width: int) -> int:
+        """Columns the longest line needs beyond a view ``width`` wide."""
+        return max(0, self._longest_line + 1 - self._text_width(width))
 
     def on_resize(self) -> None:
         self._update_virtual_size()
