@@ -597,3 +597,34 @@ async def test_a_long_file_after_a_short_one_shows_one_scrollbar_and_scrolls_onl
     assert view.show_vertical_scrollbar and not view.show_horizontal_scrollbar
     assert view.max_scroll_x == 0 and height == view.container_size.height
     assert layouts == 1  # the scrollbar comes in the same layout pass as the new rows
+
+
+class PaintCountingDiffView(DiffView):
+    """Records the view's lines Textual asks for when it repaints (dirty lines only)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.painted: list[int] = []
+
+    def render_line(self, y: int) -> Strip:
+        self.painted.append(y)
+        return super().render_line(y)
+
+
+class PaintCountingApp(DiffApp):
+    def compose(self) -> ComposeResult:
+        yield PaintCountingDiffView()
+
+
+async def test_a_cursor_move_inside_the_view_repaints_only_the_two_hunks_rows() -> None:
+    app = PaintCountingApp()
+    async with app.run_test(size=(100, 40)) as pilot:
+        view = app.query_one(PaintCountingDiffView)
+        await pilot.pause()
+        assert len(view.rows) < view.scrollable_content_region.height  # no scrolling
+        view.painted.clear()
+        view.cursor_hunk = 2
+        await pilot.pause()
+
+    changed = set(view.rows.hunk_rows(0)) | set(view.rows.hunk_rows(2))
+    assert set(view.painted) == changed

@@ -178,8 +178,9 @@ class DiffView(ScrollView, can_focus=True):
 
     diff_layout: reactive[str] = reactive(Layout.SPLIT.value, init=False)
     """``"split"`` (side by side) or ``"unified"``."""
-    cursor_hunk: reactive[int] = reactive(0, always_update=True, init=False)
-    """The hunk under the cursor; setting it scrolls that hunk into view."""
+    cursor_hunk: reactive[int] = reactive(0, always_update=True, init=False, repaint=False)
+    """The hunk under the cursor; setting it scrolls that hunk into view. It repaints only the
+    rows of the hunks it leaves and enters (and what a scroll brings), not the whole view."""
 
     def __init__(
         self,
