@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import pytest
 from textual.app import App, ComposeResult
@@ -628,3 +628,46 @@ async def test_a_cursor_move_inside_the_view_repaints_only_the_two_hunks_rows() 
 
     changed = set(view.rows.hunk_rows(0)) | set(view.rows.hunk_rows(2))
     assert set(view.painted) == changed
+
+
+class WalkCountingDiffView(DiffView):
+    """Counts the lines the background lexing walks over and the walks it starts."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.walked = 0
+        self.walks = 0
+
+    def _lines_near_view(self) -> Iterator[tuple[int, int]]:
+        self.walks += 1
+        for pair in super()._lines_near_view():
+            self.walked += 1
+            yield pair
+
+
+class WalkCountingApp(DiffApp):
+    def compose(self) -> ComposeResult:
+        yield WalkCountingDiffView()
+
+
+async def test_background_lexing_walks_the_rows_near_the_view_once_across_its_slices() -> None:
+    old_text = numbered(20_000)
+    new_text = old_text
+    for at in range(50, 20_000, 500):  # 40 hunks, each in a chunk of its own
+        new_text = new_text.replace(f"value_{at} = {at}\n", f"value_{at} = {at} + 1\n")
+    app = WalkCountingApp(FileChange("big.py", old_text, new_text), (U,) * 40)
+    async with app.run_test(size=(100, 20)) as pilot:
+        view = app.query_one(WalkCountingDiffView)
+        assert view._highlighters is not None
+        old, new = view._highlighters
+        shown = [(row.old, row.new) for row in view.rows if row.kind is not RowKind.FOLD]
+        for _ in range(300):  # 80 chunks of 4 ms slices: about a second, at most 30
+            if all(new.lexed(n) for _, n in shown if n is not None):
+                break
+            await pilot.pause(0.1)
+        pairs = sum((o is not None) + (n is not None) for o, n in shown)
+        hunk_screens = 2 * 2 * view.scrollable_content_region.height  # walked first, 2 sides
+
+    assert all(old.lexed(o) for o, _ in shown if o is not None)
+    assert view.walks == 1  # one walk, resumed slice after slice (80 chunks take many)
+    assert view.walked <= pairs + hunk_screens

@@ -12,6 +12,7 @@ Every colour comes from a component class whose CSS reads a ``$diff-*`` theme va
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -206,6 +207,9 @@ class DiffView(ScrollView, can_focus=True):
         self._files: dict[int, _FileCache] = {}
         """Caches of the files shown last, by ``id`` of their FileChange, least recent first."""
         self._prelex_timer: Timer | None = None
+        self._prelex_walk: Iterator[tuple[int, int]] | None = None
+        """The (side, line) pairs near the view still to lex, as far as background lexing got."""
+        self._prelex_stopped_at: list[tuple[int, int]] = []
         self._style_cache: dict[tuple[Any, ...], RichStyle] = {}
         self._syntax_styles: dict[str, Style] = {}
 
@@ -447,21 +451,33 @@ class DiffView(ScrollView, can_focus=True):
 
     def _prelex_later(self, delay: float = PRELEX_DELAY_S) -> None:
         """Lex the lines around the view soon, while the reviewer reads: the next page, hunk
-        or layout then only styles lines Pygments has already seen."""
+        or layout then only styles lines Pygments has already seen. The view moved, so the
+        walk over the lines near it starts again."""
+        self._prelex_walk = None
+        self._prelex_stopped_at = []
         if self._prelex_timer is None and self._highlighters is not None and self.is_mounted:
             self._prelex_timer = self.set_timer(delay, self._prelex)
 
     def _prelex(self) -> None:
-        """Lex chunks near the view for about PRELEX_SLICE_S, then let the app run again."""
+        """Lex chunks near the view for about PRELEX_SLICE_S, then let the app run again.
+
+        The walk over the rows goes on where the last slice stopped: started afresh at every
+        slice, it would cost more than the lexing (a folded big file has hundreds of rows).
+        """
         self._prelex_timer = None
         highlighters = self._highlighters
         if highlighters is None:
             return
+        if self._prelex_walk is None:
+            self._prelex_walk = self._lines_near_view()
         deadline = time.perf_counter() + PRELEX_SLICE_S
-        for side, line in self._lines_near_view():
+        for side, line in itertools.chain(self._prelex_stopped_at, self._prelex_walk):
             if not highlighters[side].lex_until(line, deadline):
-                self._prelex_later(PRELEX_GAP_S)
+                self._prelex_stopped_at = [(side, line)]  # its chunk is resumed first
+                self._prelex_timer = self.set_timer(PRELEX_GAP_S, self._prelex)
                 return
+        self._prelex_walk = None
+        self._prelex_stopped_at = []
 
     def _lines_near_view(self) -> Iterator[tuple[int, int]]:
         """(side, line) of the rows where the next keys lead: the screens of the next and the
