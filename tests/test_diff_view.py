@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import pytest
 from textual.app import App, ComposeResult
@@ -544,3 +544,130 @@ async def test_the_hunks_next_to_the_cursor_are_lexed_before_a_key_goes_there() 
         await pilot.pause(2.0)
         assert old.lexed(10_000) and new.lexed(10_000)  # hunk 2: where ] goes
         assert not old.lexed(15_000)  # two hunks away
+
+
+class LayoutCountingDiffView(DiffView):
+    """Records the refreshes that ask for a layout pass of the screen."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.layouts = 0
+
+    def refresh(self, *regions, repaint=True, layout=False, recompose=False):  # type: ignore[no-untyped-def]
+        self.layouts += layout
+        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
+
+
+class LayoutCountingApp(DiffApp):
+    def compose(self) -> ComposeResult:
+        yield LayoutCountingDiffView()
+
+
+async def test_a_layout_or_fold_switch_that_keeps_the_scrollbars_lays_nothing_out() -> None:
+    app = LayoutCountingApp(big_change(), (U, U, U))
+    async with app.run_test(size=(100, 12)) as pilot:  # folded or not, the rows need scrolling
+        view = app.query_one(LayoutCountingDiffView)
+        await pilot.press("z")
+        await pilot.pause()
+        view.layouts = 0
+        view.diff_layout = "unified"
+        await pilot.pause()
+        rows = len(view.rows)
+        scrollbar = view.vertical_scrollbar.window_virtual_size
+        view.toggle_folds()
+        view.toggle_folds()
+        await pilot.pause()
+
+    assert view.layouts == 0
+    assert rows == 20_003 and view.virtual_size.height == rows and scrollbar == rows
+
+
+async def test_a_long_file_after_a_short_one_shows_one_scrollbar_and_scrolls_only_down() -> None:
+    app = LayoutCountingApp(FileChange("short.py", "a = 1\n", "a = 2\n"), (U,))
+    async with app.run_test(size=(100, 20)) as pilot:
+        view = app.query_one(LayoutCountingDiffView)
+        await pilot.pause()
+        assert not view.show_vertical_scrollbar
+        view.layouts = 0
+        view.show(big_change(), (U, U, U))
+        await pilot.pause()
+        layouts = view.layouts
+        height = view.scrollable_content_region.height
+
+    assert view.show_vertical_scrollbar and not view.show_horizontal_scrollbar
+    assert view.max_scroll_x == 0 and height == view.container_size.height
+    assert layouts == 1  # the scrollbar comes in the same layout pass as the new rows
+
+
+class PaintCountingDiffView(DiffView):
+    """Records the view's lines Textual asks for when it repaints (dirty lines only)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.painted: list[int] = []
+
+    def render_line(self, y: int) -> Strip:
+        self.painted.append(y)
+        return super().render_line(y)
+
+
+class PaintCountingApp(DiffApp):
+    def compose(self) -> ComposeResult:
+        yield PaintCountingDiffView()
+
+
+async def test_a_cursor_move_inside_the_view_repaints_only_the_two_hunks_rows() -> None:
+    app = PaintCountingApp()
+    async with app.run_test(size=(100, 40)) as pilot:
+        view = app.query_one(PaintCountingDiffView)
+        await pilot.pause()
+        assert len(view.rows) < view.scrollable_content_region.height  # no scrolling
+        view.painted.clear()
+        view.cursor_hunk = 2
+        await pilot.pause()
+
+    changed = set(view.rows.hunk_rows(0)) | set(view.rows.hunk_rows(2))
+    assert set(view.painted) == changed
+
+
+class WalkCountingDiffView(DiffView):
+    """Counts the lines the background lexing walks over and the walks it starts."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.walked = 0
+        self.walks = 0
+
+    def _lines_near_view(self) -> Iterator[tuple[int, int]]:
+        self.walks += 1
+        for pair in super()._lines_near_view():
+            self.walked += 1
+            yield pair
+
+
+class WalkCountingApp(DiffApp):
+    def compose(self) -> ComposeResult:
+        yield WalkCountingDiffView()
+
+
+async def test_background_lexing_walks_the_rows_near_the_view_once_across_its_slices() -> None:
+    old_text = numbered(20_000)
+    new_text = old_text
+    for at in range(50, 20_000, 500):  # 40 hunks, each in a chunk of its own
+        new_text = new_text.replace(f"value_{at} = {at}\n", f"value_{at} = {at} + 1\n")
+    app = WalkCountingApp(FileChange("big.py", old_text, new_text), (U,) * 40)
+    async with app.run_test(size=(100, 20)) as pilot:
+        view = app.query_one(WalkCountingDiffView)
+        assert view._highlighters is not None
+        old, new = view._highlighters
+        shown = [(row.old, row.new) for row in view.rows if row.kind is not RowKind.FOLD]
+        for _ in range(300):  # 80 chunks of 4 ms slices: about a second, at most 30
+            if all(new.lexed(n) for _, n in shown if n is not None):
+                break
+            await pilot.pause(0.1)
+        pairs = sum((o is not None) + (n is not None) for o, n in shown)
+        hunk_screens = 2 * 2 * view.scrollable_content_region.height  # walked first, 2 sides
+
+    assert all(old.lexed(o) for o, _ in shown if o is not None)
+    assert view.walks == 1  # one walk, resumed slice after slice (80 chunks take many)
+    assert view.walked <= pairs + hunk_screens

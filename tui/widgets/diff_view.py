@@ -12,6 +12,7 @@ Every colour comes from a component class whose CSS reads a ``$diff-*`` theme va
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -178,8 +179,9 @@ class DiffView(ScrollView, can_focus=True):
 
     diff_layout: reactive[str] = reactive(Layout.SPLIT.value, init=False)
     """``"split"`` (side by side) or ``"unified"``."""
-    cursor_hunk: reactive[int] = reactive(0, always_update=True, init=False)
-    """The hunk under the cursor; setting it scrolls that hunk into view."""
+    cursor_hunk: reactive[int] = reactive(0, always_update=True, init=False, repaint=False)
+    """The hunk under the cursor; setting it scrolls that hunk into view. It repaints only the
+    rows of the hunks it leaves and enters (and what a scroll brings), not the whole view."""
 
     def __init__(
         self,
@@ -205,6 +207,9 @@ class DiffView(ScrollView, can_focus=True):
         self._files: dict[int, _FileCache] = {}
         """Caches of the files shown last, by ``id`` of their FileChange, least recent first."""
         self._prelex_timer: Timer | None = None
+        self._prelex_walk: Iterator[tuple[int, int]] | None = None
+        """The (side, line) pairs near the view still to lex, as far as background lexing got."""
+        self._prelex_stopped_at: list[tuple[int, int]] = []
         self._style_cache: dict[tuple[Any, ...], RichStyle] = {}
         self._syntax_styles: dict[str, Style] = {}
 
@@ -406,9 +411,34 @@ class DiffView(ScrollView, can_focus=True):
         return width - _MARK_WIDTH - (self._number_width + 1) - gutter
 
     def _update_virtual_size(self) -> None:
-        width = self.scrollable_content_region.width
-        overflow = max(0, self._longest_line + 1 - self._text_width(width)) if width else 0
-        self.virtual_size = Size(width + overflow, max(len(self._rows), 1))
+        """Size the content without a layout pass: the view's own size never depends on it.
+
+        Only a scrollbar shown or hidden lays the screen out (once, with the scrollbars set
+        here); a file switch or a layout change that keeps them repaints this widget alone.
+        """
+        size = self._content_size()
+        if size != self.virtual_size:
+            self.set_reactive(DiffView.virtual_size, size)
+            self._scroll_update(size)  # scrollbars shown or hidden, their thumbs, scroll clamped
+
+    def _content_size(self) -> Size:
+        """The rows' size, as wide as the longest line needs beside the scrollbars they call
+        for (a vertical one takes columns from the text)."""
+        rows = max(len(self._rows), 1)
+        width, height = self.container_size
+        if not width:
+            return Size(0, rows)
+        bar_width = self.styles.scrollbar_size_vertical
+        vertical = rows > height
+        overflow = self._overflow(width - bar_width * vertical)
+        if overflow and not vertical and rows > height - self.styles.scrollbar_size_horizontal:
+            vertical = True  # the horizontal scrollbar takes the row the last line needed
+            overflow = self._overflow(width - bar_width)
+        return Size(width - bar_width * vertical + overflow, rows)
+
+    def _overflow(self, width: int) -> int:
+        """Columns the longest line needs beyond a view ``width`` wide."""
+        return max(0, self._longest_line + 1 - self._text_width(width))
 
     def on_resize(self) -> None:
         self._update_virtual_size()
@@ -421,21 +451,33 @@ class DiffView(ScrollView, can_focus=True):
 
     def _prelex_later(self, delay: float = PRELEX_DELAY_S) -> None:
         """Lex the lines around the view soon, while the reviewer reads: the next page, hunk
-        or layout then only styles lines Pygments has already seen."""
+        or layout then only styles lines Pygments has already seen. The view moved, so the
+        walk over the lines near it starts again."""
+        self._prelex_walk = None
+        self._prelex_stopped_at = []
         if self._prelex_timer is None and self._highlighters is not None and self.is_mounted:
             self._prelex_timer = self.set_timer(delay, self._prelex)
 
     def _prelex(self) -> None:
-        """Lex chunks near the view for about PRELEX_SLICE_S, then let the app run again."""
+        """Lex chunks near the view for about PRELEX_SLICE_S, then let the app run again.
+
+        The walk over the rows goes on where the last slice stopped: started afresh at every
+        slice, it would cost more than the lexing (a folded big file has hundreds of rows).
+        """
         self._prelex_timer = None
         highlighters = self._highlighters
         if highlighters is None:
             return
+        if self._prelex_walk is None:
+            self._prelex_walk = self._lines_near_view()
         deadline = time.perf_counter() + PRELEX_SLICE_S
-        for side, line in self._lines_near_view():
+        for side, line in itertools.chain(self._prelex_stopped_at, self._prelex_walk):
             if not highlighters[side].lex_until(line, deadline):
-                self._prelex_later(PRELEX_GAP_S)
+                self._prelex_stopped_at = [(side, line)]  # its chunk is resumed first
+                self._prelex_timer = self.set_timer(PRELEX_GAP_S, self._prelex)
                 return
+        self._prelex_walk = None
+        self._prelex_stopped_at = []
 
     def _lines_near_view(self) -> Iterator[tuple[int, int]]:
         """(side, line) of the rows where the next keys lead: the screens of the next and the
