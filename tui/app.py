@@ -147,7 +147,9 @@ class OrchApp(App[int]):
             options=replace(request.options, ask_when_stuck=True),  # a person is here to ask
         )
         self.engine_thread = EngineThread(self.engine, screen)
-        self.engine_thread.start()
+        # After the screen's first frame: the engine's start-up would otherwise hold the GIL
+        # while the person waits for anything to appear.
+        screen.call_after_refresh(self.engine_thread.start)
 
     def _stop_on_signal(self) -> None:
         """SIGTERM or SIGHUP: kill the checks now, then leave as q does (the state is saved)."""
