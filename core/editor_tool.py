@@ -141,7 +141,8 @@ class EditorTool:
         new_text = text[:start] + new_str + text[start + len(old_str) :]
         self._stage(path, new_text)
         first_line = text.count("\n", 0, start) + 1
-        snippet = self._snippet(new_text, first_line, new_str.count("\n") + 1)
+        line_start = text.rfind("\n", 0, start) + 1
+        snippet = _snippet(new_text, line_start, first_line, new_str.count("\n") + 1)
         return (
             "Successfully replaced text at exactly one location.\n"
             f"Here's the result of running `cat -n` on a snippet of {path}:\n{snippet}\n"
@@ -177,7 +178,7 @@ class EditorTool:
             before += newline
         new_text = before + inserted + "".join(lines[insert_line:])
         self._stage(path, new_text)
-        snippet = self._snippet(new_text, insert_line + 1, max(1, inserted.count("\n")))
+        snippet = _snippet(new_text, len(before), insert_line + 1, max(1, inserted.count("\n")))
         return (
             f"The file {path} has been edited. Here's the result of running `cat -n` on a "
             f"snippet of the edited file:\n{snippet}\n"
@@ -221,11 +222,29 @@ class EditorTool:
         except OSError as error:
             raise _ToolError(f"Error: {error}") from error
 
-    def _snippet(self, text: str, first_line: int, line_count: int) -> str:
-        lines = text.removesuffix("\n").split("\n")
-        start = max(1, first_line - SNIPPET_CONTEXT_LINES)
-        end = min(len(lines), first_line + line_count - 1 + SNIPPET_CONTEXT_LINES)
-        return _number_lines(lines[start - 1 : end], start)
+
+def _snippet(text: str, offset: int, first_line: int, line_count: int) -> str:
+    """Lines ``first_line`` to ``first_line + line_count - 1`` of ``text`` and
+    ``SNIPPET_CONTEXT_LINES`` either side, numbered; ``offset`` is where ``first_line`` starts.
+
+    Only the lines shown are looked at (a final newline adds no empty line), so an edit near
+    any line of a big file costs what the snippet does, not what splitting the file would.
+    """
+    end_of_text = len(text) - 1 if text.endswith("\n") else len(text)
+    begin, number = offset, first_line
+    while number > 1 and first_line - number < SNIPPET_CONTEXT_LINES:
+        begin = text.rfind("\n", 0, begin - 1) + 1
+        number -= 1
+    end = offset
+    for _ in range(line_count + SNIPPET_CONTEXT_LINES):
+        newline = text.find("\n", end, end_of_text)
+        if newline == -1:
+            end = end_of_text
+            break
+        end = newline + 1
+    else:
+        end -= 1  # the last line shown, without its newline
+    return _number_lines(text[begin:end].split("\n"), number)
 
 
 def _number_lines(lines: list[str], first: int) -> str:

@@ -37,8 +37,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from packaging.requirements import InvalidRequirement, Requirement
-
 from orch_tui.core.atomic import write_json_atomic, write_text_atomic
 from orch_tui.core.checks import CheckResult, CheckSpec, run_check
 from orch_tui.core.config import Config, is_secret_env_name
@@ -228,6 +226,8 @@ def _plain_requirement(text: str, where: str) -> str:
             f"{where}: {text!r}: options are not installed by orch-tui (the installer runs "
             "outside the sandbox); list packages by name, with versions"
         )
+    from packaging.requirements import InvalidRequirement, Requirement  # start-up stays lean
+
     try:
         requirement = Requirement(text)
     except InvalidRequirement as exc:

@@ -13,7 +13,7 @@ import sys
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on
 from textual.app import App, SystemCommand
@@ -44,9 +44,11 @@ from orch_tui.tui.messages import (
     RetryRun,
     SettingChanged,
 )
-from orch_tui.tui.screens.history import ResumeRun, RunsScreen
 from orch_tui.tui.screens.review import ReviewScreen
 from orch_tui.tui.widgets.run_header import Clock
+
+if TYPE_CHECKING:  # the history screens are imported when first opened: not on a run's launch
+    from orch_tui.tui.screens.history import ResumeRun, RunsScreen
 
 QUIT_GRACE_S = 2.0
 """How long leaving waits for the engine thread to stop after the review was aborted."""
@@ -126,7 +128,7 @@ class OrchApp(App[int]):
             loop.add_signal_handler(signum, self._stop_on_signal)
         request = self.run_request
         if request is None:
-            self.push_screen(RunsScreen(self.paths.logs, self.paths.state), self._history_closed)
+            self.push_screen(self._runs_screen(), self._history_closed)
             return
         screen = self.review_screen = ReviewScreen(
             request.spec.text, self.config, self.paths, self.clock
@@ -145,7 +147,9 @@ class OrchApp(App[int]):
             options=replace(request.options, ask_when_stuck=True),  # a person is here to ask
         )
         self.engine_thread = EngineThread(self.engine, screen)
-        self.engine_thread.start()
+        # After the screen's first frame: the engine's start-up would otherwise hold the GIL
+        # while the person waits for anything to appear.
+        screen.call_after_refresh(self.engine_thread.start)
 
     def _stop_on_signal(self) -> None:
         """SIGTERM or SIGHUP: kill the checks now, then leave as q does (the state is saved)."""
@@ -228,7 +232,12 @@ class OrchApp(App[int]):
 
     @on(OpenHistory)
     def _open_history(self, _message: OpenHistory) -> None:
-        self.push_screen(RunsScreen(self.paths.logs, self.paths.state))
+        self.push_screen(self._runs_screen())
+
+    def _runs_screen(self) -> RunsScreen:
+        from orch_tui.tui.screens.history import RunsScreen
+
+        return RunsScreen(self.paths.logs, self.paths.state)
 
     @on(SettingChanged)
     def _setting_changed(self, message: SettingChanged) -> None:
