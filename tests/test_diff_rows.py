@@ -13,6 +13,7 @@ from orch_tui.tui.widgets.diff_rows import (
     Row,
     RowKind,
     build_rows,
+    lexer_class_for_filename,
     line_text,
     word_ranges,
 )
@@ -233,6 +234,34 @@ def test_highlighter_knows_no_lexer_for_unknown_files() -> None:
     highlighter = LineHighlighter("notes.unknown-ext", ["x = 1\n"], str)
     assert highlighter.language is None
     assert highlighter.spans(0) == ()
+
+
+def _names_pygments_knows() -> list[str]:
+    """A name for every filename pattern of every lexer: the literal ones as they are, the
+    globbed ones with each ``*`` filled in and each ``[...]`` set's first character."""
+    import re
+
+    from pygments.lexers import get_all_lexers
+
+    names = {"README", "Makefile.am", "x.py", "x.pyw", "x.h", "x.tcss", "x.unknown-ext"}
+    for _name, _aliases, patterns, _mimetypes in get_all_lexers(plugins=True):
+        for pattern in patterns:
+            name = re.sub(r"\[!?(.)[^\]]*\]", r"\1", pattern).replace("*", "file")
+            names.add(name.replace("?", "x"))
+    return sorted(names)
+
+
+def test_lexer_lookup_picks_what_pygments_picks_for_every_known_name() -> None:
+    from pygments.lexers import find_lexer_class_for_filename
+
+    names = _names_pygments_knows()
+    assert len(names) > 800
+    differ = {
+        name: (lexer_class_for_filename(name), find_lexer_class_for_filename(name))
+        for name in names
+        if lexer_class_for_filename(name) is not find_lexer_class_for_filename(name)
+    }
+    assert differ == {}
 
 
 def test_highlighter_lexes_big_files_chunk_by_chunk() -> None:

@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from enum import StrEnum
+from fnmatch import fnmatchcase
 from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any, overload
@@ -466,19 +467,53 @@ class _ChunkLexing:
 
 
 _EXTRA_LEXERS = {".tcss": "scss"}
+_GLOB_CHARACTERS = re.compile(r"[*?\[\]]")
 
 
 @lru_cache(maxsize=64)
 def _lexer_for(filename: str) -> Lexer | None:
-    """The Pygments lexer for a file name (Pygments' public filename lookup), or None."""
-    from pygments.lexers import find_lexer_class_for_filename, get_lexer_by_name
+    """The Pygments lexer for a file name, or None."""
+    from pygments.lexers import get_lexer_by_name
     from pygments.lexers.special import TextLexer
 
     options = {"stripnl": False, "stripall": False, "ensurenl": True}
     alias = _EXTRA_LEXERS.get(PurePosixPath(filename).suffix)
     if alias is not None:
         return get_lexer_by_name(alias, **options)
-    found = find_lexer_class_for_filename(filename)
+    found = lexer_class_for_filename(filename)
     if found is None or found is TextLexer:
         return None
     return found(**options)
+
+
+def lexer_class_for_filename(filename: str) -> type[Lexer] | None:
+    """The lexer class Pygments' ``find_lexer_class_for_filename`` picks for ``filename``.
+
+    The same patterns and the same choice among several matches (priority, a bonus for a
+    pattern without ``*``, then the class name), but a pattern is matched only when the name
+    ends with the pattern's literal tail: Pygments compiles every one of its ~900 patterns
+    into a regex on the first lookup, about 70 ms on the review screen's first diff.
+    """
+    from pygments.lexers import find_lexer_class, get_all_lexers
+
+    matches: list[tuple[str, str]] = []
+    for name, _aliases, patterns, _mimetypes in get_all_lexers(plugins=True):
+        for pattern in patterns:
+            if filename.endswith(_literal_tail(pattern)) and fnmatchcase(filename, pattern):
+                matches.append((name, pattern))
+    best: tuple[float, str] | None = None
+    chosen: type[Lexer] | None = None
+    for name, pattern in matches:
+        cls = find_lexer_class(name)
+        if cls is None:
+            continue
+        rating = (cls.priority + (0 if "*" in pattern else 0.5), cls.__name__)
+        if best is None or rating >= best:
+            best, chosen = rating, cls
+    return chosen
+
+
+@lru_cache(maxsize=4096)
+def _literal_tail(pattern: str) -> str:
+    """What every name ``pattern`` matches ends with: the text after its last glob character."""
+    return _GLOB_CHARACTERS.split(pattern)[-1]
