@@ -16,6 +16,7 @@ import os
 import posixpath
 import secrets
 import shutil
+import stat
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -57,6 +58,20 @@ def resolve_inside(root: Path, rel: str) -> Path:
     every level (also for files that do not exist yet), so a link inside the workspace that
     points outside is caught.
     """
+    return Path(_resolve(os.path.realpath(root), rel))
+
+
+def to_relative(root: Path, rel: str) -> str:
+    """The normalised posix path of ``rel``'s real location, relative to the workspace.
+
+    ``""`` is the workspace itself. Raises :class:`SafetyViolation` like :func:`resolve_inside`.
+    """
+    base = os.path.realpath(root)
+    return _key(base, _resolve(base, rel))
+
+
+def _resolve(base: str, rel: str) -> str:
+    """:func:`resolve_inside` for a workspace whose real location is ``base``."""
     if not isinstance(rel, str):
         raise SafetyViolation(repr(rel), "a path must be a string")
     if "\x00" in rel:
@@ -65,20 +80,35 @@ def resolve_inside(root: Path, rel: str) -> Path:
     normalised = posixpath.normpath(relative) if relative else "."
     if normalised == ".." or normalised.startswith("../"):
         raise SafetyViolation(rel, "the path climbs out of the workspace with '..'")
-    base = os.path.realpath(root)
-    real = os.path.realpath(os.path.join(base, normalised))
+    real = _real_below(base, normalised)
     if real != base and os.path.commonpath([base, real]) != base:
         raise SafetyViolation(rel, f"the path resolves to {real}, outside the workspace")
-    return Path(real)
+    return real
 
 
-def to_relative(root: Path, rel: str) -> str:
-    """The normalised posix path of ``rel``'s real location, relative to the workspace.
+def _real_below(base: str, normalised: str) -> str:
+    """``os.path.realpath`` of ``normalised`` (no ``..`` in it) under the real folder ``base``.
 
-    ``""`` is the workspace itself. Raises :class:`SafetyViolation` like :func:`resolve_inside`.
+    Only the parts below ``base`` can be links, so each is looked at once (one ``lstat``) and
+    the full walk from ``/`` is left to ``realpath`` where a link or a missing part is met:
+    an edit resolves its path several times, and every system call of the engine's thread
+    waits for the interpreter lock again while the review screen paints.
     """
-    real = resolve_inside(root, rel)
-    relative = os.path.relpath(real, os.path.realpath(root))
+    path = base
+    if normalised != ".":
+        for part in normalised.split("/"):
+            path = os.path.join(path, part)
+            try:
+                if stat.S_ISLNK(os.lstat(path).st_mode):
+                    return os.path.realpath(os.path.join(base, normalised))
+            except OSError:
+                return os.path.realpath(os.path.join(base, normalised))
+    return path
+
+
+def _key(base: str, real: str) -> str:
+    """The overlay key of ``real``: its posix path relative to ``base``, ``""`` for ``base``."""
+    relative = os.path.relpath(real, base)
     return "" if relative == "." else Path(relative).as_posix()
 
 
@@ -117,11 +147,20 @@ class Staging:
         self.root = root
         self.protected = tuple(protected)
         self._overlay: dict[str, str] = {}
+        self._base = os.path.realpath(root)
+        """The workspace's real location, resolved once: the run made it and nothing moves it."""
+
+    def _locate(self, rel: str) -> tuple[str, str]:
+        """``rel``'s real location and its overlay key; raises :class:`SafetyViolation`."""
+        real = _resolve(self._base, rel)
+        return real, _key(self._base, real)
 
     def is_protected(self, rel: str) -> bool:
         """True when either the name given or its real location is protected."""
-        real = to_relative(self.root, rel)
-        return is_protected(real, self.protected) or is_protected(
+        return self._protected(rel, self._locate(rel)[1])
+
+    def _protected(self, rel: str, key: str) -> bool:
+        return is_protected(key, self.protected) or is_protected(
             _strip_virtual_root(rel), self.protected
         )
 
@@ -130,13 +169,12 @@ class Staging:
 
         Raises ``UnicodeDecodeError`` for a file on disk that is not UTF-8 text.
         """
-        key = to_relative(self.root, rel)
+        real, key = self._locate(rel)
         if key in self._overlay:
             return self._overlay[key]
-        path = resolve_inside(self.root, rel)
-        if not path.is_file():
+        if not os.path.isfile(real):
             return None
-        return _read_text(path)
+        return _read_text(Path(real))
 
     def write(self, rel: str, text: str) -> None:
         """Stage ``text`` as the file's new content.
@@ -144,10 +182,10 @@ class Staging:
         Raises :class:`SafetyViolation`, :class:`ProtectedPath`, ``IsADirectoryError`` when the
         path is a folder, and ``NotADirectoryError`` when one of its parents is a file.
         """
-        key = to_relative(self.root, rel)
-        if self.is_protected(rel):
+        real, key = self._locate(rel)
+        if self._protected(rel, key):
             raise ProtectedPath(posixpath.normpath(_strip_virtual_root(rel)))
-        if key == "" or self.is_dir(key):
+        if self._is_dir(real, key):
             raise IsADirectoryError(f"{rel} is a directory")
         parts = key.split("/")
         for depth in range(1, len(parts)):
@@ -157,13 +195,15 @@ class Staging:
         self._overlay[key] = text
 
     def exists(self, rel: str) -> bool:
-        key = to_relative(self.root, rel)
-        return key in self._overlay or self.is_dir(key) or resolve_inside(self.root, rel).exists()
+        real, key = self._locate(rel)
+        return key in self._overlay or self._is_dir(real, key) or os.path.exists(real)
 
     def is_dir(self, rel: str) -> bool:
         """True for folders on disk and for folders that only staged files imply."""
-        key = to_relative(self.root, rel)
-        if key == "" or resolve_inside(self.root, rel).is_dir():
+        return self._is_dir(*self._locate(rel))
+
+    def _is_dir(self, real: str, key: str) -> bool:
+        if key == "" or os.path.isdir(real):
             return True
         return any(path.startswith(f"{key}/") for path in self._overlay)
 
@@ -173,11 +213,11 @@ class Staging:
         Paths are relative to the workspace, sorted; folders end with ``/``. Skips ``.git``,
         ``__pycache__`` and the other tool caches.
         """
-        key = to_relative(self.root, rel)
+        real, key = self._locate(rel)
         prefix = f"{key}/" if key else ""
         entries: set[str] = set()
-        base = resolve_inside(self.root, rel)
-        root_real = os.path.realpath(self.root)
+        base = Path(real)
+        root_real = self._base
         if base.is_dir():
             for folder, dirs, files in os.walk(base):
                 dirs[:] = [name for name in dirs if name not in SKIPPED_DIRS]

@@ -97,6 +97,45 @@ def test_symlink_inside_the_workspace_resolves_to_its_target(root: Path) -> None
     assert to_relative(root, "alias.py") == "src/app.py"
 
 
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda staging: staging.read("src/deep/link/secret.txt"),
+        lambda staging: staging.write("src/deep/link/new.py", "x"),
+        lambda staging: staging.exists("/workspace/src/deep/link/secret.txt"),
+        lambda staging: staging.is_dir("src/deep/link"),
+        lambda staging: staging.listing("src/deep/link"),
+    ],
+    ids=["read", "write", "exists", "is_dir", "listing"],
+)
+def test_staging_refuses_a_link_below_the_top_level_that_points_outside(
+    root: Path, tmp_path: Path, call: object
+) -> None:
+    """Each part below the workspace is checked for a link, at any depth and for every use."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("secret")
+    (root / "src" / "deep").mkdir(parents=True)
+    (root / "src" / "deep" / "link").symlink_to(outside, target_is_directory=True)
+    staging = Staging(root)
+    assert callable(call)
+    with pytest.raises(SafetyViolation):
+        call(staging)
+    assert staging.changed_paths() == []
+
+
+def test_staging_follows_links_inside_the_workspace_at_any_depth(root: Path) -> None:
+    (root / "src" / "deep").mkdir(parents=True)
+    (root / "src" / "deep" / "app.py").write_text("A = 1\n")
+    (root / "lib").symlink_to(root / "src", target_is_directory=True)
+    staging = Staging(root)
+
+    staging.write("lib/deep/app.py", "A = 2\n")
+
+    assert staging.read("/workspace/src/deep/app.py") == "A = 2\n"
+    assert staging.changed_paths() == ["src/deep/app.py"]
+
+
 # --- is_protected ----------------------------------------------------------------------------
 
 
