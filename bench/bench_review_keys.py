@@ -1,7 +1,7 @@
 """The review screen in a real terminal against stock Textual; run by hand, prints ratios.
 
     python bench/bench_review_keys.py [--lines 20000] [--repeat 3] [--keys 5] [--no-tdv]
-                                      [--only log,orch-tui,ours,tdv]
+                                      [--only log,orch-tui,ours,tdv] [--build NAME=EXECUTABLE]
 
 Four programs show the same file in tmux (160×50), each launched ``--repeat`` times, in
 alternating order, and each key pressed ``--keys`` times per launch:
@@ -25,6 +25,9 @@ a person feels them: from the command sent to tmux until ``capture-pane`` shows 
   ``z`` (unfold) and page down, ``]``, ``[`` and ``v`` again. The baseline apps bind the same
   keys to a scroll of the same distance (a hunk's spacing for ``]``/``[``: 8 folded rows, or
   lines ÷ 40 unfolded; a page for the others; ``v`` is tdv's own split/unified toggle).
+
+``--build before=/tmp/old/bin/orch-tui`` (repeatable) adds another orch-tui executable, run on
+the same proposal in turn with the others, so two builds are compared within one run.
 
 Ratios are of medians over all repetitions: orch-tui ÷ log (targets ≤ 1.5× launch to diff,
 ≤ 1.2× first paint and every key) and tdv ÷ ours / tdv ÷ orch-tui (targets ≥ 10× first paint,
@@ -348,6 +351,7 @@ def ratio(medians: dict[str, float], a: str, b: str) -> str:
 def report(results: dict[str, dict[str, list[float]]], lines: int) -> None:
     labels = ["first paint", "diff visible"] + [label for label, _, n in KEY_PLAN if n]
     kinds = [kind for kind in ("log", "orch-tui", "ours", "tdv") if kind in results]
+    builds = [kind for kind in results if kind not in kinds]
     print(f"\n{lines:,} lines · medians (ms) · ratios of medians")
     head = "".join(f"{kind:>12}" for kind in kinds)
     print(f"{'':<20}{head}   orch/log   tdv/ours   tdv/orch")
@@ -365,6 +369,17 @@ def report(results: dict[str, dict[str, list[float]]], lines: int) -> None:
             for a, b in (("orch-tui", "log"), ("tdv", "ours"), ("tdv", "orch-tui"))
         )
         print(f"{label:<20}{cells} {ratios}")
+    for build in builds:
+        print(f"\n{build} (another orch-tui build, in turn with the others)")
+        for label in labels:
+            if not results[build].get(label) or not results.get("log", {}).get(label):
+                continue
+            median = statistics.median(results[build][label])
+            line = f"{label:<20}{median * 1000:12.1f}   ÷ log {median / statistics.median(results['log'][label]):5.2f}×"
+            if results.get("orch-tui", {}).get(label):
+                mine = statistics.median(results["orch-tui"][label])
+                line += f"   orch-tui ÷ {build} {mine / median:5.2f}×"
+            print(line)
 
 
 def main() -> None:
@@ -374,7 +389,15 @@ def main() -> None:
     parser.add_argument("--keys", type=int, default=5, help="presses of each key per launch")
     parser.add_argument("--no-tdv", action="store_true")
     parser.add_argument("--only", default="", help="comma-separated subset: log,orch-tui,ours,tdv")
+    parser.add_argument(
+        "--build",
+        action="append",
+        default=[],
+        metavar="NAME=EXECUTABLE",
+        help="another orch-tui executable to run in turn with the others",
+    )
     args = parser.parse_args()
+    builds = dict(build.split("=", 1) for build in args.build)
     if shutil.which("orch-tui") is None:
         sys.exit("orch-tui is not on PATH: activate the venv it is installed in")
     kinds = ["log", "orch-tui", "ours", "tdv"]
@@ -384,6 +407,7 @@ def main() -> None:
         kinds.remove("tdv")
     if args.only:
         kinds = [kind for kind in kinds if kind in args.only.split(",")]
+    kinds += builds
     old, new, edits = big_texts(args.lines)
     first_edit = edits[0][3].strip()
     with tempfile.TemporaryDirectory(prefix="orch-bench-keys-") as tmp:
@@ -402,14 +426,14 @@ def main() -> None:
                 order = kinds if repetition % 2 == 0 else kinds[::-1]
                 for kind in order:
                     project_root = root / f"{kind}-{repetition}"
-                    if kind == "orch-tui":
+                    if kind == "orch-tui" or kind in builds:
                         project = make_tui_project(
                             project_root,
                             [attempt_turns("Large edit.", [*edits, small_edit()])],
                             seed={"big.py": old, "small.py": SMALL_OLD},
                         )
                         argv = [
-                            "orch-tui", "spec.md", "--provider", "scripted",
+                            builds.get(kind, "orch-tui"), "spec.md", "--provider", "scripted",
                             "--script", str(project.script),
                         ]  # fmt: skip
                     else:
