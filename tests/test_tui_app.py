@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -11,7 +13,7 @@ from textual.command import CommandList
 
 from orch_tui.core.engine import RunOptions
 from orch_tui.core.state import RunState
-from orch_tui.tui.app import OrchApp, ResumeRequest, RunRequest
+from orch_tui.tui.app import SWITCH_INTERVAL_S, OrchApp, ResumeRequest, RunRequest, run_app
 from orch_tui.tui.screens.history import RunsScreen
 from orch_tui.tui.widgets.diff_view import DiffView
 from orch_tui.tui.widgets.run_header import RunHeader
@@ -123,3 +125,59 @@ async def test_the_elapsed_clock_stops_while_the_run_waits_for_an_answer() -> No
         header.state = RunState.PATCHING
         assert header.elapsed == 70
         assert header.has_class("-patching") and not header.has_class("-needs_help")
+
+
+async def test_an_engine_started_before_the_app_shows_its_proposal_once_mounted(
+    tmp_path: Path,
+) -> None:
+    """``orch-tui SPEC`` starts the engine before the app runs: everything it posts before the
+    review screen exists (the run, the model's edits, the proposal) is held, then shown."""
+    project = make_tui_project(tmp_path)
+    app = project.app()
+    app.start_engine()
+    deadline = time.monotonic() + 30
+    while not app.reviewer.waiting:  # the engine has posted the proposal, with nobody to show it
+        assert time.monotonic() < deadline, "the engine never asked for a review"
+        time.sleep(0.01)
+
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await wait_for_review(pilot, app)
+        header = str(screen.query_one("#run-header").render())
+        model_log = "\n".join(str(line) for line in screen.model_log.lines)
+        assert screen.query_one(DiffView).change is not None
+        assert "REVIEWING" in header
+        assert "── attempt 0 ──" in model_log and "✎ str_replace calc.py" in model_log
+        await pilot.press("q")
+
+
+def test_run_app_starts_the_engine_before_the_app_and_shortens_the_switch_interval(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The engine's start-up and the app's overlap: the engine thread runs before ``App.run``,
+    and threads hand the interpreter lock over every ``SWITCH_INTERVAL_S`` while the app runs."""
+    project = make_tui_project(tmp_path)
+    seen: dict[str, object] = {}
+
+    def run(app: OrchApp) -> int:
+        seen["engine started"] = app.engine_thread is not None and app.engine_thread.thread.ident
+        seen["interval"] = sys.getswitchinterval()
+        app.reviewer.abort()  # as q would: the engine thread stops
+        assert app.engine_thread is not None
+        app.engine_thread.thread.join(10)
+        return 0
+
+    monkeypatch.setattr(OrchApp, "run", run)
+    before = sys.getswitchinterval()
+
+    code = run_app(
+        project.paths,
+        project.config(),
+        project.spec(),
+        project.provider(),
+        RunOptions(max_retries=3),
+    )
+
+    assert code == 0
+    assert seen["engine started"]
+    assert seen["interval"] == SWITCH_INTERVAL_S < before
+    assert sys.getswitchinterval() == before

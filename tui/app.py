@@ -11,7 +11,8 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, ClassVar
 
@@ -32,7 +33,7 @@ from orch_tui.core.spec import Spec
 from orch_tui.core.state import StateError, StateStore
 from orch_tui.core.ui_state import load_ui_state, save_ui_choice
 from orch_tui.themes import THEMES, register_themes, theme_variable_defaults
-from orch_tui.tui.bridge import EngineThread, TuiReviewer
+from orch_tui.tui.bridge import EngineThread, Mailbox, TuiReviewer
 from orch_tui.tui.keymap import keymap_problem
 from orch_tui.tui.messages import (
     ContinueRun,
@@ -52,6 +53,11 @@ if TYPE_CHECKING:  # the history screens are imported when first opened: not on 
 
 QUIT_GRACE_S = 2.0
 """How long leaving waits for the engine thread to stop after the review was aborted."""
+SWITCH_INTERVAL_S = 0.0005
+"""How long a busy thread keeps the interpreter lock while another waits for it (Python's
+default is 5 ms). The engine and history workers make many short system calls, each of which
+gives the lock up; with the default, every one then waited up to 5 ms for the UI thread to
+yield while it laid out or painted, and the engine's start-up took several times its own time."""
 
 
 @dataclass(frozen=True)
@@ -97,6 +103,8 @@ class OrchApp(App[int]):
         self.engine: Engine
         self.reviewer: TuiReviewer
         self.engine_thread: EngineThread | None = None
+        self.mailbox = Mailbox()
+        """Where the engine thread posts; held until the review screen is mounted."""
         self.review_screen: ReviewScreen | None = None
         self.resume_request: ResumeRequest | None = None
         self.left_mid_review = False
@@ -134,7 +142,22 @@ class OrchApp(App[int]):
             request.spec.text, self.config, self.paths, self.clock
         )
         self.push_screen(screen)
-        self.reviewer = TuiReviewer(screen)
+        self.start_engine()
+        # After the first frame: what the engine posted meanwhile (its whole start-up, often a
+        # proposal) would otherwise all be handled before anything is drawn.
+        screen.call_after_refresh(self.mailbox.attach, screen)
+
+    def start_engine(self) -> None:
+        """Start the run's engine thread, once.
+
+        ``run_app`` calls this before the app runs: the engine's start-up then overlaps the
+        app's (imports, layout, first frame) rather than following it, and what it posts
+        waits in :attr:`mailbox` for the review screen.
+        """
+        request = self.run_request
+        if request is None or self.engine_thread is not None:
+            return
+        self.reviewer = TuiReviewer(self.mailbox)
         bus = EventBus()
         subscribe_notifier(bus, self.config.notify, interactive=True)
         self.engine = Engine(
@@ -146,10 +169,8 @@ class OrchApp(App[int]):
             bus=bus,
             options=replace(request.options, ask_when_stuck=True),  # a person is here to ask
         )
-        self.engine_thread = EngineThread(self.engine, screen)
-        # After the screen's first frame: the engine's start-up would otherwise hold the GIL
-        # while the person waits for anything to appear.
-        screen.call_after_refresh(self.engine_thread.start)
+        self.engine_thread = EngineThread(self.engine, self.mailbox)
+        self.engine_thread.start()
 
     def _stop_on_signal(self) -> None:
         """SIGTERM or SIGHUP: kill the checks now, then leave as q does (the state is saved)."""
@@ -271,6 +292,17 @@ class OrchApp(App[int]):
             self.notify(f"could not save ui.{key}: {exc}", severity="error", markup=False)
 
 
+@contextmanager
+def short_switch_interval() -> Iterator[None]:
+    """:data:`SWITCH_INTERVAL_S` while the app runs, the interpreter's own setting after."""
+    previous = sys.getswitchinterval()
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
+    try:
+        yield
+    finally:
+        sys.setswitchinterval(previous)
+
+
 def _check_state(paths: ProjectPaths) -> str | None:
     try:
         StateStore(paths.state).load()
@@ -291,7 +323,9 @@ def run_app(
         print(f"orch-tui: {paths.config}: {problem}", file=sys.stderr)
         return EXIT_FAILED
     app = OrchApp(paths, config, RunRequest(spec, provider, options))
-    result = app.run()
+    with short_switch_interval():
+        app.start_engine()
+        result = app.run()
     code = result if isinstance(result, int) else app.exit_code
     return _leave(app, code)
 
@@ -322,5 +356,6 @@ def run_history_app(paths: ProjectPaths, config: Config) -> ResumeRequest | None
     if problem:
         raise ConfigError(f"{paths.config}: {problem}")
     app = OrchApp(paths, config)
-    app.run()
+    with short_switch_interval():
+        app.run()
     return app.resume_request

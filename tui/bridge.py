@@ -2,7 +2,8 @@
 
 :class:`TuiReviewer` is the engine's reviewer in the TUI: it posts the session
 to the app and blocks the engine thread until the person applies, rejects or
-quits.
+quits. Both post to a :class:`Mailbox`, so the engine can start before the
+screen that shows its messages is mounted.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import queue
 import threading
 from collections.abc import Callable
-from typing import Literal
+from typing import Literal, Protocol
 
 from textual.message import Message
 from textual.message_pump import MessagePump
@@ -25,8 +26,44 @@ from orch_tui.tui.messages import EngineEvent, EngineStopped, PlanRequested, Rev
 Verdict = Literal["apply", "abort"]
 
 
+class MessageTarget(Protocol):
+    """Anything the engine thread may post to: a Textual message pump, or a :class:`Mailbox`."""
+
+    def post_message(self, message: Message) -> bool: ...
+
+
+class Mailbox:
+    """The engine thread's messages for a screen that may not be mounted yet.
+
+    ``orch-tui SPEC`` starts the engine before the app runs, so the engine's start-up (state,
+    logs, the model's first turn or its replay) overlaps Textual's own instead of following the
+    first frame; what it posts meanwhile is held, in order, until :meth:`attach`.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._held: list[Message] = []
+        self._target: MessagePump | None = None
+
+    def post_message(self, message: Message) -> bool:
+        with self._lock:
+            if self._target is None:
+                self._held.append(message)
+                return True
+            target = self._target
+        return target.post_message(message)
+
+    def attach(self, target: MessagePump) -> None:
+        """Post everything held to ``target``, then forward every later message to it."""
+        with self._lock:  # held: a message posted meanwhile waits, so the order is kept
+            for message in self._held:
+                target.post_message(message)
+            self._held.clear()
+            self._target = target
+
+
 class TuiReviewer:
-    def __init__(self, target: MessagePump) -> None:
+    def __init__(self, target: MessageTarget) -> None:
         self.target = target
         self._answers: queue.Queue[Verdict | Plan] = queue.Queue()
         self.waiting = False
@@ -72,7 +109,7 @@ class EngineThread:
     """
 
     def __init__(
-        self, engine: Engine, target: MessagePump, step: Callable[[], int] | None = None
+        self, engine: Engine, target: MessageTarget, step: Callable[[], int] | None = None
     ) -> None:
         """``step``: what to run, :meth:`Engine.run` by default; after the engine stopped, a
         retry (:meth:`Engine.retry`) or a continuation (:meth:`Engine.continue_with`)."""
