@@ -26,7 +26,6 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import (
     DataTable,
-    Footer,
     Input,
     Markdown,
     OptionList,
@@ -66,6 +65,7 @@ from orch_tui.core.state import RunState, StateError
 from orch_tui.core.terminal_text import escape_controls
 from orch_tui.core.wording import plural
 from orch_tui.tui.widgets.diff_view import DiffView
+from orch_tui.tui.widgets.key_footer import KeyFooter
 from orch_tui.tui.widgets.runs_table import RUN_COLUMNS, RunsTable, local_time
 
 CSS_PATH = "history.tcss"
@@ -263,7 +263,7 @@ class RunsScreen(_ThemedScreen):
         yield Input(placeholder="filter: spec name, run id, text in the spec", id="runs-filter")
         yield RunsTable(id="runs")
         yield Static(id="runs-status", classes="status")
-        yield Footer()
+        yield KeyFooter()
 
     @property
     def query_text(self) -> str:
@@ -476,7 +476,7 @@ class RunScreen(_ThemedScreen):
             yield Static("Tests × attempts", classes="section")
             yield DataTable(id="grid", cursor_type="row", cursor_foreground_priority="renderable")
         yield Static(id="run-status", classes="status")
-        yield Footer()
+        yield KeyFooter()
 
     @property
     def highlighted(self) -> AttemptDetail | None:
@@ -737,7 +737,7 @@ class AttemptScreen(_FilesAndDiff):
             with TabPane("Output", id="tab-output"), VerticalScroll():
                 output = escape_controls(self.attempt.test_output, newlines=True)
                 yield Static(Text(output or "(no test output)"))
-        yield Footer()
+        yield KeyFooter()
 
     def repaint(self) -> None:
         attempt, style = self.attempt, _palette(self)
@@ -801,7 +801,7 @@ class CompareScreen(_FilesAndDiff):
     def compose(self) -> ComposeResult:
         yield Static(id="compare-title", classes="title")
         yield from self.compose_files()
-        yield Footer()
+        yield KeyFooter()
 
     def repaint(self) -> None:
         count = len(self.files)

@@ -15,11 +15,12 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Footer, Label, OptionList, Static, TextArea
+from textual.widgets import Label, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from orch_tui.core.plan import Plan, PlanError, Task, parse_markdown, render_markdown
 from orch_tui.core.terminal_text import escape_controls
+from orch_tui.tui.widgets.key_footer import KeyFooter
 
 
 def task_card(number: int, task: Task) -> Content:
@@ -52,7 +53,7 @@ class PlanScreen(Screen[Plan | None]):
     def compose(self) -> ComposeResult:
         yield Static("", id="plan-title")
         yield OptionList(id="plan-tasks")
-        yield Footer(compact=True)
+        yield KeyFooter(compact=True)
 
     def on_mount(self) -> None:
         self._show(0)

@@ -19,7 +19,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Log, Markdown, Static, TabbedContent, TabPane
+from textual.widgets import Log, Markdown, Static, TabbedContent, TabPane
 
 from orch_tui.core import events as ev
 from orch_tui.core.asking import Question, describe_person_event
@@ -59,6 +59,7 @@ from orch_tui.tui.screens.plan import PlanScreen
 from orch_tui.tui.widgets.diff_view import DiffView
 from orch_tui.tui.widgets.file_list import FileList
 from orch_tui.tui.widgets.following_log import FollowingLog
+from orch_tui.tui.widgets.key_footer import KeyFooter
 from orch_tui.tui.widgets.run_header import Clock, RunHeader
 from orch_tui.tui.widgets.timeline import Timeline
 
@@ -187,7 +188,7 @@ class ReviewScreen(Screen[None]):
                         yield FollowingLog(
                             id="test-log", highlight=False, max_lines=TEST_LOG_MAX_LINES
                         )
-        yield Footer(compact=True)
+        yield KeyFooter(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#spec-pane").border_title = "Spec"
