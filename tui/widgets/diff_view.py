@@ -145,6 +145,9 @@ class DiffView(ScrollView, can_focus=True):
     DiffView {
         background: $surface;
         color: $foreground;
+        /* Always there, so a short file after a long one (or back) keeps the layout: no
+           screen-wide layout pass for a scrollbar that comes or goes, no text shifting sideways. */
+        overflow-y: scroll;
     }
     DiffView > .diff-view--added { background: $diff-added-background; }
     DiffView > .diff-view--removed { background: $diff-removed-background; }
@@ -429,7 +432,7 @@ class DiffView(ScrollView, can_focus=True):
         if not width:
             return Size(0, rows)
         bar_width = self.styles.scrollbar_size_vertical
-        vertical = rows > height
+        vertical = self.styles.overflow_y == "scroll" or rows > height
         overflow = self._overflow(width - bar_width * vertical)
         if overflow and not vertical and rows > height - self.styles.scrollbar_size_horizontal:
             vertical = True  # the horizontal scrollbar takes the row the last line needed
