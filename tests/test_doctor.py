@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 import socket
 import sys
+import venv
 from pathlib import Path
 
 import pytest
@@ -122,6 +123,25 @@ def test_a_test_interpreter_without_pytest_fails_its_line(tmp_path: Path) -> Non
     assert lines == [
         f"fail  pytest importable by {interpreter}: install it: {interpreter} -m pip install pytest"
     ]
+
+
+@pytest.mark.parametrize("has_pytest", [True, False], ids=["with-pytest", "without-pytest"])
+def test_pytest_is_looked_for_in_the_checks_own_interpreter(
+    tmp_path: Path, has_pytest: bool
+) -> None:
+    """Another interpreter than orch-tui's (a project's .venv) is asked in a process of its
+    own: this one's interpreter reached through a link has pytest, a bare venv has not."""
+    if has_pytest:
+        interpreter = tmp_path / "linked-python"
+        interpreter.symlink_to(sys.executable)
+    else:
+        venv.create(tmp_path / "bare", with_pip=False)
+        interpreter = tmp_path / "bare" / "bin" / "python"
+    config = config_with(f'[checks]\ntest_command = ["{interpreter}", "-m", "pytest"]\n')
+
+    findings = {f.what: f.ok for f in local_findings(ProjectPaths(tmp_path), config)}
+
+    assert findings[f"pytest importable by {interpreter}"] is has_pytest
 
 
 def test_a_project_folder_that_cannot_be_written_fails_its_line(tmp_path: Path) -> None:
