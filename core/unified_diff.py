@@ -75,17 +75,23 @@ class RunMatcher(difflib.SequenceMatcher[str]):
         """The maximal runs (length, old start, new start) of 2+ equal lines, longest first."""
         if self._runs is None:
             a, b = self._old, self._new
-            where: dict[str, list[int]] = {}
+            # A line's first place in b, and every place of a line that repeats: most lines are
+            # unique, and a list each would be 20,000 objects for the garbage collector to walk.
+            first: dict[str, int] = {}
+            repeats: dict[str, list[int]] = {}
             for j, line in enumerate(b):
-                where.setdefault(line, []).append(j)
+                seen = first.setdefault(line, j)
+                if seen != j:
+                    repeats.setdefault(line, [seen]).append(j)
             found = []
             for i, line in enumerate(a):
-                for j in where.get(line, ()):
+                only = first.get(line)
+                if only is None:
+                    continue
+                for j in repeats.get(line) or (only,):
                     if i and j and a[i - 1] == b[j - 1]:
                         continue  # inside a run that starts earlier
-                    k = 1
-                    while i + k < len(a) and j + k < len(b) and a[i + k] == b[j + k]:
-                        k += 1
+                    k = _run_length(a, b, i, j)
                     if k > 1:
                         found.append((-k, i, j))
             found.sort()
@@ -116,6 +122,27 @@ class RunMatcher(difflib.SequenceMatcher[str]):
         if best_size > 1:
             return difflib.Match(best_i, best_j, best_size)
         return super().find_longest_match(alo, ahi, blo, bhi)
+
+
+def _run_length(a: Sequence[str], b: Sequence[str], i: int, j: int) -> int:
+    """How many lines from ``a[i]`` and ``b[j]`` on are equal, given that those two are.
+
+    Galloping: slices of doubling length are compared (in C) while they are equal, then of
+    halving length up to the first difference, so a run of n lines costs O(log n) steps of
+    Python rather than n.
+    """
+    limit = min(len(a) - i, len(b) - j)
+    length, step = 1, 1
+    while length < limit:
+        end = min(length + step, limit)
+        if a[i + length : i + end] == b[j + length : j + end]:
+            length = end
+            step *= 2
+        elif step > 1:
+            step //= 2
+        else:
+            break
+    return length
 
 
 def git_lines(text: str) -> list[str]:
