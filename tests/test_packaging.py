@@ -67,7 +67,7 @@ def test_the_wheel_installs_only_orch_tui_at_the_top_level(tmp_path: Path) -> No
     ):
         assert resource in names
     assert (
-        "orch-tui = orch_tui.tui.cli:main"
+        "orch-tui = orch_tui.tui.executable:main"
         in zipfile.ZipFile(wheel)
         .read(next(n for n in names if n.endswith("entry_points.txt")))
         .decode()

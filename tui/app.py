@@ -34,6 +34,7 @@ from orch_tui.core.state import StateError, StateStore
 from orch_tui.core.ui_state import load_ui_state, save_ui_choice
 from orch_tui.themes import THEMES, register_themes, theme_variable_defaults
 from orch_tui.tui.bridge import EngineThread, Mailbox, TuiReviewer
+from orch_tui.tui.executable import start_collecting
 from orch_tui.tui.keymap import keymap_problem
 from orch_tui.tui.messages import (
     ContinueRun,
@@ -323,6 +324,7 @@ def run_app(
         print(f"orch-tui: {paths.config}: {problem}", file=sys.stderr)
         return EXIT_FAILED
     app = OrchApp(paths, config, RunRequest(spec, provider, options))
+    start_collecting()
     with short_switch_interval():
         app.start_engine()
         result = app.run()
@@ -356,6 +358,7 @@ def run_history_app(paths: ProjectPaths, config: Config) -> ResumeRequest | None
     if problem:
         raise ConfigError(f"{paths.config}: {problem}")
     app = OrchApp(paths, config)
+    start_collecting()
     with short_switch_interval():
         app.run()
     return app.resume_request

@@ -47,6 +47,7 @@ from orch_tui.core.spec import Spec, SpecError, read_spec
 from orch_tui.core.state import StateError, StateStore
 from orch_tui.core.terminal_text import escape_controls
 from orch_tui.core.wording import plural
+from orch_tui.tui.executable import start_collecting
 
 SUBCOMMANDS = ("status", "reset", "restore", "history", "init", "doctor")
 
@@ -414,6 +415,7 @@ def _run_headless(
     )
     signal.signal(signal.SIGTERM, _sigterm_as_interrupt)
     signal.signal(signal.SIGHUP, _sigterm_as_interrupt)  # the terminal closed: stop the same way
+    start_collecting()
     try:
         return engine.run()
     except StateError as exc:
