@@ -15,6 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from orch_tui.core.sandbox import SandboxMode
+from orch_tui.core.theme_names import DEFAULT_THEME, ThemeName
 
 CONFIG_NAME = "orchestrator.toml"
 MAX_RETRIES_RANGE = (1, 50)
@@ -197,12 +198,8 @@ class SafetyConfig(Section):
     edited by the model; set false to let it change them (weakening hunks are still marked)."""
 
 
-ThemeName = Literal["vscode-dark", "vscode-light", "high-contrast"]
-"""The themes in themes/themes.toml (a test keeps the two the same)."""
-
-
 class UiConfig(Section):
-    theme: ThemeName = "vscode-dark"
+    theme: ThemeName = DEFAULT_THEME
     """Theme of the TUI: vscode-dark, vscode-light or high-contrast (a theme picked in the app is remembered in orch-tui's own ui.json and wins)."""
 
     diff_layout: Literal["split", "unified"] = "split"

@@ -176,6 +176,19 @@ def test_the_review_screen_does_not_import_the_app(tmp_path: Path) -> None:
     assert output == "False"
 
 
+def test_the_themes_and_the_diff_view_load_without_pydantic(tmp_path: Path) -> None:
+    """A diff view on its own (as the benchmarks show one) pays for Textual, not for the
+    config's models: the theme names live apart from them."""
+    code = (
+        "import sys\nimport orch_tui.themes, orch_tui.tui.widgets.diff_view\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'pydantic'"
+        " or m == 'orch_tui.core.config'))\n"
+    )
+    output = _run_python(code, tmp_path)
+
+    assert output == "[]"
+
+
 def test_the_minimum_constraints_pin_every_lower_bound_of_pyproject() -> None:
     """CI tests the lowest versions pyproject.toml allows: the pins must be those bounds."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]

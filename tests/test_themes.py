@@ -9,8 +9,8 @@ from textual.app import App, ComposeResult
 from textual.color import Color
 from textual.theme import BUILTIN_THEMES
 
-from orch_tui.core.config import ThemeName
 from orch_tui.core.proposal import FileChange
+from orch_tui.core.theme_names import ThemeName
 from orch_tui.themes import (
     DEFAULT_THEME,
     DIFF_VARIABLES,

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from textual.color import Color
 from textual.theme import Theme
 
-from orch_tui.core.config import ThemeName, UiConfig
+from orch_tui.core.theme_names import DEFAULT_THEME
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -111,8 +111,7 @@ def _load_themes() -> dict[str, Theme]:
 
 THEMES_FILE = "themes.toml"
 THEMES: dict[str, Theme] = _load_themes()
-"""By name; the names are also config's ``ThemeName`` (``ui.theme`` accepts only these)."""
-DEFAULT_THEME: ThemeName = UiConfig().theme
+"""By name; the names are also ``ThemeName`` (``ui.theme`` accepts only these)."""
 
 
 def register_themes(app: App[Any]) -> None:
