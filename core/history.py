@@ -30,6 +30,7 @@ from orch_tui.core.history_index import (
     parse_time,
     read_events,
     read_json_file,
+    recorded_then_checked,
     scan_run,
 )
 from orch_tui.core.markdown_text import code_span, inline_text
@@ -60,6 +61,7 @@ __all__ = [
     "list_runs",
     "load_run",
     "mark_resumable",
+    "recorded_then_checked",
     "resume_blocker",
     "reviewed_changes",
     "sort_runs",

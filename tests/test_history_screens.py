@@ -20,7 +20,7 @@ from textual.app import App
 from textual.widgets import DataTable, Input, OptionList, TabbedContent
 
 from bench.synthetic_runs import write_synthetic_runs
-from orch_tui.core import runlog
+from orch_tui.core import history_index, runlog
 from orch_tui.themes import DEFAULT_THEME, register_themes, theme_variable_defaults
 from orch_tui.tui.screens import history as history_screens
 from orch_tui.tui.screens.history import (
@@ -33,7 +33,7 @@ from orch_tui.tui.screens.history import (
 from orch_tui.tui.widgets.diff_view import DiffView
 from orch_tui.tui.widgets.runs_table import RunsTable
 from tests.test_history import DemoProject
-from tests.tui_support import wait_for_history, wait_for_screen
+from tests.tui_support import wait_for, wait_for_history, wait_for_screen
 
 SIZE = (120, 34)
 pytestmark = pytest.mark.anyio
@@ -193,7 +193,7 @@ def _held(monkeypatch: pytest.MonkeyPatch, name: str) -> threading.Event:
 async def test_the_list_reads_the_runs_off_the_ui_thread(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    release = _held(monkeypatch, "build_index")
+    release = _held(monkeypatch, "recorded_then_checked")
     app, _ids = _synthetic_runs(tmp_path, 25)
     async with app.run_test(size=SIZE) as pilot:
         screen = await wait_for_screen(pilot, app, RunsScreen, "the runs list")
@@ -207,6 +207,36 @@ async def test_the_list_reads_the_runs_off_the_ui_thread(
         costs = [run.cost_usd for run in screen.shown]
         assert len(costs) == 25 and costs == sorted(costs, reverse=True)
         assert "25 runs · sorted by Cost ↓" in str(screen.query_one("#runs-title").render())
+
+
+async def test_the_recorded_runs_show_while_every_folder_is_checked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With an index file, its runs are on screen before the folders are checked; a filter
+    typed meanwhile applies once the check has brought what filters search."""
+    app, ids = _synthetic_runs(tmp_path, 25)
+    history_index.build_index(tmp_path / "logs")  # the index file a launch after the first finds
+    release = threading.Event()
+    check = history_index._entries
+
+    def held_check(*args: object) -> object:
+        assert release.wait(30)
+        return check(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(history_index, "_entries", held_check)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await wait_for_screen(pilot, app, RunsScreen, "the runs list")
+        await wait_for(pilot, lambda: len(screen.shown) == 25, "the recorded runs")
+        assert not screen.loaded
+        assert "25 runs" in str(screen.query_one("#runs-title").render())
+        await pilot.press("slash", *ids[3])
+        await pilot.pause()
+        assert len(screen.shown) == 25  # nothing to search yet: the list stays whole
+
+        release.set()
+        await wait_for_history(pilot, app, RunsScreen, "the checked runs")
+        await pilot.pause()
+        assert [run.run_id for run in screen.shown] == [ids[3]]
 
 
 async def test_a_run_says_loading_until_its_worker_has_read_it(

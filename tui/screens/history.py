@@ -47,11 +47,11 @@ from orch_tui.core.history import (
     RunIndex,
     RunSearch,
     RunSummary,
-    build_index,
     compare,
     format_duration,
     load_run,
     mark_resumable,
+    recorded_then_checked,
     resume_blocker,
     reviewed_changes,
     sort_runs,
@@ -196,13 +196,15 @@ class RunsScreen(_ThemedScreen):
 
     class Loaded(Message):
         """The worker read the runs: ``index`` to filter with, ``runs`` newest first, and
-        ``search`` over them in the ``order`` (column, descending) asked for when it began."""
+        ``search`` over them in the ``order`` (column, descending) asked for when it began.
+        First, where there is an index file, the runs it recorded (``search`` None: nothing
+        to filter with yet), then the runs as every folder says."""
 
         def __init__(
             self,
             index: RunIndex,
             runs: list[RunSummary],
-            search: RunSearch,
+            search: RunSearch | None,
             order: tuple[str, bool],
         ) -> None:
             super().__init__()
@@ -216,7 +218,8 @@ class RunsScreen(_ThemedScreen):
         self.logs = logs
         self.state_path = state_path
         self.index: RunIndex | None = None
-        """What filters search; None until the worker has read the runs."""
+        """What filters search; None until the worker has read the runs (and not checked
+        while it shows the index file's record of them)."""
         self.runs: list[RunSummary] = []
         self.search: RunSearch | None = None
         """Every run in the sort order: a filter keeps a part of it, so it sorts nothing."""
@@ -227,32 +230,39 @@ class RunsScreen(_ThemedScreen):
 
     @property
     def loaded(self) -> bool:
-        return self.index is not None
+        """Every run folder checked: the list and what filters search are final."""
+        return self.index is not None and self.index.checked
 
     def load(self) -> None:
         self._read_runs()
 
     @work(thread=True, exclusive=True, exit_on_error=False)
     def _read_runs(self) -> None:
-        """Read, sort and lay out the runs for searching, all off the UI thread."""
+        """Read, sort and lay out the runs for searching, all off the UI thread: the index
+        file's record of them first, to show at once, then every folder checked."""
         order = (self.sort_column, self.descending)
-        index = build_index(self.logs)
-        runs = mark_resumable(index.runs, self.state_path)
-        search = RunSearch(sort_runs(runs, *order), index)
-        self.post_message(self.Loaded(index, runs, search, order))
+        for index in recorded_then_checked(self.logs):
+            runs = mark_resumable(index.runs, self.state_path)
+            search = RunSearch(sort_runs(runs, *order), index) if index.checked else None
+            self.post_message(self.Loaded(index, runs, search, order))
 
     @on(Loaded)
     def _runs_read(self, message: Loaded) -> None:
         self.index, self.runs, self.search = message.index, message.runs, message.search
         self.query_one("#runs", RunsTable).fit_columns(self.runs)
-        if message.order != (self.sort_column, self.descending):  # a sort key while loading
-            self._sort()
+        if self.search is None or message.order != (self.sort_column, self.descending):
+            self._sort()  # the recorded runs, or a sort key pressed while they were read
         self.refill()
 
     def _sort(self) -> None:
-        if self.index is not None:
-            ordered = sort_runs(self.runs, self.sort_column, self.descending)
+        """The runs in the sort order: searched once checked, shown unfiltered before."""
+        if self.index is None:
+            return
+        ordered = sort_runs(self.runs, self.sort_column, self.descending)
+        if self.loaded:
             self.search = RunSearch(ordered, self.index)
+        else:
+            self.shown = ordered
 
     def load_failed(self, error: str) -> None:
         self.error = error
@@ -294,7 +304,7 @@ class RunsScreen(_ThemedScreen):
         self._update_status()
 
     def _update_title(self) -> None:
-        if not self.loaded:
+        if self.index is None:
             self.query_one("#runs-title", Static).update("[b]Run history[/b] · loading…")
             return
         label = next(c.heading for c in RUN_COLUMNS if c.key == self.sort_column)
@@ -313,7 +323,7 @@ class RunsScreen(_ThemedScreen):
         run = self.highlighted
         if self.error is not None:
             text = Text(f"could not read the runs: {self.error}")
-        elif not self.loaded:
+        elif self.index is None:
             text = Text(f"reading the runs in {self.logs}…")
         elif run is None:
             text = Text("no runs match" if self.runs else f"no runs in {self.logs} yet")
