@@ -30,7 +30,7 @@ import stat
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from datetime import datetime
 from functools import lru_cache
 from pathlib import Path, PurePath
@@ -529,7 +529,7 @@ class RunIndex:
     shared_specs: list[str]
     checked: bool = True
     """False: the runs as the index file recorded them, before any run folder was looked at
-    (see :func:`recorded_then_checked`); nothing to search yet."""
+    (see :func:`recorded_then_checked`)."""
 
 
 @dataclass
@@ -552,19 +552,25 @@ def _entries(logs: Path, stored: _Stored | None) -> tuple[list[_Entry], bool]:
             continue
         number = stored.position.get(name) if stored else None
         if stored is not None and number is not None and stored.signatures[number] == signature:
-            spec_number = stored.spec_numbers[number]
-            try:
-                summary = RunSummary(name, *stored.rows[number])
-                spec = None if spec_number is None else str(stored.specs[spec_number])
-            except (TypeError, IndexError):
-                summary = None
-            if summary is not None:
-                entries.append(_Entry(signature, summary, spec))
+            entry = _stored_entry(stored, name, number)
+            if entry is not None:
+                entries.append(entry)
                 continue
         scanned = scan_run(folder)
         entries.append(_Entry(signature, scanned.summary, scanned.spec_lower))
         rescanned = True
     return entries, rescanned
+
+
+def _stored_entry(stored: _Stored, run_id: str, number: int) -> _Entry | None:
+    """Run ``number`` of the index file as an entry; None when its columns are malformed."""
+    spec_number = stored.spec_numbers[number]
+    try:
+        summary = RunSummary(run_id, *stored.rows[number])
+        spec = None if spec_number is None else str(stored.specs[spec_number])
+    except (TypeError, IndexError):
+        return None
+    return _Entry(stored.signatures[number], summary, spec)
 
 
 def _write_index(path: Path, entries: list[_Entry]) -> None:
@@ -602,9 +608,9 @@ def build_index(logs: Path) -> RunIndex:
 def recorded_then_checked(logs: Path) -> Iterator[RunIndex]:
     """The runs as the index file recorded them, when there is one, then :func:`build_index`'s.
 
-    The first is a list to show at once: checking every run folder (two ``stat`` calls a
-    run) and laying out what filters search cost most of listing 10,000 runs, and the
-    recorded list is what it finds unless a run changed since. The index file is read once.
+    The first is a list to show, and search, at once: checking every run folder (two
+    ``stat`` calls a run) was most of listing 10,000 runs, and the recorded list is what it
+    finds unless a run changed since. The index file is read once.
     """
     with collector_paused():
         stored = _read_index(logs / INDEX_NAME)
@@ -617,14 +623,13 @@ def recorded_then_checked(logs: Path) -> Iterator[RunIndex]:
 
 
 def _recorded(stored: _Stored) -> RunIndex:
-    runs = []
-    for run_id, number in stored.position.items():
-        try:
-            runs.append(RunSummary(run_id, *stored.rows[number]))
-        except TypeError:
-            continue  # a malformed row: the check summarises that run again
-    runs.sort(key=lambda run: (run.started, run.run_id), reverse=True)
-    return RunIndex(runs, {}, [], checked=False)
+    entries = [
+        entry
+        for run_id, number in stored.position.items()
+        if (entry := _stored_entry(stored, run_id, number)) is not None
+    ]  # a malformed entry is left out: the check summarises that run again
+    entries.sort(key=lambda e: (e.summary.started, e.summary.run_id), reverse=True)
+    return replace(_with_search_texts(entries), checked=False)
 
 
 def _checked(logs: Path, stored: _Stored | None) -> RunIndex:

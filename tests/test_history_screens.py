@@ -212,8 +212,8 @@ async def test_the_list_reads_the_runs_off_the_ui_thread(
 async def test_the_recorded_runs_show_while_every_folder_is_checked(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """With an index file, its runs are on screen before the folders are checked; a filter
-    typed meanwhile applies once the check has brought what filters search."""
+    """With an index file, its runs are on screen, and filtered as a person types, before
+    the folders are checked."""
     app, ids = _synthetic_runs(tmp_path, 25)
     history_index.build_index(tmp_path / "logs")  # the index file a launch after the first finds
     release = threading.Event()
@@ -230,8 +230,8 @@ async def test_the_recorded_runs_show_while_every_folder_is_checked(
         assert not screen.loaded
         assert "25 runs" in str(screen.query_one("#runs-title").render())
         await pilot.press("slash", *ids[3])
-        await pilot.pause()
-        assert len(screen.shown) == 25  # nothing to search yet: the list stays whole
+        await wait_for(pilot, lambda: len(screen.shown) == 1, "the filtered recorded runs")
+        assert [run.run_id for run in screen.shown] == [ids[3]] and not screen.loaded
 
         release.set()
         await wait_for_history(pilot, app, RunsScreen, "the checked runs")

@@ -197,14 +197,14 @@ class RunsScreen(_ThemedScreen):
     class Loaded(Message):
         """The worker read the runs: ``index`` to filter with, ``runs`` newest first, and
         ``search`` over them in the ``order`` (column, descending) asked for when it began.
-        First, where there is an index file, the runs it recorded (``search`` None: nothing
-        to filter with yet), then the runs as every folder says."""
+        First, where there is an index file, the runs it recorded, then the runs as every
+        folder says."""
 
         def __init__(
             self,
             index: RunIndex,
             runs: list[RunSummary],
-            search: RunSearch | None,
+            search: RunSearch,
             order: tuple[str, bool],
         ) -> None:
             super().__init__()
@@ -243,26 +243,21 @@ class RunsScreen(_ThemedScreen):
         order = (self.sort_column, self.descending)
         for index in recorded_then_checked(self.logs):
             runs = mark_resumable(index.runs, self.state_path)
-            search = RunSearch(sort_runs(runs, *order), index) if index.checked else None
+            search = RunSearch(sort_runs(runs, *order), index)
             self.post_message(self.Loaded(index, runs, search, order))
 
     @on(Loaded)
     def _runs_read(self, message: Loaded) -> None:
         self.index, self.runs, self.search = message.index, message.runs, message.search
         self.query_one("#runs", RunsTable).fit_columns(self.runs)
-        if self.search is None or message.order != (self.sort_column, self.descending):
-            self._sort()  # the recorded runs, or a sort key pressed while they were read
+        if message.order != (self.sort_column, self.descending):  # a sort key while loading
+            self._sort()
         self.refill()
 
     def _sort(self) -> None:
-        """The runs in the sort order: searched once checked, shown unfiltered before."""
-        if self.index is None:
-            return
-        ordered = sort_runs(self.runs, self.sort_column, self.descending)
-        if self.loaded:
+        if self.index is not None:
+            ordered = sort_runs(self.runs, self.sort_column, self.descending)
             self.search = RunSearch(ordered, self.index)
-        else:
-            self.shown = ordered
 
     def load_failed(self, error: str) -> None:
         self.error = error
