@@ -307,6 +307,24 @@ def test_the_recorded_runs_come_first_then_the_runs_as_their_folders_say(
     assert [run.run_id for run in checked.runs] == [r for r in listed if r != demo.failed]
 
 
+def test_a_run_changed_since_it_was_recorded_is_read_again_by_the_check(
+    demo: DemoProject,
+) -> None:
+    """Where every folder holds as recorded, the check is the record itself; a run whose
+    events grew since is summarised again."""
+    list_runs(demo.logs)
+    recorded, checked = recorded_then_checked(demo.logs)
+    assert checked.checked and checked.runs == recorded.runs
+
+    events = demo.logs / demo.success / runlog.EVENTS
+    reason = "all checks passed after 2 attempts"
+    events.write_text(events.read_text().replace(reason, "passed at last"))
+
+    recorded, checked = recorded_then_checked(demo.logs)
+    assert {run.run_id: run.stop_reason for run in recorded.runs}[demo.success] == reason
+    assert {run.run_id: run.stop_reason for run in checked.runs}[demo.success] == "passed at last"
+
+
 def test_listing_works_in_a_read_only_logs_folder(demo: DemoProject) -> None:
     if os.geteuid() == 0:
         pytest.skip("root ignores folder permissions")

@@ -217,13 +217,13 @@ async def test_the_recorded_runs_show_while_every_folder_is_checked(
     app, ids = _synthetic_runs(tmp_path, 25)
     history_index.build_index(tmp_path / "logs")  # the index file a launch after the first finds
     release = threading.Event()
-    check = history_index._entries
+    check = history_index._run_folders  # the check's first step: the folders there are
 
     def held_check(*args: object) -> object:
         assert release.wait(30)
         return check(*args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(history_index, "_entries", held_check)
+    monkeypatch.setattr(history_index, "_run_folders", held_check)
     async with app.run_test(size=SIZE) as pilot:
         screen = await wait_for_screen(pilot, app, RunsScreen, "the runs list")
         await wait_for(pilot, lambda: len(screen.shown) == 25, "the recorded runs")
