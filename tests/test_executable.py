@@ -15,17 +15,20 @@ from orch_tui.tui.executable import start_collecting
 DEMO_SPEC = Path(__file__).resolve().parent.parent / "core" / "demo" / "spec.md"
 
 PROBE = """
-import gc, json, sys
+import gc, json, sys, threading
 import orch_tui.tui.cli as cli
 import orch_tui.tui.executable as executable
 from orch_tui.core.engine import Engine
 from orch_tui.tui.app import OrchApp
 
 seen = {}
+one_at_a_time = threading.Lock()  # the engine's thread reports too: one whole line each
 
 def report(what):
-    seen[what] = {"enabled": gc.isenabled(), "frozen": gc.get_freeze_count()}
-    print(json.dumps(seen), flush=True)
+    with one_at_a_time:
+        seen[what] = {"enabled": gc.isenabled(), "frozen": gc.get_freeze_count()}
+        sys.stdout.write(json.dumps(seen) + "\\n")
+        sys.stdout.flush()
     return 0
 
 original_main = cli.main
