@@ -293,3 +293,28 @@ def test_kill_9_of_the_tui_during_a_trial_run(tmp_path):
         tui.close()
 
     finish_and_check(project, args, check=SLOW_CHECK)  # its start removes the trial copy
+
+
+@pytest.mark.tmux
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_closing_the_terminal_mid_review_ends_orch_tui_at_once_and_the_run_resumes(tmp_path):
+    """The terminal goes away (tmux closes the pane's pty: SIGHUP): nothing can be shown or
+    restored, so orch-tui ends at once, its lock with it, and the same command resumes."""
+    args = scripted_args(tmp_path)
+    project = make_project(tmp_path / "project", spec_text=SPEC, config=CRASH_CONFIG)
+    tui = TmuxTui(project.root, project.env)
+    try:
+        tui.start([orch_tui(), str(project.spec), *args])
+        tui.wait_for("REVIEWING", "app.py")
+        pid = orch_tui_pid(tui)
+        tui.tmux("kill-session", "-t", "orch")
+        deadline = time.monotonic() + 5
+        while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        alive = Path(f"/proc/{pid}").exists()
+    finally:
+        tui.close()
+
+    assert not alive, "orch-tui outlived its terminal"
+    assert json.loads((project.root / "state.json").read_text())["state"] == "REVIEWING"
+    finish_and_check(project, args)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -181,3 +183,21 @@ def test_run_app_starts_the_engine_before_the_app_and_shortens_the_switch_interv
     assert seen["engine started"]
     assert seen["interval"] == SWITCH_INTERVAL_S < before
     assert sys.getswitchinterval() == before
+
+
+async def test_sighup_ends_the_process_at_once_instead_of_shutting_textual_down(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The terminal is gone: Textual's shutdown would write to it (seen to hang for good,
+    holding the project's lock), so the handler ends the process with 130 straight away."""
+    project = make_tui_project(tmp_path)
+    app = project.app()
+    exits: list[int] = []
+    monkeypatch.setattr(os, "_exit", exits.append)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_review(pilot, app)
+        os.kill(os.getpid(), signal.SIGHUP)  # handled by the app's loop, as the terminal closes
+        await wait_for(pilot, lambda: exits, "the SIGHUP handler")
+        assert app.is_running  # no shutdown was started
+        await pilot.press("q")
+    assert exits == [130]

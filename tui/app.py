@@ -133,8 +133,8 @@ class OrchApp(App[int]):
     def on_mount(self) -> None:
         self.theme_changed_signal.subscribe(self, self._theme_changed)
         loop = asyncio.get_running_loop()
-        for signum in (signal.SIGTERM, signal.SIGHUP):  # the terminal closed: as if q was pressed
-            loop.add_signal_handler(signum, self._stop_on_signal)
+        loop.add_signal_handler(signal.SIGTERM, self._stop_on_signal)
+        loop.add_signal_handler(signal.SIGHUP, self._terminal_gone)
         request = self.run_request
         if request is None:
             self.push_screen(self._runs_screen(), self._history_closed)
@@ -173,8 +173,16 @@ class OrchApp(App[int]):
         self.engine_thread = EngineThread(self.engine, self.mailbox)
         self.engine_thread.start()
 
+    def _terminal_gone(self) -> None:
+        """SIGHUP: the terminal closed. Nothing can be drawn on it or restored, and Textual's
+        shutdown, which writes to it, was seen to hang for good (its output queue full, its
+        writer waiting on an empty one), holding the project's lock. Every step is on disk
+        already (a run survives kill -9), so the checks are killed and the process ends now."""
+        kill_running_checks()
+        os._exit(EXIT_INTERRUPTED if self.run_request is not None else 0)
+
     def _stop_on_signal(self) -> None:
-        """SIGTERM or SIGHUP: kill the checks now, then leave as q does (the state is saved)."""
+        """SIGTERM: kill the checks now, then leave as q does (the state is saved)."""
         kill_running_checks()
         if self.run_request is None:
             self.exit(0)
