@@ -644,14 +644,18 @@ def _recorded(stored: _Stored) -> RunIndex:
         for run_id, number in stored.position.items()
         if (entry := _stored_entry(stored, run_id, number)) is not None
     ]  # a malformed entry is left out: the check summarises that run again
-    entries.sort(key=lambda e: (e.summary.started, e.summary.run_id), reverse=True)
-    return replace(_with_search_texts(entries), checked=False)
+    return replace(_newest_first(entries), checked=False)
 
 
 def _checked(logs: Path, stored: _Stored | None) -> RunIndex:
     entries, rescanned = _entries(logs, stored)
     if rescanned or (stored is not None and len(stored.position) != len(entries)):
         _write_index(logs / INDEX_NAME, entries)
+    return _newest_first(entries)
+
+
+def _newest_first(entries: list[_Entry]) -> RunIndex:
+    """The index of ``entries``, sorted newest first, with what a filter searches."""
     entries.sort(key=lambda e: (e.summary.started, e.summary.run_id), reverse=True)
     return _with_search_texts(entries)
 
