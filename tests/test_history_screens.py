@@ -21,6 +21,7 @@ from textual.widgets import DataTable, Input, OptionList, TabbedContent
 
 from bench.synthetic_runs import write_synthetic_runs
 from orch_tui.core import history_index, runlog
+from orch_tui.core.history import RunSummary
 from orch_tui.themes import DEFAULT_THEME, register_themes, theme_variable_defaults
 from orch_tui.tui.screens import history as history_screens
 from orch_tui.tui.screens.history import (
@@ -237,6 +238,27 @@ async def test_the_recorded_runs_show_while_every_folder_is_checked(
         await wait_for_history(pilot, app, RunsScreen, "the checked runs")
         await pilot.pause()
         assert [run.run_id for run in screen.shown] == [ids[3]]
+
+
+async def test_a_check_that_finds_the_record_reuses_the_list_made_from_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nothing changed since the index file was written: the runs are marked, sorted and laid
+    out for searching once, and the screen is loaded all the same."""
+    app, _ids = _synthetic_runs(tmp_path, 25)
+    history_index.build_index(tmp_path / "logs")
+    marked: list[int] = []
+    mark = history_screens.mark_resumable
+
+    def counted(runs: list[RunSummary], state: Path) -> list[RunSummary]:
+        marked.append(len(runs))
+        return mark(runs, state)
+
+    monkeypatch.setattr(history_screens, "mark_resumable", counted)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await wait_for_history(pilot, app, RunsScreen, "the runs list")
+        assert len(screen.shown) == 25
+    assert marked == [25]
 
 
 async def test_a_run_says_loading_until_its_worker_has_read_it(

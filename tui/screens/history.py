@@ -241,9 +241,14 @@ class RunsScreen(_ThemedScreen):
         """Read, sort and lay out the runs for searching, all off the UI thread: the index
         file's record of them first, to show at once, then every folder checked."""
         order = (self.sort_column, self.descending)
+        read: list[RunSummary] | None = None
+        runs: list[RunSummary] = []
+        search: RunSearch | None = None
         for index in recorded_then_checked(self.logs):
-            runs = mark_resumable(index.runs, self.state_path)
-            search = RunSearch(sort_runs(runs, *order), index)
+            if search is None or index.runs is not read:  # else the check found the record
+                read = index.runs
+                runs = mark_resumable(read, self.state_path)
+                search = RunSearch(sort_runs(runs, *order), index)
             self.post_message(self.Loaded(index, runs, search, order))
 
     @on(Loaded)
