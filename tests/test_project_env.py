@@ -3,15 +3,17 @@ with the project's declared dependencies, or checks.python (DESIGN section 12).
 
 Nothing here reaches the network: the dependencies are wheels built in the test's own folder,
 and pip (or uv) is pointed at them alone through the installer's environment variables.
-Making a venv takes a second or more, so few tests make one.
+Installing into a venv takes a second or more, so few tests install.
 """
 
 from __future__ import annotations
 
 import base64
+import errno
 import hashlib
 import json
 import os
+import subprocess
 import sys
 import zipfile
 from pathlib import Path
@@ -203,8 +205,6 @@ args = sys.argv[1:]
 with open(sys.argv[0] + ".calls", "a") as calls:
     calls.write(json.dumps(args) + "\\n")
 python = args[args.index("--python") + 1]
-if args[0] == "venv":
-    sys.exit(subprocess.call([python, "-m", "venv", "--without-pip", args[-1]]))
 if args[:2] == ["pip", "install"]:
     rest = args[args.index("--python") + 2 :]
     sys.exit(subprocess.call([sys.executable, "-m", "pip", "--python", python, "install", *rest]))
@@ -212,7 +212,7 @@ sys.exit(2)
 """
 
 
-def test_uv_makes_the_venv_and_installs_when_it_is_on_the_path(
+def test_uv_installs_when_it_is_on_the_path(
     tmp_path: Path, local_index: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """uv itself may not be here: a stand-in on the PATH that does what uv would, with pip."""
@@ -228,9 +228,9 @@ def test_uv_makes_the_venv_and_installs_when_it_is_on_the_path(
 
     assert env.failure is None, env.failure
     calls = [json.loads(line) for line in Path(f"{uv}.calls").read_text().splitlines()]
-    assert [call[:2] for call in calls] == [["venv", "--quiet"], ["pip", "install"]]
-    assert calls[1][-1:] == ["greeting==1.0"]  # by name, never "-r file"
-    assert {"--no-build", "--no-config"} <= set(calls[1])  # wheels only, no project uv config
+    assert [call[:2] for call in calls] == [["pip", "install"]]  # the venv is made in-process
+    assert calls[0][-1:] == ["greeting==1.0"]  # by name, never "-r file"
+    assert {"--no-build", "--no-config"} <= set(calls[0])  # wheels only, no project uv config
     assert "greeting" in (tmp_path / "reports" / INSTALL_OUTPUT).read_text()
 
 
@@ -329,6 +329,54 @@ def test_a_venv_left_half_made_by_a_killed_run_is_made_again(tmp_path: Path) -> 
     assert list((tmp_path / PROJECT_VENV).glob("lib/python*/site-packages/pytest-*.dist-info"))
 
 
+def seeded_pytest(workspace: Path) -> Path:
+    """pytest's ``__init__.py`` in the workspace's ``.venv``."""
+    (found,) = (workspace / PROJECT_VENV).glob("lib/python*/site-packages/pytest/__init__.py")
+    return found
+
+
+def test_pytest_is_linked_into_the_venv_and_runs_from_there(tmp_path: Path) -> None:
+    """Hard links, where orch-tui's environment and the workspace share a file system: the same
+    files, none copied, and the venv's interpreter imports pytest from its own site-packages."""
+    env = prepare_env(project_config(), tmp_path, tmp_path / "reports")
+
+    assert env.failure is None, env.failure
+    ours = Path(pytest.__file__)
+    seeded = seeded_pytest(tmp_path)
+    if ours.stat().st_dev == tmp_path.stat().st_dev:
+        assert seeded.samefile(ours)
+    where = subprocess.run(
+        [env.python, "-c", "import pytest; print(pytest.__file__)"],
+        capture_output=True, text=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    assert Path(where) == seeded
+
+
+def test_pytest_is_copied_where_it_cannot_be_linked_and_nothing_is_written_into_ours(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another file system (EXDEV): copies. A run killed while seeding left links behind; the
+    run that finishes the seeding replaces them, never writing through them into orch-tui's
+    own pytest."""
+    assert prepare_env(project_config(), tmp_path, tmp_path / "reports").failure is None
+    ours = Path(pytest.__file__)
+    before = ours.stat()
+    (tmp_path / PROJECT_VENV / MARKER).write_text('{"created": true}')  # killed mid-seeding
+
+    def cross_device(source: object, target: object) -> None:
+        raise OSError(errno.EXDEV, "Invalid cross-device link")
+
+    monkeypatch.setattr(os, "link", cross_device)
+    env = prepare_env(project_config(), tmp_path, tmp_path / "reports")
+
+    assert env.failure is None, env.failure
+    assert read_marker(tmp_path)["seeded"] is True
+    seeded = seeded_pytest(tmp_path)
+    assert not seeded.samefile(ours) and seeded.read_bytes() == ours.read_bytes()
+    assert seeded.stat().st_mtime_ns == before.st_mtime_ns  # copy2: a .pyc stays valid
+    assert ours.stat().st_mtime_ns == before.st_mtime_ns and ours.stat().st_ino == before.st_ino
+
+
 def test_declared_requirements_come_from_requirement_files_and_pyproject(tmp_path: Path) -> None:
     assert declared_requirements(tmp_path).args == []
     (tmp_path / "requirements.txt").write_text("requests\n")
@@ -390,7 +438,6 @@ def test_a_venv_that_cannot_be_made_is_a_failed_check_not_a_crash(
 ) -> None:
     """A full disk while the environment is prepared: the checks fail with the reason, which
     the model and the person read, instead of the run stopping on a traceback."""
-    import errno
 
     from orch_tui.core import project_env
 
