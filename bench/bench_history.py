@@ -1,7 +1,7 @@
 """Times the history browser at 1,000 to 100,000 runs (run by hand, not by the test suite).
 
     python bench/bench_history.py [--data /tmp/orch-history-bench] [--sizes 1000,10000,100000]
-                                  [--repeat 5] [--no-tmux]
+                                  [--repeat 5] [--no-tmux] [--build NAME=EXECUTABLE]
 
 Synthetic run folders are made once into ``--data`` and reused (100,000 take minutes):
 ``full-10000/project/logs`` holds 10,000 written runs (``synthetic_runs.write_synthetic_runs``),
@@ -19,6 +19,9 @@ Prints:
   launch to the 10,000-run list on screen against launch to the empty history on screen,
   interleaved, as a ratio of medians; and a filter keystroke, key sent to the filtered list
   on screen, over the 10,000 written runs.
+
+``--build before=/tmp/old/bin/orch-tui`` (repeatable) runs another orch-tui executable in turn
+with the installed one in every repetition, so two builds are compared within one run.
 
 Targets at 10,000 runs: launch ratio <= 1.3, keystroke < 50 ms, rebuild < 2 s, and cost per
 run that does not grow to 100,000 runs.
@@ -276,29 +279,35 @@ def _list_shown(count: int) -> Callable[[list[str]], bool]:
     )
 
 
-def bench_launch(tmux: TmuxControl, full: Path, empty: Path, repeat: int) -> None:
-    """Launch to list visible, 10,000 runs against an empty history, interleaved."""
-    samples: dict[str, list[float]] = {"empty": [], "full": []}
+def bench_launch(
+    tmux: TmuxControl, full: Path, empty: Path, repeat: int, builds: dict[str, str]
+) -> None:
+    """Launch to list visible, 10,000 runs against an empty history, interleaved; each build
+    (name -> orch-tui executable) in turn within every repetition."""
+    samples: dict[tuple[str, str], list[float]] = {}
     build_index(full / "logs")  # the index as a launch after the first finds it
+    cases = [(build, which) for build in builds for which in ("empty", "full")]
     for rep in range(repeat):
-        order = ["empty", "full"] if rep % 2 == 0 else ["full", "empty"]
-        for which in order:
+        shift = rep % len(cases)
+        for build, which in cases[shift:] + cases[:shift]:
             folder, shown = (
                 (empty, _has("no runs in")) if which == "empty" else (full, _list_shown(FULL_RUNS))
             )
-            start = tmux.launch(folder, "orch-tui history")
-            samples[which].append((tmux.until(shown) - start) * 1000)
+            start = tmux.launch(folder, f"{shlex.quote(builds[build])} history")
+            samples.setdefault((build, which), []).append((tmux.until(shown) - start) * 1000)
             tmux.keys("q")
             tmux.wait_exit()
-    empty_ms, full_ms = statistics.median(samples["empty"]), statistics.median(samples["full"])
     print(f"orch-tui history in tmux, launch to list on screen, median of {repeat} interleaved:")
-    print(f"  empty history {empty_ms:7.0f} ms   {FULL_RUNS:,} runs {full_ms:7.0f} ms")
-    print(f"  ratio {full_ms / empty_ms:.2f}x (target <= 1.3x)")
-    print(f"  samples empty {[round(s) for s in samples['empty']]}")
-    print(f"  samples full  {[round(s) for s in samples['full']]}")
+    for build in builds:
+        empty_s, full_s = samples[(build, "empty")], samples[(build, "full")]
+        empty_ms, full_ms = statistics.median(empty_s), statistics.median(full_s)
+        print(f"  {build}: empty history {empty_ms:7.0f} ms   {FULL_RUNS:,} runs {full_ms:7.0f} ms")
+        print(f"  {build}: ratio {full_ms / empty_ms:.2f}x (target <= 1.3x)")
+        print(f"    samples empty {[round(s) for s in empty_s]}")
+        print(f"    samples full  {[round(s) for s in full_s]}")
 
 
-def type_query(tmux: TmuxControl, project: Path) -> list[float]:
+def type_query(tmux: TmuxControl, project: Path, executable: str) -> list[float]:
     """Launch on ``project``, type :data:`QUERY` into the filter key by key, quit; the ms from
     each key sent to the filtered list on screen: the filter line shows what was typed and
     the title counts what it matches (the count core's search gives)."""
@@ -309,7 +318,7 @@ def type_query(tmux: TmuxControl, project: Path) -> list[float]:
     for end in range(1, len(QUERY) + 1):
         count = len(search.matching(QUERY[:end]))
         titles.append(f"{total:,} runs" if count == total else f"{count:,} of {total:,} run")
-    tmux.launch(project, "orch-tui history")
+    tmux.launch(project, f"{shlex.quote(executable)} history")
     tmux.until(_list_shown(total))
     tmux.keys("/")
     tmux.until(_has("filter: spec name"))
@@ -333,20 +342,27 @@ def type_query(tmux: TmuxControl, project: Path) -> list[float]:
     return latencies
 
 
-def bench_keystrokes(tmux: TmuxControl, full: Path, small: Path, repeat: int) -> None:
-    """Filter keystrokes over 10,000 runs, interleaved with the same over 100 runs."""
-    samples: dict[Path, list[float]] = {full: [], small: []}
+def bench_keystrokes(
+    tmux: TmuxControl, full: Path, small: Path, repeat: int, builds: dict[str, str]
+) -> None:
+    """Filter keystrokes over 10,000 runs, interleaved with the same over 100 runs; each build
+    in turn within every repetition."""
+    samples: dict[tuple[str, Path], list[float]] = {}
+    cases = [(build, project) for build in builds for project in (full, small)]
     for rep in range(repeat):
-        for project in (full, small) if rep % 2 == 0 else (small, full):
-            samples[project] += type_query(tmux, project)
+        shift = rep % len(cases)
+        for build, project in cases[shift:] + cases[:shift]:
+            typed = type_query(tmux, project, builds[build])
+            samples.setdefault((build, project), []).extend(typed)
     print(f"filter keystroke in tmux, key sent to filtered list on screen, '{QUERY}' typed")
     print(f"key by key {repeat} times, interleaved (target < 50 ms at {FULL_RUNS:,} runs):")
-    for project, label in ((full, f"{FULL_RUNS:,} runs"), (small, "100 runs")):
-        latencies = samples[project]
-        print(
-            f"  {label:>11}: median {statistics.median(latencies):5.0f} ms, "
-            f"max {max(latencies):5.0f} ms  {[round(s) for s in latencies]}"
-        )
+    for build in builds:
+        for project, label in ((full, f"{FULL_RUNS:,} runs"), (small, "100 runs")):
+            latencies = samples[(build, project)]
+            print(
+                f"  {build}: {label:>11}: median {statistics.median(latencies):5.0f} ms, "
+                f"max {max(latencies):5.0f} ms  {[round(s) for s in latencies]}"
+            )
 
 
 def main() -> None:
@@ -357,6 +373,13 @@ def main() -> None:
     parser.add_argument("--no-tmux", action="store_true")
     parser.add_argument("--no-core", action="store_true")
     parser.add_argument("--no-launch", action="store_true")
+    parser.add_argument(
+        "--build",
+        action="append",
+        default=[],
+        metavar="NAME=EXECUTABLE",
+        help="another orch-tui executable, run in turn with the installed one (repeatable)",
+    )
     args = parser.parse_args()
     sizes = [int(size) for size in args.sizes.split(",")]
     if not args.no_core:
@@ -369,11 +392,12 @@ def main() -> None:
     full = full_project(args.data)
     empty = args.data / "empty" / "project"
     empty.mkdir(parents=True, exist_ok=True)
+    builds = {"orch-tui": "orch-tui", **dict(build.split("=", 1) for build in args.build)}
     tmux = TmuxControl()
     try:
         if not args.no_launch:
-            bench_launch(tmux, full, empty, args.repeat)
-        bench_keystrokes(tmux, full, small_project(args.data), args.repeat)
+            bench_launch(tmux, full, empty, args.repeat, builds)
+        bench_keystrokes(tmux, full, small_project(args.data), args.repeat, builds)
     finally:
         tmux.close()
 
