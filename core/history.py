@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -148,15 +149,31 @@ class RunSearch:
     """
 
     def __init__(self, runs: Sequence[RunSummary], index: RunIndex) -> None:
-        search = index.search
-        with collector_paused():
-            self._runs = list(runs)
-            texts = [search.get(run.run_id, NO_TEXT) for run in self._runs]
-            self._haystacks = [haystack for haystack, _spec in texts]
-            self._specs = [spec for _haystack, spec in texts]
-        self._shared_specs = index.shared_specs
+        self._runs = list(runs)
+        self._index = index
+        self._lock = threading.Lock()
+        self._texts: tuple[list[str], list[int]] | None = None
+        """Each run's haystack and the number of its shared spec, in this order: laid out by
+        :meth:`prepare` or the first word searched."""
         self._last: tuple[str, list[int] | None] = ("", None)
         """The last query and the positions of the runs it matched (None: every run)."""
+
+    def prepare(self) -> None:
+        """Lay out the texts to search now (a worker does, once the list is on screen), so
+        that the first keystroke does not; every run matches an empty query without them."""
+        self._laid_out()
+
+    def _laid_out(self) -> tuple[list[str], list[int]]:
+        with self._lock:
+            if self._texts is None:
+                search = self._index.search
+                with collector_paused():
+                    texts = [search.get(run.run_id, NO_TEXT) for run in self._runs]
+                    self._texts = (
+                        [haystack for haystack, _spec in texts],
+                        [spec for _haystack, spec in texts],
+                    )
+            return self._texts
 
     def matching(self, query: str) -> Matches:
         query = query.lower()
@@ -173,14 +190,13 @@ class RunSearch:
 
     def _with_word(self, word: str, rows: list[int] | None) -> list[int]:
         """The positions among ``rows`` (None: every run) of the runs that hold ``word``."""
-        haystacks = self._haystacks
-        in_shared = [word in spec for spec in self._shared_specs]
+        haystacks, specs = self._laid_out()
+        in_shared = [word in spec for spec in self._index.shared_specs]
         if not any(in_shared):
             if rows is None:
                 return [row for row, haystack in enumerate(haystacks) if word in haystack]
             return [row for row in rows if word in haystacks[row]]
         in_shared.append(False)  # at -1: the runs whose spec text is in their haystack
-        specs = self._specs
         candidates = range(len(haystacks)) if rows is None else rows
         return [row for row in candidates if word in haystacks[row] or in_shared[specs[row]]]
 

@@ -27,8 +27,9 @@ import gc
 import json
 import os
 import stat
+import threading
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields, replace
 from datetime import datetime
@@ -512,8 +513,34 @@ def _run_folders(logs: Path) -> list[str]:
         return []
 
 
+PACE_EVERY = 250
+"""Runs checked between two calls of :func:`recorded_then_checked`'s ``pace`` (about 1 ms)."""
+
 NO_TEXT = ("", -1)
 """What a run unknown to the index can be found by: nothing."""
+
+
+class SearchTexts:
+    """The lowercase text each filter searches, laid out the first time it is asked for.
+
+    Laying them out is about 16 ms of CPU at 10,000 runs, which the runs list need not wait
+    for: a worker asks for them once the list is on screen, and a keystroke sooner than that
+    lays them out itself (whichever comes second finds them made).
+    """
+
+    def __init__(self, runs: list[RunSummary], specs: list[str | None]) -> None:
+        self._runs = runs
+        self._specs = specs
+        self._lock = threading.Lock()
+        self._laid_out: tuple[dict[str, tuple[str, int]], list[str]] | None = None
+
+    def laid_out(self) -> tuple[dict[str, tuple[str, int]], list[str]]:
+        """``(search, shared_specs)`` as :class:`RunIndex` describes them."""
+        with self._lock:
+            if self._laid_out is None:
+                with collector_paused():
+                    self._laid_out = _search_texts(self._runs, self._specs)
+            return self._laid_out
 
 
 @dataclass
@@ -521,15 +548,24 @@ class RunIndex:
     """Every run's summary, newest first, and the lowercase text each filter searches."""
 
     runs: list[RunSummary]
-    search: dict[str, tuple[str, int]]
-    """run id -> (its haystack, the number of its spec in ``shared_specs`` or -1). The
-    haystack is the run's id, spec name and, when no other run has the same spec, the spec's
-    text, in lowercase, on lines of their own: one string to search per run, made once. A
-    spec that runs share is kept once, in ``shared_specs``, and searched once per word."""
-    shared_specs: list[str]
+    texts: SearchTexts
+    """What :attr:`search` and :attr:`shared_specs` are laid out from, once."""
     checked: bool = True
     """False: the runs as the index file recorded them, before any run folder was looked at
     (see :func:`recorded_then_checked`)."""
+
+    @property
+    def search(self) -> dict[str, tuple[str, int]]:
+        """run id -> (its haystack, the number of its spec in ``shared_specs`` or -1). The
+        haystack is the run's id, spec name and, when no other run has the same spec, the
+        spec's text, in lowercase, on lines of their own: one string to search per run, made
+        once. A spec that runs share is kept once, in ``shared_specs``, and searched once per
+        word."""
+        return self.texts.laid_out()[0]
+
+    @property
+    def shared_specs(self) -> list[str]:
+        return self.texts.laid_out()[1]
 
 
 @dataclass
@@ -562,15 +598,20 @@ def _entries(logs: Path, stored: _Stored | None) -> tuple[list[_Entry], bool]:
     return entries, rescanned
 
 
-def _stored_entry(stored: _Stored, run_id: str, number: int) -> _Entry | None:
-    """Run ``number`` of the index file as an entry; None when its columns are malformed."""
+def _stored_run(stored: _Stored, run_id: str, number: int) -> tuple[RunSummary, str | None] | None:
+    """Run ``number`` of the index file and its spec text; None when its columns are malformed."""
     spec_number = stored.spec_numbers[number]
     try:
         summary = RunSummary(run_id, *stored.rows[number])
-        spec = None if spec_number is None else str(stored.specs[spec_number])
+        return summary, None if spec_number is None else str(stored.specs[spec_number])
     except (TypeError, IndexError):
         return None
-    return _Entry(stored.signatures[number], summary, spec)
+
+
+def _stored_entry(stored: _Stored, run_id: str, number: int) -> _Entry | None:
+    """Run ``number`` of the index file as an entry; None when its columns are malformed."""
+    found = _stored_run(stored, run_id, number)
+    return None if found is None else _Entry(stored.signatures[number], *found)
 
 
 def _write_index(path: Path, entries: list[_Entry]) -> None:
@@ -605,19 +646,23 @@ def build_index(logs: Path) -> RunIndex:
         return _checked(logs, _read_index(logs / INDEX_NAME))
 
 
-def recorded_then_checked(logs: Path) -> Iterator[RunIndex]:
+def recorded_then_checked(
+    logs: Path, pace: Callable[[], object] | None = None
+) -> Iterator[RunIndex]:
     """The runs as the index file recorded them, when there is one, then :func:`build_index`'s.
 
     The first is a list to show, and search, at once: checking every run folder (two
     ``stat`` calls a run) was most of listing 10,000 runs, and the recorded list is what it
-    finds unless a run changed since. The index file is read once.
+    finds unless a run changed since. The index file is read once. ``pace`` is called every
+    :data:`PACE_EVERY` runs of the check: a UI's worker sleeps there, so that the check (about
+    50 ms at 10,000 runs) leaves the interpreter to the keys typed meanwhile.
     """
     with collector_paused():
         stored = _read_index(logs / INDEX_NAME)
         recorded = _recorded(stored) if stored is not None else None
     if recorded is not None and stored is not None:
         yield recorded
-        if len(recorded.runs) == len(stored.position) and _holds(logs, stored):
+        if len(recorded.runs) == len(stored.position) and _holds(logs, stored, pace):
             yield replace(recorded, checked=True)  # every run as recorded: nothing to redo
             return
     with collector_paused():
@@ -625,13 +670,15 @@ def recorded_then_checked(logs: Path) -> Iterator[RunIndex]:
     yield checked
 
 
-def _holds(logs: Path, stored: _Stored) -> bool:
+def _holds(logs: Path, stored: _Stored, pace: Callable[[], object] | None) -> bool:
     """True when the run folders are the recorded ones, each with its recorded signature."""
     names = _run_folders(logs)
     if len(names) != len(stored.position):
         return False
     prefix = os.path.join(logs, "")
-    for name in names:
+    for count, name in enumerate(names, start=1):
+        if pace is not None and count % PACE_EVERY == 0:
+            pace()
         number = stored.position.get(name)
         if number is None or stored.signatures[number] != _signature(prefix + name):
             return False
@@ -639,37 +686,43 @@ def _holds(logs: Path, stored: _Stored) -> bool:
 
 
 def _recorded(stored: _Stored) -> RunIndex:
-    entries = [
-        entry
+    """The runs as the index file recorded them: a summary each and nothing more, as this is
+    on the way to the first list a launch shows."""
+    found = [
+        run
         for run_id, number in stored.position.items()
-        if (entry := _stored_entry(stored, run_id, number)) is not None
+        if (run := _stored_run(stored, run_id, number)) is not None
     ]  # a malformed entry is left out: the check summarises that run again
-    return replace(_newest_first(entries), checked=False)
+    runs = [summary for summary, _spec in found]
+    return replace(_newest_first(runs, [spec for _summary, spec in found]), checked=False)
 
 
 def _checked(logs: Path, stored: _Stored | None) -> RunIndex:
     entries, rescanned = _entries(logs, stored)
     if rescanned or (stored is not None and len(stored.position) != len(entries)):
         _write_index(logs / INDEX_NAME, entries)
-    return _newest_first(entries)
+    return _newest_first([entry.summary for entry in entries], [entry.spec for entry in entries])
 
 
-def _newest_first(entries: list[_Entry]) -> RunIndex:
-    """The index of ``entries``, sorted newest first, with what a filter searches."""
-    entries.sort(key=lambda e: (e.summary.started, e.summary.run_id), reverse=True)
-    return _with_search_texts(entries)
+def _newest_first(runs: list[RunSummary], specs: list[str | None]) -> RunIndex:
+    """The index of ``runs`` (``specs``: the spec text of each) sorted newest first; what a
+    filter searches is laid out when first asked for."""
+    order = sorted(range(len(runs)), key=lambda i: (runs[i].started, runs[i].run_id), reverse=True)
+    ordered = [runs[i] for i in order]
+    return RunIndex(ordered, SearchTexts(ordered, [specs[i] for i in order]))
 
 
-def _with_search_texts(entries: list[_Entry]) -> RunIndex:
-    """The index of ``entries`` (in their order) with what a filter searches."""
-    uses = Counter(entry.spec for entry in entries)
+def _search_texts(
+    runs: list[RunSummary], specs: list[str | None]
+) -> tuple[dict[str, tuple[str, int]], list[str]]:
+    """Each run's haystack, by run id, and the specs runs share (see :attr:`RunIndex.search`)."""
+    uses = Counter(specs)
     shared: dict[str, int] = {}
     search: dict[str, tuple[str, int]] = {}
-    for entry in entries:
-        summary, spec = entry.summary, entry.spec or ""
+    for summary, spec in zip(runs, specs, strict=True):
         label = f"{summary.run_id}\n{summary.spec_name}".lower()
-        if uses[entry.spec] > 1:
-            search[summary.run_id] = (label, shared.setdefault(spec, len(shared)))
+        if uses[spec] > 1:
+            search[summary.run_id] = (label, shared.setdefault(spec or "", len(shared)))
         else:
-            search[summary.run_id] = (f"{label}\n{spec}", -1)
-    return RunIndex([entry.summary for entry in entries], search, list(shared))
+            search[summary.run_id] = (f"{label}\n{spec or ''}", -1)
+    return search, list(shared)

@@ -9,6 +9,7 @@ import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -305,6 +306,44 @@ def test_the_recorded_runs_come_first_then_the_runs_as_their_folders_say(
     assert [run.run_id for run in recorded.runs] == listed
     assert checked.checked and set(checked.search) == set(listed) - {demo.failed}
     assert [run.run_id for run in checked.runs] == [r for r in listed if r != demo.failed]
+
+
+def test_the_texts_filters_search_are_laid_out_once_and_only_when_asked_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The recorded list is on the way to a launch's first paint: it is made without the
+    search texts, an empty query needs none, and a check that finds the record shares them."""
+    write_synthetic_runs(tmp_path / "logs", 12)
+    history_index.build_index(tmp_path / "logs")
+    laid_out: list[int] = []
+    real = history_index._search_texts
+
+    def counted(*args: Any) -> Any:
+        laid_out.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(history_index, "_search_texts", counted)
+    recorded, checked = recorded_then_checked(tmp_path / "logs")
+    search = RunSearch(recorded.runs, recorded)
+    assert len(search.matching("")) == 12 and not laid_out
+
+    search.prepare()
+    assert laid_out == [1]
+    assert _matching(recorded.runs[3].run_id, search) == [recorded.runs[3].run_id]
+    assert set(checked.search) == {run.run_id for run in checked.runs} and laid_out == [1]
+
+
+def test_the_check_paces_itself_for_a_ui(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``pace`` is called every PACE_EVERY runs the check looks at (a UI's worker sleeps there)."""
+    write_synthetic_runs(tmp_path / "logs", 7)
+    history_index.build_index(tmp_path / "logs")
+    monkeypatch.setattr(history_index, "PACE_EVERY", 3)
+    paced: list[int] = []
+
+    recorded, checked = recorded_then_checked(tmp_path / "logs", pace=lambda: paced.append(1))
+
+    assert checked.checked and checked.runs == recorded.runs
+    assert len(paced) == 2
 
 
 def test_a_run_changed_since_it_was_recorded_is_read_again_by_the_check(
