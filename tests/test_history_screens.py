@@ -12,7 +12,7 @@ import re
 import shutil
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -183,9 +183,9 @@ def _held(monkeypatch: pytest.MonkeyPatch, name: str) -> threading.Event:
     release = threading.Event()
     real = getattr(history_screens, name)
 
-    def held(*args: object) -> object:
+    def held(*args: object, **kwargs: object) -> object:
         assert release.wait(30)
-        return real(*args)
+        return real(*args, **kwargs)
 
     monkeypatch.setattr(history_screens, name, held)
     return release
@@ -259,6 +259,38 @@ async def test_a_check_that_finds_the_record_reuses_the_list_made_from_it(
         screen = await wait_for_history(pilot, app, RunsScreen, "the runs list")
         assert len(screen.shown) == 25
     assert marked == [25]
+
+
+async def test_the_folder_check_waits_for_the_recorded_list_on_screen_and_draws_it_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The check (two stats a run) does not take turns with the UI thread at drawing the
+    recorded list: it starts once the list is painted, and when it finds every run as
+    recorded the list is not drawn again."""
+    app, _ids = _synthetic_runs(tmp_path, 25)
+    history_index.build_index(tmp_path / "logs")
+    on_screen_at_check: list[int] = []
+    check = history_index._run_folders
+
+    def watched_check(*args: object) -> object:
+        on_screen_at_check.append(len(app.screen.query_one("#runs", RunsTable).runs))
+        return check(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(history_index, "_run_folders", watched_check)
+    drawn: list[int] = []
+    set_runs = RunsTable.set_runs
+
+    def counted(table: RunsTable, runs: Sequence[RunSummary], **kwargs: bool) -> None:
+        drawn.append(len(runs))
+        set_runs(table, runs, **kwargs)
+
+    monkeypatch.setattr(RunsTable, "set_runs", counted)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await wait_for_history(pilot, app, RunsScreen, "the checked runs")
+        await pilot.pause()
+        assert len(screen.shown) == 25
+    assert on_screen_at_check == [25]
+    assert [count for count in drawn if count] == [25]
 
 
 async def test_a_run_says_loading_until_its_worker_has_read_it(

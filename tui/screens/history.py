@@ -10,8 +10,10 @@ there are. Colours come from the theme's variables, read again whenever the them
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Callable, Sequence
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -213,10 +215,21 @@ class RunsScreen(_ThemedScreen):
             self.search = search
             self.order = order
 
+    RECORD_SHOWN_WAIT_S: ClassVar[float] = 1.0
+    """How long the folder check waits for the recorded list to be drawn (a busy UI)."""
+    CHECK_PAUSE_S: ClassVar[float] = 0.001
+    """The folder check's sleep every few hundred runs: keys typed while it runs get the
+    interpreter (the first keys of a filter typed as 10,000 runs appeared took up to 62 ms
+    without it, 52 with)."""
+
     def __init__(self, logs: Path, state_path: Path) -> None:
         super().__init__()
         self.logs = logs
         self.state_path = state_path
+        self._record_shown = threading.Event()
+        """Set once the index file's record of the runs is on screen: the check of every folder
+        (about 55 ms of CPU at 10,000 runs) waits for it instead of taking turns with the UI
+        thread at drawing the list."""
         self.index: RunIndex | None = None
         """What filters search; None until the worker has read the runs (and not checked
         while it shows the index file's record of them)."""
@@ -234,6 +247,7 @@ class RunsScreen(_ThemedScreen):
         return self.index is not None and self.index.checked
 
     def load(self) -> None:
+        self._record_shown.clear()
         self._read_runs()
 
     @work(thread=True, exclusive=True, exit_on_error=False)
@@ -244,20 +258,28 @@ class RunsScreen(_ThemedScreen):
         read: list[RunSummary] | None = None
         runs: list[RunSummary] = []
         search: RunSearch | None = None
-        for index in recorded_then_checked(self.logs):
+        for index in recorded_then_checked(self.logs, pace=partial(time.sleep, self.CHECK_PAUSE_S)):
             if search is None or index.runs is not read:  # else the check found the record
                 read = index.runs
                 runs = mark_resumable(read, self.state_path)
                 search = RunSearch(sort_runs(runs, *order), index)
             self.post_message(self.Loaded(index, runs, search, order))
+            if not index.checked:
+                self._record_shown.wait(self.RECORD_SHOWN_WAIT_S)
+            search.prepare()  # for the first keystroke: the list did not wait for it
 
     @on(Loaded)
     def _runs_read(self, message: Loaded) -> None:
+        if message.search is self.search:  # the check found the runs as shown: nothing to draw
+            self.index = message.index
+            return
         self.index, self.runs, self.search = message.index, message.runs, message.search
         self.query_one("#runs", RunsTable).fit_columns(self.runs)
         if message.order != (self.sort_column, self.descending):  # a sort key while loading
             self._sort()
         self.refill()
+        if not message.index.checked:
+            self.call_after_refresh(self._record_shown.set)
 
     def _sort(self) -> None:
         if self.index is not None:
