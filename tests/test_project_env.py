@@ -40,11 +40,14 @@ from orch_tui.core.project_env import (
 )
 from orch_tui.core.proposal import FileChange, Proposal
 from orch_tui.core.run_workspace import reset_workspace
+from orch_tui.core.sandbox import resolve_sandbox
 from orch_tui.core.state import StateStore
-from orch_tui.core.verify import run_trial
+from orch_tui.core.verify import run_configured, run_trial
 from tests.scripting import attempt, create, prompt_text, replace
 from tests.test_engine import GOOD, TEST, fast_config, make_engine
 from tests.test_existing_project import make_engine as make_engine_in
+
+BWRAP = resolve_sandbox("auto")
 
 APP = "from greeting import hello\n\n\ndef greet():\n    return hello() + '!'\n"
 APP_TEST = """\
@@ -375,6 +378,37 @@ def test_pytest_is_copied_where_it_cannot_be_linked_and_nothing_is_written_into_
     assert not seeded.samefile(ours) and seeded.read_bytes() == ours.read_bytes()
     assert seeded.stat().st_mtime_ns == before.st_mtime_ns  # copy2: a .pyc stays valid
     assert ours.stat().st_mtime_ns == before.st_mtime_ns and ours.stat().st_ino == before.st_ino
+
+
+TAMPER = """\
+import sys
+try:
+    with open(sys.argv[1], "a") as seeded:
+        seeded.write("# tampered")
+    print("WROTE")
+except OSError as exc:
+    print("DENIED", exc)
+"""
+
+
+@pytest.mark.skipif(not BWRAP.confined, reason=f"bubblewrap cannot run here: {BWRAP.why}")
+def test_a_sandboxed_check_cannot_write_through_the_links_into_orch_tuis_pytest(
+    tmp_path: Path,
+) -> None:
+    """The seeded files are orch-tui's own where they are links: the checks see ``.venv``
+    read-only, so a test that appends to pytest's source is refused and ours is unchanged."""
+    assert prepare_env(project_config(), tmp_path, tmp_path / "reports").failure is None
+    seeded, ours = seeded_pytest(tmp_path), Path(pytest.__file__)
+    before = ours.read_bytes()
+    config = project_config()
+    config.checks.sandbox = "bwrap"
+    config.checks.test_command = ["{python}", "-c", TAMPER, str(seeded)]
+
+    report = run_configured(config, tmp_path, tmp_path / "reports")
+
+    (check,) = report.checks
+    assert "DENIED" in check.output and "WROTE" not in check.output
+    assert ours.read_bytes() == before and seeded.read_bytes() == before
 
 
 def test_declared_requirements_come_from_requirement_files_and_pyproject(tmp_path: Path) -> None:
