@@ -13,8 +13,8 @@ correct answer).
 
 The index is columnar: one JSON array per summary field, one position per run, and one
 lowercase copy of each distinct spec text (for filtering) that runs point to by position.
-Loading it is a few list reads, not one object per run. Loaded, each run gets one lowercase
-haystack to filter (see :class:`RunIndex`).
+Loading it is a few list reads, not one object per run. Each run gets one lowercase haystack
+to filter, laid out the first time a filter needs it (see :class:`SearchTexts`).
 
 A run folder with missing or corrupt files is summarised as far as it can be and marked
 damaged with what is wrong; nothing here raises on bad logs. Files deleted inside an attempt
@@ -514,7 +514,8 @@ def _run_folders(logs: Path) -> list[str]:
 
 
 PACE_EVERY = 250
-"""Runs checked between two calls of :func:`recorded_then_checked`'s ``pace`` (about 1 ms)."""
+"""Runs the check looks at between two calls of :func:`recorded_then_checked`'s ``pace``:
+about 1 ms of its work."""
 
 NO_TEXT = ("", -1)
 """What a run unknown to the index can be found by: nothing."""
