@@ -297,7 +297,7 @@ def _create_venv(venv: Path, say: Callable[[str], None]) -> str | None:
     write_json_atomic(venv / MARKER, {"created": True}, durable=False)
     try:
         venv_module.EnvBuilder(with_pip=False, symlinks=os.name != "nt").create(venv)
-    except OSError as exc:
+    except (OSError, ValueError) as exc:  # ValueError: a path holding ":", the PATH separator
         return f"could not create {venv}: {exc}"
     if venv_python(venv.parent) is None:
         return f"could not create {venv}: it holds no Python interpreter"

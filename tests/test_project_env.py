@@ -467,6 +467,23 @@ def test_the_installer_takes_wheels_only() -> None:
     assert "--only-binary=:all:" in command or "--no-build" in command
 
 
+def test_a_workspace_whose_path_venv_refuses_is_a_failed_check_not_a_crash(
+    tmp_path: Path,
+) -> None:
+    """The standard library's venv refuses a path holding the PATH separator (a ``:``): the
+    checks fail saying so, and no half-made ``.venv`` is left behind."""
+    workspace = tmp_path / "client:project"
+    workspace.mkdir()
+
+    env = prepare_env(project_config(), workspace, tmp_path / "reports")
+
+    assert env.failure is not None and env.failure.name == INSTALL_CHECK
+    assert "could not create" in str(env.failure.error) and "PATH separator" in str(
+        env.failure.error
+    )
+    assert not (workspace / PROJECT_VENV).exists()
+
+
 def test_a_venv_that_cannot_be_made_is_a_failed_check_not_a_crash(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
