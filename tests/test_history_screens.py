@@ -14,6 +14,7 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.app import App
@@ -291,6 +292,37 @@ async def test_the_folder_check_waits_for_the_recorded_list_on_screen_and_draws_
         assert len(screen.shown) == 25
     assert on_screen_at_check == [25]
     assert [count for count in drawn if count] == [25]
+
+
+async def test_closing_while_the_worker_waits_for_the_list_to_be_drawn_checks_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The worker waits for the recorded list to be painted before it checks the folders; an
+    app closed before that releases it at once, and it checks nothing: a person who quits at
+    once does not wait for the check, nor for the wait."""
+    app, _ids = _synthetic_runs(tmp_path, 25)
+    history_index.build_index(tmp_path / "logs")
+    monkeypatch.setattr(RunsScreen, "RECORD_SHOWN_WAIT_S", 2.0)
+    release = _held(monkeypatch, "mark_resumable")  # the record is posted after the app closed
+    resumed: list[bool] = []
+    finished = threading.Event()
+    read = history_screens.recorded_then_checked
+
+    def watched(*args: Any, **kwargs: Any) -> Iterator[Any]:
+        try:
+            indexes = read(*args, **kwargs)
+            yield next(indexes)
+            resumed.append(True)  # the worker went on to the check
+            yield from indexes
+        finally:
+            finished.set()
+
+    monkeypatch.setattr(history_screens, "recorded_then_checked", watched)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_screen(pilot, app, RunsScreen, "the runs list")
+    release.set()
+    assert finished.wait(30)
+    assert resumed == []
 
 
 async def test_a_run_says_loading_until_its_worker_has_read_it(

@@ -36,7 +36,7 @@ from textual.widgets import (
     TabPane,
 )
 from textual.widgets.option_list import Option
-from textual.worker import Worker, WorkerState
+from textual.worker import Worker, WorkerState, get_current_worker
 
 from orch_tui.core.history import (
     ABSENT,
@@ -266,7 +266,12 @@ class RunsScreen(_ThemedScreen):
             self.post_message(self.Loaded(index, runs, search, order))
             if not index.checked:
                 self._record_shown.wait(self.RECORD_SHOWN_WAIT_S)
+                if get_current_worker().is_cancelled:  # the app is closing: check nothing
+                    return
             search.prepare()  # for the first keystroke: the list did not wait for it
+
+    def on_unmount(self) -> None:
+        self._record_shown.set()  # a worker waiting for the list to be drawn stops waiting
 
     @on(Loaded)
     def _runs_read(self, message: Loaded) -> None:
