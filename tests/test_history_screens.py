@@ -294,6 +294,36 @@ async def test_the_folder_check_waits_for_the_recorded_list_on_screen_and_draws_
     assert [count for count in drawn if count] == [25]
 
 
+async def test_keys_typed_in_the_filter_hold_the_folder_check_off_until_it_is_quiet(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A person filtering as the list appears has the interpreter to themselves: each key
+    restarts the quiet time the check waits for, and the check runs once the keys stop."""
+    app, ids = _synthetic_runs(tmp_path, 25)
+    history_index.build_index(tmp_path / "logs")
+    monkeypatch.setattr(RunsScreen, "QUIET_S", 1.5)
+    checked: list[bool] = []
+    check = history_index._run_folders
+
+    def watched_check(*args: object) -> object:
+        checked.append(True)
+        return check(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(history_index, "_run_folders", watched_check)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await wait_for_screen(pilot, app, RunsScreen, "the runs list")
+        await wait_for(pilot, lambda: len(screen.shown) == 25, "the recorded runs")
+        await pilot.press("slash")
+        for key in ids[3]:  # 20 keys 0.15 s apart: 3 s of typing, never 1.5 s quiet
+            await pilot.press(key)
+            await pilot.pause(0.15)
+        assert checked == [] and not screen.loaded
+        assert [run.run_id for run in screen.shown] == [ids[3]]
+
+        await wait_for_history(pilot, app, RunsScreen, "the checked runs")
+        assert checked == [True]
+
+
 async def test_closing_while_the_worker_waits_for_the_list_to_be_drawn_checks_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -302,7 +332,7 @@ async def test_closing_while_the_worker_waits_for_the_list_to_be_drawn_checks_no
     once does not wait for the check, nor for the wait."""
     app, _ids = _synthetic_runs(tmp_path, 25)
     history_index.build_index(tmp_path / "logs")
-    monkeypatch.setattr(RunsScreen, "RECORD_SHOWN_WAIT_S", 2.0)
+    monkeypatch.setattr(RunsScreen, "CHECK_WAIT_MAX_S", 2.0)
     release = _held(monkeypatch, "mark_resumable")  # the record is posted after the app closed
     resumed: list[bool] = []
     finished = threading.Event()

@@ -26,6 +26,7 @@ from textual.color import Color, ColorParseError
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import (
     DataTable,
     Input,
@@ -215,21 +216,27 @@ class RunsScreen(_ThemedScreen):
             self.search = search
             self.order = order
 
-    RECORD_SHOWN_WAIT_S: ClassVar[float] = 1.0
-    """How long the folder check waits for the recorded list to be drawn (a busy UI)."""
+    QUIET_S: ClassVar[float] = 0.25
+    """The folder check starts once the recorded list is drawn and the filter has had no key
+    for this long: a person typing as the list appears gets the interpreter to themselves."""
+    CHECK_WAIT_MAX_S: ClassVar[float] = 5.0
+    """The longest the folder check waits for that (a busy UI, a long burst of typing)."""
     CHECK_PAUSE_S: ClassVar[float] = 0.001
-    """The folder check's sleep every few hundred runs: keys typed while it runs get the
-    interpreter (the first keys of a filter typed as 10,000 runs appeared took up to 62 ms
-    without it, 52 with)."""
+    """The folder check's sleep every few hundred runs: keys pressed while it runs get the
+    interpreter."""
 
     def __init__(self, logs: Path, state_path: Path) -> None:
         super().__init__()
         self.logs = logs
         self.state_path = state_path
-        self._record_shown = threading.Event()
-        """Set once the index file's record of the runs is on screen: the check of every folder
-        (about 55 ms of CPU at 10,000 runs) waits for it instead of taking turns with the UI
-        thread at drawing the list."""
+        self._list_drawn = threading.Event()
+        """Set once the index file's record of the runs is on screen: the worker then lays out
+        what filters search, before the first key needs it."""
+        self._may_check = threading.Event()
+        """Set once the recorded list is on screen and the filter has been quiet for
+        :attr:`QUIET_S`: the check of every folder (about 50 ms of CPU at 10,000 runs) waits
+        for it instead of taking turns with the UI thread at drawing the list or a filter."""
+        self._quiet: Timer | None = None
         self.index: RunIndex | None = None
         """What filters search; None until the worker has read the runs (and not checked
         while it shows the index file's record of them)."""
@@ -247,7 +254,8 @@ class RunsScreen(_ThemedScreen):
         return self.index is not None and self.index.checked
 
     def load(self) -> None:
-        self._record_shown.clear()
+        self._list_drawn.clear()
+        self._may_check.clear()
         self._read_runs()
 
     @work(thread=True, exclusive=True, exit_on_error=False)
@@ -264,14 +272,18 @@ class RunsScreen(_ThemedScreen):
                 runs = mark_resumable(read, self.state_path)
                 search = RunSearch(sort_runs(runs, *order), index)
             self.post_message(self.Loaded(index, runs, search, order))
-            if not index.checked:
-                self._record_shown.wait(self.RECORD_SHOWN_WAIT_S)
-                if get_current_worker().is_cancelled:  # the app is closing: check nothing
-                    return
+            if index.checked:
+                search.prepare()
+                continue
+            self._list_drawn.wait(self.CHECK_WAIT_MAX_S)
             search.prepare()  # for the first keystroke: the list did not wait for it
+            self._may_check.wait(self.CHECK_WAIT_MAX_S)
+            if get_current_worker().is_cancelled:  # the app is closing: check nothing
+                return
 
     def on_unmount(self) -> None:
-        self._record_shown.set()  # a worker waiting for the list to be drawn stops waiting
+        self._list_drawn.set()  # a worker waiting to go on stops waiting
+        self._may_check.set()
 
     @on(Loaded)
     def _runs_read(self, message: Loaded) -> None:
@@ -284,7 +296,13 @@ class RunsScreen(_ThemedScreen):
             self._sort()
         self.refill()
         if not message.index.checked:
-            self.call_after_refresh(self._record_shown.set)
+            self.call_after_refresh(self._recorded_list_drawn)
+
+    def _recorded_list_drawn(self) -> None:
+        """The worker may lay out the search now, and check the folders after :attr:`QUIET_S`
+        without a key in the filter."""
+        self._list_drawn.set()
+        self._quiet = self.set_timer(self.QUIET_S, self._may_check.set)
 
     def _sort(self) -> None:
         if self.index is not None:
@@ -380,6 +398,8 @@ class RunsScreen(_ThemedScreen):
 
     @on(Input.Changed, "#runs-filter")
     def _filter_changed(self) -> None:
+        if self._quiet is not None:
+            self._quiet.reset()
         self.refill(keep_highlight=False)
         self.query_one("#runs", RunsTable).cursor_row = 0
 
