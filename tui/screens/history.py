@@ -261,7 +261,8 @@ class RunsScreen(_ThemedScreen):
     @work(thread=True, exclusive=True, exit_on_error=False)
     def _read_runs(self) -> None:
         """Read, sort and lay out the runs for searching, all off the UI thread: the index
-        file's record of them first, to show at once, then every folder checked."""
+        file's record of them first, to show at once, then every folder checked, once that
+        record is drawn and the filter quiet."""
         order = (self.sort_column, self.descending)
         read: list[RunSummary] | None = None
         runs: list[RunSummary] = []
