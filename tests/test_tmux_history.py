@@ -63,6 +63,8 @@ def browse_history(tmux: TmuxTui) -> None:
     assert "beta.md" in screen and "alpha.md" not in screen
 
     tmux.keys("Enter")  # leave the filter for the list
+    tmux.wait_for("⏎ Open")  # the list has the keys: a second Enter sent at once could reach
+    # the filter again before it hands them over (it did on a loaded CI machine)
     tmux.keys("Enter")  # open the run: it is read in a worker, then its attempts show
     screen = tmux.wait_for("Tests × attempts", "0 generate")
     assert "beta.md" in screen
