@@ -12,7 +12,7 @@ import re
 import shutil
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -294,14 +294,42 @@ async def test_the_folder_check_waits_for_the_recorded_list_on_screen_and_draws_
     assert [count for count in drawn if count] == [25]
 
 
+class ManualTimer:
+    """Stands in for the runs screen's quiet-time timer: it fires when the test says the quiet
+    time has passed, and counts the restarts, so nothing depends on how fast the machine is."""
+
+    def __init__(self, callback: Callable[[], object]) -> None:
+        self.callback = callback
+        self.restarts = 0
+
+    def reset(self) -> None:
+        self.restarts += 1
+
+    def fire(self) -> None:
+        self.callback()
+
+
 async def test_keys_typed_in_the_filter_hold_the_folder_check_off_until_it_is_quiet(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A person filtering as the list appears has the interpreter to themselves: each key
-    restarts the quiet time the check waits for, and the check runs once the keys stop."""
+    """A person filtering as the list appears has the interpreter to themselves: the check
+    waits for the quiet time, which each key in the filter restarts, and runs once it passes."""
     app, ids = _synthetic_runs(tmp_path, 25)
     history_index.build_index(tmp_path / "logs")
-    monkeypatch.setattr(RunsScreen, "QUIET_S", 1.5)
+    quiet = 123.0
+    monkeypatch.setattr(RunsScreen, "QUIET_S", quiet)
+    timers: list[ManualTimer] = []
+    set_timer = RunsScreen.set_timer
+
+    def quiet_time_by_hand(
+        screen: RunsScreen, delay: float, callback: Any = None, **kw: Any
+    ) -> Any:
+        if delay != quiet:
+            return set_timer(screen, delay, callback, **kw)
+        timers.append(ManualTimer(callback))
+        return timers[-1]
+
+    monkeypatch.setattr(RunsScreen, "set_timer", quiet_time_by_hand)
     checked: list[bool] = []
     check = history_index._run_folders
 
@@ -312,16 +340,16 @@ async def test_keys_typed_in_the_filter_hold_the_folder_check_off_until_it_is_qu
     monkeypatch.setattr(history_index, "_run_folders", watched_check)
     async with app.run_test(size=SIZE) as pilot:
         screen = await wait_for_screen(pilot, app, RunsScreen, "the runs list")
-        await wait_for(pilot, lambda: len(screen.shown) == 25, "the recorded runs")
-        await pilot.press("slash")
-        for key in ids[3]:  # 20 keys 0.15 s apart: 3 s of typing, never 1.5 s quiet
-            await pilot.press(key)
-            await pilot.pause(0.15)
+        await wait_for(pilot, lambda: len(timers) == 1, "the recorded list drawn")
+        await pilot.press("slash", *ids[3])
+        await wait_for(pilot, lambda: len(screen.shown) == 1, "the filtered recorded runs")
+        assert timers[0].restarts == len(ids[3])  # each key in the filter
         assert checked == [] and not screen.loaded
-        assert [run.run_id for run in screen.shown] == [ids[3]]
 
+        timers[0].fire()  # the quiet time has passed
         await wait_for_history(pilot, app, RunsScreen, "the checked runs")
         assert checked == [True]
+        assert [run.run_id for run in screen.shown] == [ids[3]]
 
 
 async def test_closing_while_the_worker_waits_for_the_list_to_be_drawn_checks_nothing(
