@@ -576,13 +576,15 @@ class _Entry:
     spec: str | None
 
 
-def _entries(logs: Path, stored: _Stored | None) -> tuple[list[_Entry], bool]:
+def _entries(
+    logs: Path, stored: _Stored | None, pace: Callable[[], object] | None = None
+) -> tuple[list[_Entry], bool]:
     """Every run folder's entry, from the stored index where its signature holds; and
     whether any run was summarised again."""
     entries: list[_Entry] = []
     rescanned = False
     prefix = os.path.join(logs, "")
-    for name in _run_folders(logs):
+    for name in _paced(_run_folders(logs), pace):
         folder = prefix + name
         signature = _signature(folder)
         if signature is None:
@@ -655,7 +657,7 @@ def recorded_then_checked(
     The first is a list to show, and search, at once: checking every run folder (two
     ``stat`` calls a run) was most of listing 10,000 runs, and the recorded list is what it
     finds unless a run changed since. The index file is read once. ``pace`` is called every
-    :data:`PACE_EVERY` runs of the check: a UI's worker sleeps there, so that the check (about
+    :data:`PACE_EVERY` runs of the check, whether it finds the record or summarises runs again: a UI's worker sleeps there, so that the check (about
     50 ms at 10,000 runs) leaves the interpreter to the keys typed meanwhile.
     """
     with collector_paused():
@@ -667,7 +669,7 @@ def recorded_then_checked(
             yield replace(recorded, checked=True)  # every run as recorded: nothing to redo
             return
     with collector_paused():
-        checked = _checked(logs, stored)
+        checked = _checked(logs, stored, pace)
     yield checked
 
 
@@ -677,13 +679,19 @@ def _holds(logs: Path, stored: _Stored, pace: Callable[[], object] | None) -> bo
     if len(names) != len(stored.position):
         return False
     prefix = os.path.join(logs, "")
-    for count, name in enumerate(names, start=1):
-        if pace is not None and count % PACE_EVERY == 0:
-            pace()
+    for name in _paced(names, pace):
         number = stored.position.get(name)
         if number is None or stored.signatures[number] != _signature(prefix + name):
             return False
     return True
+
+
+def _paced(names: list[str], pace: Callable[[], object] | None) -> Iterator[str]:
+    """``names``, with ``pace`` called after every :data:`PACE_EVERY` of them."""
+    for count, name in enumerate(names, start=1):
+        yield name
+        if pace is not None and count % PACE_EVERY == 0:
+            pace()
 
 
 def _recorded(stored: _Stored) -> RunIndex:
@@ -698,8 +706,10 @@ def _recorded(stored: _Stored) -> RunIndex:
     return replace(_newest_first(runs, [spec for _summary, spec in found]), checked=False)
 
 
-def _checked(logs: Path, stored: _Stored | None) -> RunIndex:
-    entries, rescanned = _entries(logs, stored)
+def _checked(
+    logs: Path, stored: _Stored | None, pace: Callable[[], object] | None = None
+) -> RunIndex:
+    entries, rescanned = _entries(logs, stored, pace)
     if rescanned or (stored is not None and len(stored.position) != len(entries)):
         _write_index(logs / INDEX_NAME, entries)
     return _newest_first([entry.summary for entry in entries], [entry.spec for entry in entries])

@@ -334,8 +334,9 @@ def test_the_texts_filters_search_are_laid_out_once_and_only_when_asked_for(
 
 
 def test_the_check_paces_itself_for_a_ui(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """``pace`` is called every PACE_EVERY runs the check looks at (a UI's worker sleeps there)."""
-    write_synthetic_runs(tmp_path / "logs", 7)
+    """``pace`` is called every PACE_EVERY runs the check looks at (a UI's worker sleeps there),
+    whether it finds the record or summarises runs again."""
+    ids = write_synthetic_runs(tmp_path / "logs", 7)
     history_index.build_index(tmp_path / "logs")
     monkeypatch.setattr(history_index, "PACE_EVERY", 3)
     paced: list[int] = []
@@ -344,6 +345,13 @@ def test_the_check_paces_itself_for_a_ui(tmp_path: Path, monkeypatch: pytest.Mon
 
     assert checked.checked and checked.runs == recorded.runs
     assert len(paced) == 2
+
+    shutil.rmtree(tmp_path / "logs" / ids[0])  # the record no longer holds: runs read again
+    paced.clear()
+    recorded, checked = recorded_then_checked(tmp_path / "logs", pace=lambda: paced.append(1))
+
+    assert len(recorded.runs) == 7 and len(checked.runs) == 6
+    assert len(paced) == 2  # six folders, three at a time
 
 
 def test_a_run_changed_since_it_was_recorded_is_read_again_by_the_check(
