@@ -18,7 +18,6 @@ Both do nothing where ``prctl`` is missing (macOS); what that leaves open is in 
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import os
 import signal
 import sys
@@ -31,8 +30,9 @@ _PR_SET_DUMPABLE = 4
 def _load_prctl() -> object | None:
     if not sys.platform.startswith("linux"):
         return None
-    libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
-    return libc.prctl
+    # The interpreter's own symbols, libc's among them: ``find_library("c")`` would run
+    # ``ldconfig -p`` in a child process on every start.
+    return ctypes.CDLL(None, use_errno=True).prctl
 
 
 # Loaded now, not in a forked child: loading a library between fork and exec can deadlock.

@@ -1,7 +1,8 @@
 """What launching a run's review screen imports: only what its first frame and the run need.
 
 Each module left out is time the person waits before anything is on screen, so the history
-screens and the requirement parser are imported when first used, never on a run's launch.
+screens and the requirement parser are imported when first used, never on a run's launch;
+nor is a process started just to load a library.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 LEFT_OUT = ("orch_tui.tui.screens.history", "orch_tui.tui.widgets.runs_table", "packaging")
 
@@ -52,3 +55,23 @@ def test_opening_the_history_imports_its_screens(tmp_path: Path) -> None:
 
     assert "orch_tui.tui.screens.history" in loaded
     assert "packaging.requirements" in loaded
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl is Linux's")
+def test_loading_prctl_starts_no_process(tmp_path: Path) -> None:
+    """Every command imports the process guard: finding libc through ``ctypes.util`` ran
+    ``ldconfig -p`` in a child process each time."""
+    script = (
+        "import subprocess\n"
+        "def refused(*args, **kwargs):\n"
+        "    raise AssertionError(f'a process was started: {args}')\n"
+        "subprocess.Popen = refused\n"
+        "from orch_tui.core import process_guard\n"
+        "print(process_guard._PRCTL is not None, process_guard.make_non_dumpable())\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True
+    )
+
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["True", "True"]
