@@ -31,6 +31,7 @@ from orch_tui.core.project_env import (
     MARKER,
     PROJECT_VENV,
     DeclarationError,
+    _put,
     check_python,
     declared_requirements,
     discard_created_venv,
@@ -378,6 +379,13 @@ def test_pytest_is_copied_where_it_cannot_be_linked_and_nothing_is_written_into_
     assert not seeded.samefile(ours) and seeded.read_bytes() == ours.read_bytes()
     assert seeded.stat().st_mtime_ns == before.st_mtime_ns  # copy2: a .pyc stays valid
     assert ours.stat().st_mtime_ns == before.st_mtime_ns and ours.stat().st_ino == before.st_ino
+
+
+def test_a_file_a_distribution_lists_but_that_is_gone_is_left_out(tmp_path: Path) -> None:
+    """RECORD can name a file since removed (a deleted ``.pyc``): seeding goes on without it."""
+    _put(str(tmp_path / "gone.pyc"), str(tmp_path / "seeded.pyc"))
+
+    assert not (tmp_path / "seeded.pyc").exists()
 
 
 TAMPER = """\
