@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import ast
+import inspect
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -32,11 +35,33 @@ def _comment(text: str | None) -> list[str]:
     return [f"# {line}".rstrip() for line in (text or "").splitlines()]
 
 
+def field_docstrings(model: type[BaseModel]) -> dict[str, str]:
+    """The docstring under each field of ``model``'s class body, by field name."""
+    try:
+        source = textwrap.dedent(inspect.getsource(model))
+    except (OSError, TypeError):  # no source shipped: the file gets no comments
+        return {}
+    (body,) = ast.parse(source).body
+    assert isinstance(body, ast.ClassDef)
+    docs: dict[str, str] = {}
+    for field, after in zip(body.body, body.body[1:], strict=False):
+        if (
+            isinstance(field, ast.AnnAssign)
+            and isinstance(field.target, ast.Name)
+            and isinstance(after, ast.Expr)
+            and isinstance(after.value, ast.Constant)
+            and isinstance(after.value.value, str)
+        ):
+            docs[field.target.id] = inspect.cleandoc(after.value.value)
+    return docs
+
+
 def _section_lines(name: str, model: BaseModel, doc: str | None) -> list[str]:
     lines = ["", *_comment(doc), f"[{name}]"]
-    for key, field in type(model).model_fields.items():
+    docs = field_docstrings(type(model))
+    for key in type(model).model_fields:
         value = getattr(model, key)
-        lines += _comment(field.description)
+        lines += _comment(docs.get(key))
         if value is None:
             lines.append(f"# {key} =")
         else:
@@ -50,12 +75,13 @@ def _section_lines(name: str, model: BaseModel, doc: str | None) -> list[str]:
 def default_config_text() -> str:
     """The commented default configuration, generated from the models' docstrings."""
     config = Config()
+    docs = field_docstrings(Config)
     lines = [_HEADER.rstrip()]
-    for name, field in Config.model_fields.items():
+    for name in Config.model_fields:
         value = getattr(config, name)
         if isinstance(value, BaseModel):
-            lines += _section_lines(name, value, field.description)
-    lines += ["", *_comment(Config.model_fields["prices"].description)]
+            lines += _section_lines(name, value, docs.get(name))
+    lines += ["", *_comment(docs.get("prices"))]
     for model_id, price in config.prices.items():
         lines.append(f'[prices."{model_id}"]')
         lines += [f"{key} = {_toml_value(val)}" for key, val in price.model_dump().items()]

@@ -8,7 +8,11 @@ from pathlib import Path
 import pytest
 
 from orch_tui.core.config import Config, ConfigError, clamp_retries, find_project_root, load_config
-from orch_tui.core.config_file import default_config_text, write_default_config
+from orch_tui.core.config_file import (
+    default_config_text,
+    field_docstrings,
+    write_default_config,
+)
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -87,8 +91,9 @@ def test_a_secret_cannot_be_allowed_into_the_checks(tmp_path: Path) -> None:
 def test_every_field_has_a_docstring() -> None:
     def walk(model: type) -> list[str]:
         missing = []
+        docs = field_docstrings(model)
         for name, field in model.model_fields.items():
-            if not field.description:
+            if not docs.get(name):
                 missing.append(f"{model.__name__}.{name}")
             annotation = field.annotation
             if isinstance(annotation, type) and hasattr(annotation, "model_fields"):
