@@ -11,7 +11,7 @@ import os
 import re
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, overload
 
@@ -236,7 +236,7 @@ def resume_blocker(run: RunSummary, state_path: Path) -> str | None:
 def mark_resumable(runs: Iterable[RunSummary], state_path: Path) -> list[RunSummary]:
     """The runs with ``resumable`` set; only unfinished runs are checked (at most one can be)."""
     return [
-        replace(run, resumable=True)
+        run._replace(resumable=True)
         if not run.finished and not run.damaged and resume_blocker(run, state_path) is None
         else run
         for run in runs
@@ -491,7 +491,7 @@ def load_run(logs: Path, run_id: str) -> RunDetail:
     problems = [p for p in (scanned.summary.damaged or "").split("; ") if p]
     for attempt in ordered:
         problems += [p for p in attempt.problems if p not in problems]
-    summary = replace(scanned.summary, damaged="; ".join(problems) or None)
+    summary = scanned.summary._replace(damaged="; ".join(problems) or None)
     return RunDetail(
         summary=summary,
         meta=meta if isinstance(meta, dict) else {},

@@ -31,11 +31,11 @@ import threading
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import lru_cache
 from pathlib import Path, PurePath
-from typing import Any
+from typing import Any, NamedTuple
 
 from orch_tui.core import runlog
 from orch_tui.core.atomic import write_bytes_atomic
@@ -43,8 +43,9 @@ from orch_tui.core.events import EventKind
 from orch_tui.core.state import RunState
 
 INDEX_NAME = ".index.json"
-INDEX_VERSION = 3
-"""3: columnar. (2 was the summary-per-run format with a ghost run's stop reason.)"""
+INDEX_VERSION = 4
+"""4: a run's signature is one string (its three numbers as lists of three took a third of
+the file's parse). 3: columnar. 2: a summary per run, with a ghost run's stop reason."""
 
 NEVER_STARTED = "stopped before its first step (killed or interrupted): nothing was done"
 """The stop reason history gives a run that never left INIT (a ghost of a kill)."""
@@ -60,9 +61,13 @@ _EVENT_FILES: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class RunSummary:
-    """One row of the runs list. ``state`` is the last state the run reached."""
+class RunSummary(NamedTuple):
+    """One row of the runs list. ``state`` is the last state the run reached.
+
+    A named tuple, immutable as the worker that makes it and the UI that shows it share it:
+    10,000 are made from the index on the way to the first list, 3 ms where a frozen
+    dataclass took 10.
+    """
 
     run_id: str
     started: str
@@ -83,7 +88,7 @@ class RunSummary:
         return self.state in TERMINAL_STATES
 
 
-_STORED_FIELDS = tuple(f.name for f in fields(RunSummary) if f.name not in ("run_id", "resumable"))
+_STORED_FIELDS = tuple(name for name in RunSummary._fields if name not in ("run_id", "resumable"))
 """The summary fields the index keeps, in constructor order after the run id."""
 
 
@@ -447,9 +452,10 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _signature(folder: str) -> list[int] | None:
-    """What a summary depends on; None when the folder is gone. (Two stats per run is most
-    of what listing ten thousand fresh runs costs, so no path object is made here.)"""
+def _signature(folder: str) -> str | None:
+    """What a summary depends on, ``size:mtime:folder mtime``; None when the folder is gone.
+    (Two stats per run is most of what listing ten thousand fresh runs costs, so no path
+    object is made here.)"""
     try:
         folder_mtime = os.stat(folder).st_mtime_ns
     except OSError:
@@ -457,8 +463,8 @@ def _signature(folder: str) -> list[int] | None:
     try:
         events = os.stat(folder + _EVENTS_IN_FOLDER)
     except OSError:
-        return [-1, -1, folder_mtime]
-    return [events.st_size, events.st_mtime_ns, folder_mtime]
+        return f"-1:-1:{folder_mtime}"
+    return f"{events.st_size}:{events.st_mtime_ns}:{folder_mtime}"
 
 
 @dataclass
@@ -571,7 +577,7 @@ class RunIndex:
 
 @dataclass
 class _Entry:
-    signature: list[int]
+    signature: str
     summary: RunSummary
     spec: str | None
 

@@ -7,7 +7,6 @@ the rest copies of them under new ids, their attempt folders linked rather than 
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -48,7 +47,7 @@ def make_run(index: int, **changes: object) -> RunSummary:
         cost_usd=index / 1000,
         stop_reason="all checks passed",
     )
-    return replace(run, **changes)  # type: ignore[arg-type]
+    return run._replace(**changes)
 
 
 class CountingTable(RunsTable):
@@ -224,7 +223,7 @@ async def test_set_runs_swaps_the_list_and_keeps_column_widths() -> None:
 
 async def test_a_damaged_run_shows_damaged_and_its_reason_in_the_error_colour() -> None:
     runs = _runs()[:5]
-    runs[3] = replace(runs[3], damaged="events.jsonl line 1: not JSON", state="TESTING")
+    runs[3] = runs[3]._replace(damaged="events.jsonl line 1: not JSON", state="TESTING")
     app = TableHost(runs)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
