@@ -21,7 +21,9 @@ Prints:
   on screen, over the 10,000 written runs.
 
 ``--build before=/tmp/old/bin/orch-tui`` (repeatable) runs another orch-tui executable in turn
-with the installed one in every repetition, so two builds are compared within one run.
+with the installed one in every repetition, so two builds are compared within one run. Both
+read the same logs, so their index versions (``INDEX_VERSION``) must match: a build that finds
+the other's version rebuilds the index at every launch.
 
 Targets at 10,000 runs: launch ratio <= 1.3, keystroke < 50 ms, rebuild < 2 s, and cost per
 run that does not grow to 100,000 runs.
