@@ -256,7 +256,8 @@ def status_text(screen: ReviewScreen) -> str:
 
 
 class TmuxTui:
-    """The installed ``orch-tui`` in a real terminal: a tmux server of its own (``-L``).
+    """The installed ``orch-tui`` in a real terminal: a tmux server of its own (``-L``) for
+    each command started.
 
     The command's exit code is written to ``exit-code`` in the project folder when it ends.
     """
@@ -266,7 +267,12 @@ class TmuxTui:
         # COLUMNS and LINES (pytest-xdist workers have them) would override the pane's size.
         self.env = {k: v for k, v in env.items() if k not in ("COLUMNS", "LINES")}
         self.size = size
-        self.socket = f"orch-test-{uuid.uuid4().hex[:12]}"
+        self.sockets: list[str] = []
+
+    @property
+    def socket(self) -> str:
+        """The server of the command started last."""
+        return self.sockets[-1]
 
     def tmux(self, *args: str) -> str:
         result = subprocess.run(
@@ -280,6 +286,10 @@ class TmuxTui:
         return result.stdout
 
     def start(self, command: Sequence[str]) -> None:
+        """Start ``command`` on a new server: the last command's server exits once its
+        session ends, and a session asked of it meanwhile fails ("server exited
+        unexpectedly", seen on a loaded CI machine)."""
+        self.sockets.append(f"orch-test-{uuid.uuid4().hex[:12]}")
         (self.root / "exit-code").unlink(missing_ok=True)
         shell = " ".join(shlex.quote(part) for part in command) + "; echo $? > exit-code"
         width, height = self.size
@@ -331,12 +341,13 @@ class TmuxTui:
         return int(path.read_text())
 
     def close(self) -> None:
-        """Kill this test's tmux server and remove its socket file."""
-        subprocess.run(
-            ["tmux", "-L", self.socket, "kill-server"],
-            env=self.env,
-            capture_output=True,
-            timeout=15,
-        )
+        """Kill this test's tmux servers and remove their socket files."""
         folder = Path(self.env.get("TMUX_TMPDIR") or "/tmp") / f"tmux-{os.getuid()}"
-        (folder / self.socket).unlink(missing_ok=True)
+        for socket in self.sockets:
+            subprocess.run(
+                ["tmux", "-L", socket, "kill-server"],
+                env=self.env,
+                capture_output=True,
+                timeout=15,
+            )
+            (folder / socket).unlink(missing_ok=True)
