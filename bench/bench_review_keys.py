@@ -375,7 +375,8 @@ def report(results: dict[str, dict[str, list[float]]], lines: int) -> None:
             if not results[build].get(label) or not results.get("log", {}).get(label):
                 continue
             median = statistics.median(results[build][label])
-            line = f"{label:<20}{median * 1000:12.1f}   ÷ log {median / statistics.median(results['log'][label]):5.2f}×"
+            log = statistics.median(results["log"][label])
+            line = f"{label:<20}{median * 1000:12.1f}   ÷ log {median / log:5.2f}×"
             if results.get("orch-tui", {}).get(label):
                 mine = statistics.median(results["orch-tui"][label])
                 line += f"   orch-tui ÷ {build} {mine / median:5.2f}×"

@@ -663,8 +663,9 @@ def recorded_then_checked(
     The first is a list to show, and search, at once: checking every run folder (two
     ``stat`` calls a run) was most of listing 10,000 runs, and the recorded list is what it
     finds unless a run changed since. The index file is read once. ``pace`` is called every
-    :data:`PACE_EVERY` runs of the check, whether it finds the record or summarises runs again: a UI's worker sleeps there, so that the check (about
-    50 ms at 10,000 runs) leaves the interpreter to the keys typed meanwhile.
+    :data:`PACE_EVERY` runs of the check, whether it finds the record or summarises runs
+    again: a UI's worker sleeps there, so that the check (about 50 ms at 10,000 runs) leaves
+    the interpreter to the keys typed meanwhile.
     """
     with collector_paused():
         stored = _read_index(logs / INDEX_NAME)

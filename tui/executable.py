@@ -2,10 +2,11 @@
 
 Start-up imports Textual, pydantic and the engine: tens of thousands of objects that live as
 long as the process, which the collector walks again and again while they are made (about
-90 ms of collections before the review screen showed its diff, 38–52 ms of it two full ones). The executable starts
-with the collector off; :func:`start_collecting` freezes what start-up made (never walked
-again) and turns it back on, just before the app or the headless engine runs. The other
-subcommands (status, reset, doctor...) are short and bounded, and end with it off.
+90 ms of collections before the review screen showed its diff, 38–52 ms of it two full
+ones). The executable starts with the collector off; :func:`start_collecting` freezes what
+start-up made (never walked again) and turns it back on, just before the app or the
+headless engine runs. The other subcommands (status, reset, doctor...) are short and
+bounded, and end with it off.
 """
 
 from __future__ import annotations
