@@ -24,10 +24,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from textual.app import App, ComposeResult  # noqa: E402
 from textual.binding import Binding  # noqa: E402
 
-from orch_tui.core.proposal import FileChange, HunkDecision  # noqa: E402
+from orch_tui.core.domain.proposal import FileChange, HunkDecision  # noqa: E402
 from orch_tui.themes import register_themes, theme_variable_defaults  # noqa: E402
-from orch_tui.tui.widgets.diff_rows import build_rows  # noqa: E402
-from orch_tui.tui.widgets.diff_view import DiffView  # noqa: E402
+from orch_tui.tui.widgets.diff.rows import build_rows  # noqa: E402
+from orch_tui.tui.widgets.diff.view import DiffView  # noqa: E402
 
 SIZE = (160, 50)
 HUNKS = 30

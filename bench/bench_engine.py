@@ -29,16 +29,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from orch_tui.core import atomic  # noqa: E402
-from orch_tui.core import engine as engine_module  # noqa: E402
-from orch_tui.core.config import Config  # noqa: E402
-from orch_tui.core.engine import Engine, RunOptions  # noqa: E402
-from orch_tui.core.events import EventBus, StateChanged  # noqa: E402
-from orch_tui.core.paths import ProjectPaths  # noqa: E402
+from orch_tui.core.config.models import Config  # noqa: E402
+from orch_tui.core.config.paths import ProjectPaths  # noqa: E402
+from orch_tui.core.domain.events import EventBus, StateChanged  # noqa: E402
+from orch_tui.core.domain.spec import read_spec  # noqa: E402
+from orch_tui.core.loop import engine as engine_module  # noqa: E402
+from orch_tui.core.loop.engine import Engine, RunOptions  # noqa: E402
+from orch_tui.core.loop.review import AcceptAllReviewer  # noqa: E402
 from orch_tui.core.providers.anthropic import AnthropicProvider  # noqa: E402
-from orch_tui.core.review import AcceptAllReviewer  # noqa: E402
-from orch_tui.core.spec import read_spec  # noqa: E402
-from tests.fake_anthropic import FakeAnthropic, Turn  # noqa: E402
+from orch_tui.core.util import atomic  # noqa: E402
+from tests.support.fake_anthropic import FakeAnthropic, Turn  # noqa: E402
 
 
 def script(attempts: int) -> list[Turn]:
@@ -190,7 +190,11 @@ def one_run(attempts: int) -> list[tuple[float, float, float]]:
 
 def help_time(runs: int) -> list[float]:
     binary = shutil.which("orch-tui")
-    command = [binary, "--help"] if binary else [sys.executable, "-m", "orch_tui.tui.cli", "--help"]
+    command = (
+        [binary, "--help"]
+        if binary
+        else [sys.executable, "-m", "orch_tui.tui.cli.commands", "--help"]
+    )
     times = []
     for _ in range(runs):
         started = time.perf_counter()

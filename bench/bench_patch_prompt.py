@@ -34,12 +34,12 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from orch_tui.core import feedback  # noqa: E402
-from orch_tui.core.attempt import with_cache_breakpoints  # noqa: E402
-from orch_tui.core.config import Config  # noqa: E402
-from orch_tui.core.proposal import Decisions, FileChange, Proposal  # noqa: E402
-from orch_tui.core.verify import run_configured  # noqa: E402
-from orch_tui.core.workspace import read_tree  # noqa: E402
+from orch_tui.core.attempt import feedback  # noqa: E402
+from orch_tui.core.attempt.conversation import with_cache_breakpoints  # noqa: E402
+from orch_tui.core.checks.trial import run_configured  # noqa: E402
+from orch_tui.core.config.models import Config  # noqa: E402
+from orch_tui.core.domain.proposal import Decisions, FileChange, Proposal  # noqa: E402
+from orch_tui.core.workspace.boundary import read_tree  # noqa: E402
 
 
 def module(name: str, functions: int) -> str:

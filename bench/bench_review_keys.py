@@ -52,8 +52,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.e2e_support import attempt_turns, child_env  # noqa: E402
-from tests.tui_support import make_tui_project  # noqa: E402
+from tests.support.e2e_support import attempt_turns, child_env  # noqa: E402
+from tests.support.tui_support import make_tui_project  # noqa: E402
 
 SIZE = (160, 50)
 HUNKS = 40
@@ -98,7 +98,7 @@ class Bench(App):
             from textual.containers import VerticalScroll
             yield VerticalScroll(id="box")
         else:
-            from orch_tui.tui.widgets.diff_view import DiffView
+            from orch_tui.tui.widgets.diff.view import DiffView
             yield DiffView()
 
     async def on_mount(self):
@@ -108,7 +108,7 @@ class Bench(App):
             self.view = await DiffView.load(OLD, NEW)
             await target.mount(self.view)
         elif KIND == "ours":
-            from orch_tui.core.proposal import FileChange
+            from orch_tui.core.domain.proposal import FileChange
             from orch_tui.themes import register_themes
             register_themes(self)
             self.theme = "vscode-dark"

@@ -25,15 +25,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from orch_tui.core import attempt as attempt_module  # noqa: E402
-from orch_tui.core.config import Config  # noqa: E402
-from orch_tui.core.engine import Engine, RunOptions  # noqa: E402
-from orch_tui.core.events import EventBus, ModelTurn  # noqa: E402
-from orch_tui.core.paths import ProjectPaths  # noqa: E402
+from orch_tui.core.attempt import conversation as attempt_module  # noqa: E402
+from orch_tui.core.config.models import Config  # noqa: E402
+from orch_tui.core.config.paths import ProjectPaths  # noqa: E402
+from orch_tui.core.domain.events import EventBus, ModelTurn  # noqa: E402
+from orch_tui.core.domain.spec import read_spec  # noqa: E402
+from orch_tui.core.loop.engine import Engine, RunOptions  # noqa: E402
+from orch_tui.core.loop.review import AcceptAllReviewer  # noqa: E402
 from orch_tui.core.providers.anthropic import AnthropicProvider  # noqa: E402
-from orch_tui.core.review import AcceptAllReviewer  # noqa: E402
-from orch_tui.core.spec import read_spec  # noqa: E402
-from tests.fake_anthropic import FakeAnthropic, Turn  # noqa: E402
+from tests.support.fake_anthropic import FakeAnthropic, Turn  # noqa: E402
 
 SPEC = (ROOT / "core" / "demo" / "spec.md").read_text() + "".join(
     f"- Requirement {n}: the functions handle input shape {n} as the examples above show.\n"

@@ -35,12 +35,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from orch_tui.core.proposal import Decisions, Proposal  # noqa: E402
-from orch_tui.core.review import ReviewSession  # noqa: E402
+from orch_tui.core.domain.proposal import Decisions, Proposal  # noqa: E402
+from orch_tui.core.loop.review import ReviewSession  # noqa: E402
 from orch_tui.tui.messages import ReviewRequested  # noqa: E402
-from orch_tui.tui.widgets.diff_view import DiffView  # noqa: E402
-from tests.e2e_support import attempt_turns, child_env  # noqa: E402
-from tests.tui_support import (  # noqa: E402
+from orch_tui.tui.widgets.diff.view import DiffView  # noqa: E402
+from tests.support.e2e_support import attempt_turns, child_env  # noqa: E402
+from tests.support.tui_support import (  # noqa: E402
     CONFIG_TEXT,
     FIRST_ATTEMPT,
     TmuxTui,

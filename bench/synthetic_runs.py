@@ -14,10 +14,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from orch_tui.core import runlog
-from orch_tui.core.checks import CheckResult, TestReport
-from orch_tui.core.junit import TestCase
-from orch_tui.core.proposal import Decisions, FileChange, Proposal, render_patch, resolve
+from orch_tui.core.checks.junit import TestCase
+from orch_tui.core.checks.runner import CheckResult, TestReport
+from orch_tui.core.domain.proposal import Decisions, FileChange, Proposal, render_patch, resolve
+from orch_tui.core.runlog import layout as runlog
 
 SPECS = {
     "wordstats.md": "# wordstats\n\nCount words in text; `top_words(text, n)` gives the n most "

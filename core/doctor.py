@@ -19,23 +19,23 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from orch_tui.core.checks import _is_pytest
-from orch_tui.core.config import Config
-from orch_tui.core.paths import ProjectPaths
-from orch_tui.core.project_env import (
+from orch_tui.core.checks.runner import _is_pytest
+from orch_tui.core.checks.sandbox import SandboxError, resolve_sandbox
+from orch_tui.core.checks.trial import configured_checks
+from orch_tui.core.checks.venv import (
     PROJECT_VENV,
     DeclarationError,
     declared_requirements,
     installer_command,
     venv_python,
 )
+from orch_tui.core.config.models import Config
+from orch_tui.core.config.paths import ProjectPaths
+from orch_tui.core.domain.spec import Spec
 from orch_tui.core.providers.base import ModelError, TurnRequest
 from orch_tui.core.providers.claude_code import INSTALL_HINT
 from orch_tui.core.providers.factory import choose_provider
 from orch_tui.core.providers.scripted import ScriptError
-from orch_tui.core.sandbox import SandboxError, resolve_sandbox
-from orch_tui.core.spec import Spec
-from orch_tui.core.verify import configured_checks
 
 KEY_NAMES = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
 PING_MAX_TOKENS = 16

@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from hypothesis import HealthCheck, settings
 
-from tests.e2e_support import Project, make_project
-from tests.fake_anthropic import FakeAnthropic
+from tests.support.e2e_support import Project, make_project
+from tests.support.fake_anthropic import FakeAnthropic
 
 if TYPE_CHECKING:
-    from tests.test_history import DemoProject
+    from tests.core.history.test_history import DemoProject
 
 # The suite runs in parallel on two cores beside real pytest subprocesses, so example
 # generation can be slow through no fault of the code: time is not what these tests check.
@@ -43,7 +43,7 @@ def fake_server() -> Iterator[Callable[..., FakeAnthropic]]:
 def project_factory(tmp_path: Path) -> Callable[..., Project]:
     """Make a project folder under this test's tmp dir: ``project_factory(spec_text=..., ...)``.
 
-    Takes :func:`tests.e2e_support.make_project`'s keywords; ``name`` picks the sub-folder.
+    Takes :func:`tests.support.e2e_support.make_project`'s keywords; ``name`` picks the sub-folder.
     """
 
     def make(name: str = "project", **kwargs: Any) -> Project:
@@ -64,6 +64,6 @@ def _own_ui_state(
 def demo_runs(tmp_path_factory: pytest.TempPathFactory) -> DemoProject:
     """Three real runs (a success, a failure, an unfinished one), built once per session (per
     xdist worker) for both history test files; tests copy the folder before touching it."""
-    from tests.test_history import make_demo_project
+    from tests.core.history.test_history import make_demo_project
 
     return make_demo_project(tmp_path_factory.mktemp("history") / "project")

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from textual.color import Color
 from textual.theme import Theme
 
-from orch_tui.core.theme_names import DEFAULT_THEME
+from orch_tui.core.config.theme_names import DEFAULT_THEME
 
 if TYPE_CHECKING:
     from textual.app import App

@@ -22,19 +22,19 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.theme import Theme
 
-from orch_tui.core.checks import kill_running_checks
-from orch_tui.core.config import Config, ConfigError
-from orch_tui.core.engine import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_STATE, Engine, RunOptions
-from orch_tui.core.events import EventBus
-from orch_tui.core.notify import subscribe_notifier
-from orch_tui.core.paths import ProjectPaths
+from orch_tui.core.checks.runner import kill_running_checks
+from orch_tui.core.config.models import Config, ConfigError
+from orch_tui.core.config.paths import ProjectPaths
+from orch_tui.core.config.ui_state import load_ui_state, save_ui_choice
+from orch_tui.core.domain.events import EventBus
+from orch_tui.core.domain.spec import Spec
+from orch_tui.core.domain.state import StateError, StateStore
+from orch_tui.core.loop.engine import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_STATE, Engine, RunOptions
+from orch_tui.core.loop.notify import subscribe_notifier
 from orch_tui.core.providers.base import Provider
-from orch_tui.core.spec import Spec
-from orch_tui.core.state import StateError, StateStore
-from orch_tui.core.ui_state import load_ui_state, save_ui_choice
 from orch_tui.themes import THEMES, register_themes, theme_variable_defaults
 from orch_tui.tui.bridge import EngineThread, Mailbox, TuiReviewer
-from orch_tui.tui.executable import start_collecting
+from orch_tui.tui.cli.executable import start_collecting
 from orch_tui.tui.keymap import keymap_problem
 from orch_tui.tui.messages import (
     ContinueRun,
@@ -46,11 +46,11 @@ from orch_tui.tui.messages import (
     RetryRun,
     SettingChanged,
 )
-from orch_tui.tui.screens.review import ReviewScreen
+from orch_tui.tui.screens.review.screen import ReviewScreen
 from orch_tui.tui.widgets.run_header import Clock
 
 if TYPE_CHECKING:  # the history screens are imported when first opened: not on a run's launch
-    from orch_tui.tui.screens.history import ResumeRun, RunsScreen
+    from orch_tui.tui.screens.history.screens import ResumeRun, RunsScreen
 
 QUIT_GRACE_S = 2.0
 """How long leaving waits for the engine thread to stop after the review was aborted."""
@@ -265,7 +265,7 @@ class OrchApp(App[int]):
         self.push_screen(self._runs_screen())
 
     def _runs_screen(self) -> RunsScreen:
-        from orch_tui.tui.screens.history import RunsScreen
+        from orch_tui.tui.screens.history.screens import RunsScreen
 
         return RunsScreen(self.paths.logs, self.paths.state)
 

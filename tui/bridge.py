@@ -16,11 +16,11 @@ from typing import Literal, Protocol
 from textual.message import Message
 from textual.message_pump import MessagePump
 
-from orch_tui.core.engine import EXIT_INTERRUPTED, EXIT_STATE, Engine
-from orch_tui.core.events import Event
-from orch_tui.core.plan import Plan
-from orch_tui.core.review import ReviewAborted, ReviewSession
-from orch_tui.core.state import StateError
+from orch_tui.core.domain.events import Event
+from orch_tui.core.domain.plan import Plan
+from orch_tui.core.domain.state import StateError
+from orch_tui.core.loop.engine import EXIT_INTERRUPTED, EXIT_STATE, Engine
+from orch_tui.core.loop.review import ReviewAborted, ReviewSession
 from orch_tui.tui.messages import EngineEvent, EngineStopped, PlanRequested, ReviewRequested
 
 Verdict = Literal["apply", "abort"]

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from textual.message import Message
 
-from orch_tui.core.events import Event
-from orch_tui.core.plan import Plan
-from orch_tui.core.review import ReviewSession
-from orch_tui.core.verify import TrialOutcome
+from orch_tui.core.checks.trial import TrialOutcome
+from orch_tui.core.domain.events import Event
+from orch_tui.core.domain.plan import Plan
+from orch_tui.core.loop.review import ReviewSession
 
 
 class EngineEvent(Message):

@@ -19,7 +19,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from orch_tui.core.cost import Usage
+from orch_tui.core.domain.cost import Usage
 from orch_tui.core.providers.base import (
     RESUME_HINT,
     AssistantTurn,

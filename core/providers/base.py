@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, Protocol
 
-from orch_tui.core.cost import Usage
+from orch_tui.core.domain.cost import Usage
 
 
 @dataclass

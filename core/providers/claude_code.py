@@ -17,8 +17,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from orch_tui.core.cost import Usage
-from orch_tui.core.editor_tool import TOOL_NAME
+from orch_tui.core.domain.cost import Usage
+from orch_tui.core.domain.tools import EDITOR_TOOL_NAME as TOOL_NAME
 from orch_tui.core.providers.base import AssistantTurn, ModelError, TextSink, TurnRequest
 
 ALLOWED_TOOLS = "Read,Edit,MultiEdit,Write,Glob,Grep,LS"

@@ -8,10 +8,10 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from orch_tui.core.config import Config
+from orch_tui.core.config.models import Config
+from orch_tui.core.domain.spec import Spec
 from orch_tui.core.providers.base import ModelError, Provider
 from orch_tui.core.providers.scripted import ScriptedProvider, ScriptError
-from orch_tui.core.spec import Spec
 
 DEMO_NOTICE = (
     "No ANTHROPIC_API_KEY set: replaying the bundled demo (recorded model turns; no API calls, "

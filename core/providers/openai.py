@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from orch_tui.core.cost import Usage
-from orch_tui.core.editor_tool import TOOL_NAME
+from orch_tui.core.domain.cost import Usage
+from orch_tui.core.domain.tools import EDITOR_TOOL_NAME as TOOL_NAME
 from orch_tui.core.providers.base import (
     RESUME_HINT,
     AssistantTurn,

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from orch_tui.core.providers.base import AssistantTurn, ModelError, TextSink, TurnRequest
-from orch_tui.core.runlog import CONVERSATION
+from orch_tui.core.runlog.layout import CONVERSATION
 
 ROLE_NAMES = ("judge", "verifier")
 RoleTurns = dict[str, dict[int, AssistantTurn]]

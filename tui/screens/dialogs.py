@@ -12,7 +12,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Markdown, TextArea
 
-from orch_tui.core.terminal_text import escape_controls
+from orch_tui.core.util.terminal_text import escape_controls
 
 _LANGUAGES = {
     ".py": "python",

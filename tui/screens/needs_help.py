@@ -16,8 +16,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
-from orch_tui.core.asking import Question
-from orch_tui.core.terminal_text import escape_controls
+from orch_tui.core.domain.asking import Question
+from orch_tui.core.util.terminal_text import escape_controls
 
 MAX_OPTIONS = 9
 

@@ -18,8 +18,8 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Label, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
-from orch_tui.core.plan import Plan, PlanError, Task, parse_markdown, render_markdown
-from orch_tui.core.terminal_text import escape_controls
+from orch_tui.core.domain.plan import Plan, PlanError, Task, parse_markdown, render_markdown
+from orch_tui.core.util.terminal_text import escape_controls
 from orch_tui.tui.widgets.key_footer import KeyFooter
 
 

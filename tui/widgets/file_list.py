@@ -14,9 +14,9 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from orch_tui.core.proposal import ChangeKind, Decisions, FileChange, HunkDecision, Proposal
-from orch_tui.core.proposal import effective_proposal as with_edits
-from orch_tui.core.terminal_text import escape_controls
+from orch_tui.core.domain.proposal import ChangeKind, Decisions, FileChange, HunkDecision, Proposal
+from orch_tui.core.domain.proposal import effective_proposal as with_edits
+from orch_tui.core.util.terminal_text import escape_controls
 
 __all__ = ["FileList", "file_prompt"]
 

@@ -9,10 +9,10 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from orch_tui.core.events import TaskStarted
-from orch_tui.core.plan_runner import task_label
-from orch_tui.core.state import RunState
-from orch_tui.core.terminal_text import escape_controls
+from orch_tui.core.domain.events import TaskStarted
+from orch_tui.core.domain.state import RunState
+from orch_tui.core.loop.plan_runner import task_label
+from orch_tui.core.util.terminal_text import escape_controls
 
 Clock = Callable[[], float]
 """Seconds from an arbitrary origin (``time.monotonic``); tests pass a frozen one."""

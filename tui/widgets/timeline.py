@@ -8,10 +8,10 @@ from rich.text import Text
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from orch_tui.core.events import TaskStarted
-from orch_tui.core.history import DECIDED_OUTCOMES, AttemptDetail
-from orch_tui.core.terminal_text import escape_controls
-from orch_tui.core.wording import plural
+from orch_tui.core.domain.events import TaskStarted
+from orch_tui.core.history.runs import DECIDED_OUTCOMES, AttemptDetail
+from orch_tui.core.util.terminal_text import escape_controls
+from orch_tui.core.util.wording import plural
 
 
 class Timeline(OptionList):

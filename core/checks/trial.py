@@ -1,0 +1,123 @@
+"""Running the configured checks: for real in the workspace, or on trial in a scratch copy.
+
+The trial run gives the review screen its test evidence ("3 failing → 0;
+fixes test_a; breaks none") while the person is still deciding; the real run
+after they apply still decides.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+
+from orch_tui.core.checks.leftovers import trial_prefix
+from orch_tui.core.checks.runner import CheckSpec, TestReport, run_checks
+from orch_tui.core.checks.sandbox import resolve_sandbox
+from orch_tui.core.checks.venv import INSTALL_CHECK, PROJECT_VENV, prepare_env
+from orch_tui.core.config.models import Config
+from orch_tui.core.domain.proposal import Decisions, Proposal, resolve
+from orch_tui.core.workspace.boundary import apply_change, copy_tree
+
+
+def configured_checks(config: Config, python: str) -> list[CheckSpec]:
+    """The test command and the extra checks, ``{python}`` replaced by ``python``."""
+    checks = config.checks
+
+    def argv(command: list[str]) -> list[str]:
+        return [arg.replace("{python}", python) for arg in command]
+
+    return [CheckSpec("tests", argv(checks.test_command))] + [
+        CheckSpec(extra.name, argv(extra.command)) for extra in checks.extra
+    ]
+
+
+def run_configured(
+    config: Config,
+    workspace: Path,
+    report_dir: Path,
+    on_output: Callable[[str, str], None] | None = None,
+    running: Path | None = None,
+    on_notice: Callable[[str], None] | None = None,
+    project: Path | None = None,
+) -> TestReport:
+    """Prepare the project's environment (:mod:`core.project_env`), then run the checks.
+
+    ``project``: the folder whose environment runs them, when not ``workspace`` (a trial runs
+    in a copy); ``running``: where the running check's process group is recorded
+    (``leftovers``); ``on_notice`` hears what the preparation does. A failed preparation is
+    the report's only check: the tests do not run without the project's dependencies.
+    """
+    env = prepare_env(
+        config,
+        project or workspace,
+        report_dir,
+        on_output=partial(on_output, INSTALL_CHECK) if on_output else None,
+        on_notice=on_notice,
+        running=running,
+    )
+    if env.failure is not None:
+        return TestReport(checks=[env.failure])
+    return run_checks(
+        configured_checks(config, env.python),
+        workspace,
+        report_dir,
+        timeout_s=config.checks.timeout_seconds,
+        max_output_bytes=config.checks.max_output_bytes,
+        extra_env_allow=config.checks.env_allow,
+        on_output=on_output,
+        sandbox=resolve_sandbox(config.checks.sandbox),
+        running=running,
+        read_only=[workspace / PROJECT_VENV],
+    )
+
+
+@dataclass(frozen=True)
+class TrialOutcome:
+    report: TestReport
+    before: list[str] | None
+    """Tests failing in the last real run, or None when the checks have not run yet."""
+
+    @property
+    def fixes(self) -> list[str]:
+        return sorted(set(self.before or ()) - set(self.report.failing))
+
+    @property
+    def breaks(self) -> list[str]:
+        return sorted(set(self.report.failing) - set(self.before or ()))
+
+    def summary(self) -> str:
+        after = len(self.report.failing)
+        if self.before is None:
+            head = f"with this proposal: {self.report.summary()}"
+        else:
+            head = f"{len(self.before)} failing → {after}"
+        fixes = ", ".join(_short(t) for t in self.fixes) or "none"
+        breaks = ", ".join(_short(t) for t in self.breaks) or "none"
+        return f"{head}; fixes {fixes}; breaks {breaks}"
+
+
+def _short(test_id: str) -> str:
+    return test_id.rsplit("::", 1)[-1]
+
+
+def run_trial(
+    config: Config,
+    workspace: Path,
+    proposal: Proposal,
+    before: list[str] | None,
+    decisions: Decisions | None = None,
+    running: Path | None = None,
+) -> TrialOutcome:
+    """The checks on a scratch copy of the workspace with the proposal applied as decided so
+    far (undecided hunks count as accepted, as on apply)."""
+    with tempfile.TemporaryDirectory(prefix=trial_prefix(workspace)) as tmp:
+        scratch = Path(tmp) / "workspace"
+        copy_tree(workspace, scratch)
+        apply_change(scratch, resolve(proposal, decisions or Decisions()), durable=False)
+        reports = Path(tmp) / "reports"
+        reports.mkdir()
+        report = run_configured(config, scratch, reports, running=running, project=workspace)
+        return TrialOutcome(report, before)

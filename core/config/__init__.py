@@ -1,0 +1,9 @@
+"""orchestrator.toml's typed models, `init`, .env, the UI state and where files live.
+
+- ``dotenv``: Keys and base URLs from a ``.env`` file beside ``orchestrator.toml``.
+- ``init_file``: Writing ``orchestrator.toml``: the commented default (``orch-tui init``).
+- ``models``: ``orchestrator.toml`` parsed into typed models.
+- ``paths``: Where a project's files live (DESIGN section 4).
+- ``theme_names``: The theme names ``ui.theme`` accepts, and the default one.
+- ``ui_state``: The person's UI choices (theme, diff layout), remembered in a file of orch-tui's own.
+"""

@@ -1,0 +1,338 @@
+"""``orchestrator.toml`` parsed into typed models.
+
+Every key has a default and a docstring; the docstrings are also the comments
+``orch-tui init`` writes. An unknown key or a wrong type is a
+:class:`ConfigError` naming the file and the key, raised before any work.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from orch_tui.core.config.theme_names import DEFAULT_THEME, ThemeName
+
+SandboxMode = Literal["auto", "bwrap", "none"]
+"""Where checks run: bubblewrap when found (auto), bubblewrap or refuse (bwrap), unsandboxed (none)."""
+
+CONFIG_NAME = "orchestrator.toml"
+MAX_RETRIES_RANGE = (1, 50)
+
+# pytest with a JUnit report. ``--rootdir`` keeps node ids relative to the workspace even when a
+# parent folder holds a pytest config; ``xunit1`` adds the test's file to the report; no cache
+# folder is written into the workspace; ``-rfEX`` keeps pytest's summary of failures and errors
+# and adds the xpassed tests, which the JUnit report writes as plain passes.
+DEFAULT_TEST_COMMAND: tuple[str, ...] = (
+    "{python}",
+    "-m",
+    "pytest",
+    "-rfEX",
+    "-p",
+    "no:cacheprovider",
+    "--rootdir={workspace}",
+    "-o",
+    "junit_family=xunit1",
+    "--junitxml={junit}",
+)
+
+_SECRET_NAME = re.compile(r"^ANTHROPIC_|API_?KEY", re.IGNORECASE)
+
+
+def is_secret_env_name(name: str) -> bool:
+    """Whether an environment variable may hold an API key; such a name is never passed on.
+
+    Config validation refuses such a name early, with the file and the key; the check runner
+    refuses it again when it builds a check's environment.
+    """
+    return bool(_SECRET_NAME.search(name))
+
+
+class ConfigError(Exception):
+    """A configuration file that cannot be used, with the file and key named."""
+
+
+class Section(BaseModel):
+    # nan or inf would silently switch a bound off (a budget nothing ever reaches). The
+    # attribute docstrings are read only where they are written out (``core.config_file``):
+    # pydantic's ``use_attribute_docstrings`` parses this module's source on every start (10 ms).
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
+
+
+def _a_program_first(command: list[str]) -> list[str]:
+    """A command's first word is the program: the list may not be empty, nor the program ''."""
+    if not command or not command[0].strip():
+        raise ValueError("a command needs a program to run as its first word")
+    return command
+
+
+class ModelConfig(Section):
+    provider: Literal["anthropic", "openai", "claude-code", "scripted"] = "anthropic"
+    """Where model turns come from: "anthropic" (the API), "openai" (any OpenAI-compatible server),
+    "claude-code" (the claude command line) or "scripted" (replay a recorded script)."""
+
+    name: str = "claude-sonnet-5"
+    """The model id sent with every request (e.g. "gpt-4.1", or "qwen2.5-coder" on Ollama)."""
+
+    base_url: str | None = None
+    """Base URL of an OpenAI-compatible server, e.g. "http://localhost:11434/v1" (OPENAI_BASE_URL
+    wins when set; unset means OpenAI's own API)."""
+
+    max_tokens: int = Field(default=16000, ge=256)
+    """Upper bound on tokens the model may write in one response."""
+
+    max_tool_turns: int = Field(default=40, ge=1)
+    """Requests one attempt may make before it is cut off (each tool round trip is one)."""
+
+    max_retries_sdk: int = Field(default=4, ge=0)
+    """Retries the SDK (Anthropic or OpenAI) makes itself on 429, 529, 5xx and connection errors."""
+
+    stream_retries: int = Field(default=2, ge=0)
+    """Times a turn whose stream broke mid-way is asked again from the start."""
+
+    timeout_seconds: float = Field(default=600.0, gt=0)
+    """Most seconds one request to the model may take in all, streamed answer and SDK retries included."""
+
+    escalate_to: str = ""
+    """A stronger model id that takes over after loop.escalate_after failed attempts; empty = off."""
+
+    judge: str = ""
+    """A model id that reads the attempt history after failed checks and decides: retry with
+    guidance for the next prompt, or ask a person; empty = off."""
+
+    verifier: str = ""
+    """A model id that checks, once every check passes, that the spec (or task) is implemented and
+    tested; "insufficient" sends one more patch round with the gaps; empty = off."""
+
+
+class LoopConfig(Section):
+    max_retries: int = 5
+    """Patch attempts after the first generation (clamped to 1..50 with a warning)."""
+
+    max_cost_usd: float | None = Field(default=None, ge=0)
+    """Stop the run once its model cost reaches this many dollars; unset means no budget."""
+
+    plan: bool = False
+    """Plan mode (as --plan): plan the spec as tasks first, then one loop per task, each with max_retries."""
+    on_stuck: Literal["fail", "ask"] = "fail"
+    """With --auto, a stuck run (retries spent, no progress) "fail"s (exit 1) or "ask"s a person
+    (exit 4, answered with --guidance). The TUI always asks."""
+
+    escalate_after: int = Field(default=2, ge=1)
+    """Failed attempts after which model.escalate_to takes over (when it is set)."""
+
+
+class CheckCommand(Section):
+    name: str
+    """Short name shown in the test output, e.g. "ruff"."""
+
+    command: list[str]
+    """The command as a list of arguments (no shell). "{python}" is the project's interpreter."""
+
+    _program = field_validator("command")(_a_program_first)
+
+
+class ChecksConfig(Section):
+    test_command: list[str] = list(DEFAULT_TEST_COMMAND)
+    """The test command, run in workspace/: "{python}" is the project's interpreter (see python),
+    "{junit}" the report path, "{workspace}" the workspace folder."""
+
+    extra: list[CheckCommand] = []
+    """Further checks that must all pass, e.g. [{name = "ruff", command = ["ruff", "check", "."]}]."""
+
+    timeout_seconds: float = Field(default=300.0, gt=0)
+    """A check still running after this many seconds is killed with its whole process group."""
+
+    max_output_bytes: int = Field(default=1_000_000, ge=1000)
+    """Captured output kept per check; the middle of anything larger is dropped."""
+
+    python: str = ""
+    """The interpreter "{python}" stands for, used as it is (a path or a name on PATH). Empty: the
+    workspace's own .venv, created when missing, with the project's declared dependencies."""
+
+    env_allow: list[str] = []
+    """Environment variables passed to checks besides PATH, HOME, LANG, LC_ALL and PYTHONPATH."""
+
+    sandbox: SandboxMode = "auto"
+    """Where checks run: "auto" (bubblewrap when bwrap works here, else unconfined), "bwrap"
+    (bubblewrap or refuse to run) or "none"; see the README's Safety section."""
+
+    _program = field_validator("test_command")(_a_program_first)
+
+    @field_validator("env_allow")
+    @classmethod
+    def _no_secrets(cls, names: list[str]) -> list[str]:
+        secrets = [name for name in names if is_secret_env_name(name)]
+        if secrets:
+            raise ValueError(f"{', '.join(secrets)} would hand an API key to generated code")
+        return names
+
+
+class FeedbackConfig(Section):
+    output_chars: int = Field(default=8000, ge=500)
+    """Characters of raw test output sent back to the model (head and tail kept)."""
+
+    max_failures: int = Field(default=20, ge=1)
+    """Failing tests described in detail in a patch prompt."""
+
+    traceback_lines: int = Field(default=30, ge=1)
+    """Lines kept of each failing test's traceback (the last ones)."""
+
+    file_chars: int = Field(default=200_000, ge=1000)
+    """Characters of workspace files sent with a patch prompt, in total."""
+
+
+class PathsConfig(Section):
+    workspace: str = ""
+    """The folder the run works in, relative to this file: an existing project or git repository.
+    Empty means workspace/ (created and emptied by orch-tui); --workspace overrides it."""
+
+
+class SafetyConfig(Section):
+    protected_paths: list[str] = []
+    """Glob patterns (relative to workspace/) the model may not edit, e.g. "tests/test_acceptance.py"."""
+
+    protect_existing_tests: bool = True
+    """In an existing project (--workspace), the test files present when the run starts may not be
+    edited by the model; set false to let it change them (weakening hunks are still marked)."""
+
+
+class UiConfig(Section):
+    theme: ThemeName = DEFAULT_THEME
+    """Theme of the TUI: vscode-dark, vscode-light or high-contrast (a theme picked in the app is remembered in orch-tui's own ui.json and wins)."""
+
+    diff_layout: Literal["split", "unified"] = "split"
+    """Diff layout: "split" (side by side) or "unified" (`v` in the app switches it and remembers it in ui.json)."""
+
+    keymap: dict[str, str] = {}
+    """Keys by binding id, replacing the defaults, e.g. { "review.accept_hunk" = "a" }; several
+    keys are comma-separated ("a,ctrl+a"). The ids are listed in README.md, "Keys"."""
+
+
+class NotifyConfig(Section):
+    bell: bool = True
+    """Ring the terminal bell when the run needs you (review, question, stuck) or ends."""
+
+    desktop: bool = True
+    """Show a desktop notification then, through notify-send where it is installed."""
+
+    command: list[str] = []
+    """A command run then (no shell), with ORCH_RUN_ID, ORCH_STATE and ORCH_REASON set, e.g.
+    ["ntfy", "publish", "mytopic", "orch-tui needs you"]."""
+
+
+class Price(Section):
+    input: float = Field(ge=0)
+    """Dollars per million input tokens."""
+
+    output: float = Field(ge=0)
+    """Dollars per million output tokens."""
+
+    cache_write: float = Field(ge=0)
+    """Dollars per million tokens written to the prompt cache."""
+
+    cache_read: float = Field(ge=0)
+    """Dollars per million tokens read from the prompt cache."""
+
+
+def _default_prices() -> dict[str, Price]:
+    sonnet = Price(input=3.0, output=15.0, cache_write=3.75, cache_read=0.30)
+    return {
+        "claude-sonnet-5": Price(input=2.0, output=10.0, cache_write=2.50, cache_read=0.20),
+        "claude-opus-5": Price(input=5.0, output=25.0, cache_write=6.25, cache_read=0.50),
+        "claude-sonnet-4-5": sonnet,
+        "claude-sonnet-4-0": sonnet,
+        "claude-opus-4-1": Price(input=15.0, output=75.0, cache_write=18.75, cache_read=1.50),
+        "claude-haiku-4-5": Price(input=1.0, output=5.0, cache_write=1.25, cache_read=0.10),
+        "gpt-4.1": Price(input=2.0, output=8.0, cache_write=2.0, cache_read=0.50),
+        "gpt-4.1-mini": Price(input=0.40, output=1.60, cache_write=0.40, cache_read=0.10),
+        "gpt-4o": Price(input=2.50, output=10.0, cache_write=2.50, cache_read=1.25),
+    }
+
+
+class Config(Section):
+    model: ModelConfig = ModelConfig()
+    """The model and how it is called."""
+
+    loop: LoopConfig = LoopConfig()
+    """Retry bound and budget of the generate, test, patch loop."""
+
+    checks: ChecksConfig = ChecksConfig()
+    """What decides that the project works."""
+
+    feedback: FeedbackConfig = FeedbackConfig()
+    """How much of a failure goes back to the model."""
+
+    paths: PathsConfig = PathsConfig()
+    """Where the run works."""
+
+    safety: SafetyConfig = SafetyConfig()
+    """What the model may not touch."""
+
+    ui: UiConfig = UiConfig()
+    """The TUI's look."""
+
+    notify: NotifyConfig = NotifyConfig()
+    """How you hear that the run needs you or has ended (--no-notify turns it off for one run)."""
+
+    prices: dict[str, Price] = Field(default_factory=_default_prices)
+    """Price table per model id, in dollars per million tokens."""
+
+
+def _key_of(loc: tuple[Any, ...]) -> str:
+    return ".".join(str(part) for part in loc)
+
+
+def parse_config(data: dict[str, Any], source: Path | str) -> Config:
+    """Validate a TOML document; errors name the file and every bad key."""
+    try:
+        return Config.model_validate(data)
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            key = _key_of(err["loc"])
+            if err["type"] == "extra_forbidden":
+                problems.append(f"unknown key '{key}'")
+            elif err["type"] == "literal_error":
+                problems.append(f"'{key}': {err['msg']}, not {err['input']!r}")
+            elif err["type"] == "value_error":  # our own validators: their sentence alone
+                problems.append(f"'{key}': {err['ctx']['error']}")
+            else:
+                problems.append(f"'{key}': {err['msg']}")
+        raise ConfigError(f"{source}: " + "; ".join(problems)) from None
+
+
+def load_config(path: Path | None) -> Config:
+    """Read ``path``; a missing file means all defaults."""
+    if path is None or not path.exists():
+        return Config()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot be read ({exc})") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML ({exc})") from None
+    return parse_config(data, path)
+
+
+def clamp_retries(value: int) -> tuple[int, str | None]:
+    """Clamp ``max_retries`` to its range; the second item is a warning when it moved."""
+    low, high = MAX_RETRIES_RANGE
+    clamped = min(max(value, low), high)
+    if clamped != value:
+        return clamped, f"max_retries {value} is outside {low}..{high}; using {clamped}"
+    return clamped, None
+
+
+def find_project_root(start: Path) -> Path:
+    """The nearest folder at or above ``start`` holding orchestrator.toml, else ``start``."""
+    start = start.resolve()
+    for folder in (start, *start.parents):
+        if (folder / CONFIG_NAME).is_file():
+            return folder
+    return start

@@ -1,0 +1,13 @@
+"""The nouns of a run: state, events, proposals and hunks, plans, questions, costs, tools.
+
+- ``asking``: Asking a person: the question a run stops on, and the answer that restarts it.
+- ``budget``: The cost budget, checked before every model request so a run cannot overshoot it.
+- ``cost``: Token usage, and what it costs by the config's price table.
+- ``events``: What the engine tells the world, as typed events.
+- ``plan``: A plan: the ordered tasks a spec is built in (plan mode, DESIGN.md section 10).
+- ``proposal``: Proposals: the file changes of one attempt, their hunks, and the person's decisions on them.
+- ``spec``: Reading the spec a run is built from.
+- ``state``: ``state.json``: where the current run stands, written before every next step.
+- ``tools``: Every tool the model is offered, as plain data in one place.
+- ``unified_diff``: Line diffs: fast opcodes for hunks, and git-style unified diffs that `git apply` accepts.
+"""

@@ -1,0 +1,102 @@
+"""Asking a person: the question a run stops on, and the answer that restarts it.
+
+A run moves to NEEDS_HELP when the model calls ``ask_user`` or, with
+``loop.on_stuck = "ask"``, when it is stuck. The question is kept in ``state.json``
+and in the asking attempt's ``question.json``; the person's answer is written to the
+next attempt's ``guidance.json`` before that attempt runs, so its prompt can be built
+again after a crash.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+QUESTION = "question.json"
+GUIDANCE = "guidance.json"
+
+
+@dataclass
+class Question:
+    """What the run asks: the text, options to pick from, and the asker's recommendation."""
+
+    text: str
+    options: list[str] = field(default_factory=list)
+    recommendation: str = ""
+    source: str = "model"
+    """Who asked: "model" (the ask_user tool), "judge" (model.judge) or "stuck" (the loop could
+    not go on)."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "text": self.text,
+            "options": list(self.options),
+            "recommendation": self.recommendation,
+            "source": self.source,
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> Question:
+        if not isinstance(data, dict) or not isinstance(data.get("text"), str):
+            raise ValueError(f"bad question {data!r}")
+        options = data.get("options") or []
+        if not isinstance(options, list):
+            raise ValueError(f"bad question options {options!r}")
+        return cls(
+            text=data["text"],
+            options=[str(option) for option in options],
+            recommendation=str(data.get("recommendation") or ""),
+            source=str(data.get("source") or "model"),
+        )
+
+    @classmethod
+    def from_tool_input(cls, tool_input: Any) -> Question:
+        """The ``ask_user`` call's input, tolerating what a model may leave out or mistype."""
+        data = tool_input if isinstance(tool_input, dict) else {}
+        options = data.get("options")
+        return cls(
+            text=str(data.get("question") or "(the model asked without a question)"),
+            options=[str(o) for o in options] if isinstance(options, list) else [],
+            recommendation=str(data.get("recommendation") or ""),
+        )
+
+    def lines(self) -> list[str]:
+        """The question as plain lines for a terminal: text, numbered options, recommendation."""
+        out = [self.text]
+        out += [f"  {number}. {option}" for number, option in enumerate(self.options, 1)]
+        if self.recommendation:
+            out.append(f"  recommended: {self.recommendation}")
+        return out
+
+
+def stuck_question(reason: str, failing: list[str]) -> Question:
+    """The question a stuck run asks, naming the tests still failing."""
+    tests = ", ".join(failing[:10]) + (f" (+{len(failing) - 10} more)" if len(failing) > 10 else "")
+    still = f" These tests still fail: {tests}." if failing else ""
+    return Question(
+        text=f"The run is stuck ({reason}).{still} How should the model go on?",
+        options=[
+            "Explain what the tests expect",
+            "Relax or fix the tests",
+            "Give up on this run",
+        ],
+        recommendation="Explain what the failing tests expect, in a sentence or two.",
+        source="stuck",
+    )
+
+
+def answer_from_choice(question: Question, reply: str) -> str:
+    """A reply that is just an option's number becomes that option's text."""
+    stripped = reply.strip()
+    if stripped.isdigit() and 1 <= int(stripped) <= len(question.options):
+        return question.options[int(stripped) - 1]
+    return reply
+
+
+def guidance_section(question: Question | None, answer: str) -> str:
+    """What the next prompt adds: the question asked, if any, and the answer verbatim."""
+    parts = ["## Guidance from the person running this build"]
+    if question is not None:
+        parts.append(f"You (or the loop) asked:\n> {question.text}")
+    parts.append(f"Their answer, verbatim:\n\n{answer}")
+    return "\n\n".join(parts)

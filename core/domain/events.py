@@ -1,0 +1,334 @@
+"""What the engine tells the world, as typed events.
+
+The JSONL run log, the headless printer and the TUI all subscribe to these;
+none of them reaches into the engine. Every event serialises to one JSON object
+whose ``event`` key is the class's ``kind``, one of :class:`EventKind`: the log
+writer and the history reader share that set.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any, ClassVar
+
+if TYPE_CHECKING:  # state.py stamps its files with utc_now: no import back at run time
+    from orch_tui.core.domain.state import RunState
+
+
+def utc_now() -> str:
+    """The time events and state files are stamped with: ISO 8601, UTC, milliseconds."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class EventKind(StrEnum):
+    """The ``event`` key of every logged event."""
+
+    RUN_STARTED = "run_started"
+    NOTICE = "notice"
+    STATE = "state"
+    MODEL_TEXT = "model_text"
+    TOOL_EDIT = "tool_edit"
+    MODEL_TURN = "model_turn"
+    PROPOSAL = "proposal"
+    REVIEW = "review"
+    APPLIED = "applied"
+    CHECK_OUTPUT = "check_output"
+    TESTS = "tests"
+    PLAN = "plan"
+    TASK_STARTED = "task_started"
+    TASK_FINISHED = "task_finished"
+    QUESTION = "question"
+    GUIDANCE = "guidance"
+    REOPENED = "reopened"
+    ESCALATED = "escalated"
+    ROLE_DECISION = "role_decision"
+    RUN_FINISHED = "run_finished"
+
+
+@dataclass(kw_only=True)
+class Event:
+    kind: ClassVar[EventKind]
+    at: str = field(default_factory=utc_now)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"event": self.kind, **asdict(self)}
+
+
+@dataclass(kw_only=True)
+class RunStarted(Event):
+    kind: ClassVar[EventKind] = EventKind.RUN_STARTED
+    run_id: str
+    spec_path: str
+    provider: str
+    model: str
+    max_retries: int
+    resumed: bool
+    state: RunState
+    attempt: int
+    sandbox: str = "none"
+    """What confines the checks: "bwrap" or "none" (checks.sandbox resolved on this machine)."""
+    model_in_use: str = ""
+    """The model answering the current attempt: model.escalate_to on a resumed run that had
+    already escalated, else ``model`` (empty in logs written before this field)."""
+    tokens: int = 0
+    """The run's tokens so far: a resumed run's totals from state.json."""
+    cost_usd: float = 0.0
+    """The run's cost so far, likewise."""
+
+
+@dataclass(kw_only=True)
+class Notice(Event):
+    """Something a person should read: a replay announcement, a clamped setting."""
+
+    kind: ClassVar[EventKind] = EventKind.NOTICE
+    message: str
+
+
+@dataclass(kw_only=True)
+class StateChanged(Event):
+    kind: ClassVar[EventKind] = EventKind.STATE
+    state: RunState
+    attempt: int
+    max_retries: int
+
+
+@dataclass(kw_only=True)
+class ModelText(Event):
+    """A piece of the model's streamed text (not written to the JSONL log)."""
+
+    kind: ClassVar[EventKind] = EventKind.MODEL_TEXT
+    attempt: int
+    text: str
+
+
+@dataclass(kw_only=True)
+class ToolEdit(Event):
+    kind: ClassVar[EventKind] = EventKind.TOOL_EDIT
+    attempt: int
+    command: str
+    path: str | None
+    ok: bool
+    detail: str
+
+
+@dataclass(kw_only=True)
+class ModelTurn(Event):
+    """One model response finished; usage is that response's, cost the run's so far."""
+
+    kind: ClassVar[EventKind] = EventKind.MODEL_TURN
+    attempt: int
+    turn: int
+    stop_reason: str
+    input_tokens: int
+    output_tokens: int
+    cache_write_tokens: int
+    cache_read_tokens: int
+    run_tokens: int
+    run_cost_usd: float
+
+
+@dataclass(kw_only=True)
+class ProposalReady(Event):
+    kind: ClassVar[EventKind] = EventKind.PROPOSAL
+    attempt: int
+    files: list[str]
+    added: int
+    removed: int
+    hunks: int
+
+
+@dataclass(kw_only=True)
+class ReviewFinished(Event):
+    kind: ClassVar[EventKind] = EventKind.REVIEW
+    attempt: int
+    accepted: int
+    rejected: int
+    edited: list[str]
+    reject_reason: str | None
+    files_landing: list[str]
+
+
+@dataclass(kw_only=True)
+class ChangeApplied(Event):
+    kind: ClassVar[EventKind] = EventKind.APPLIED
+    attempt: int
+    files: list[str]
+
+
+@dataclass(kw_only=True)
+class CheckOutput(Event):
+    """A chunk of a check's live output (not written to the JSONL log)."""
+
+    kind: ClassVar[EventKind] = EventKind.CHECK_OUTPUT
+    attempt: int
+    check: str
+    text: str
+
+
+@dataclass(kw_only=True)
+class TestsFinished(Event):
+    kind: ClassVar[EventKind] = EventKind.TESTS
+    attempt: int
+    passed: bool
+    summary: str
+    counts: dict[str, int]
+    failing: list[str]
+    errors: list[str]
+
+
+@dataclass(kw_only=True)
+class PlanApproved(Event):
+    """Plan mode: the tasks the run will build, in order (``logs/<run_id>/plan.json``)."""
+
+    kind: ClassVar[EventKind] = EventKind.PLAN
+    tasks: list[dict[str, str]]
+    source: str
+    """Where the plan came from: "spec" (written in it) or "model" (a submit_plan call)."""
+
+
+@dataclass(kw_only=True)
+class TaskStarted(Event):
+    """Plan mode: a task begins (or resumes); its attempts count from ``first_attempt``."""
+
+    kind: ClassVar[EventKind] = EventKind.TASK_STARTED
+    task_id: str
+    title: str
+    index: int
+    total: int
+    first_attempt: int
+
+
+@dataclass(kw_only=True)
+class TaskFinished(Event):
+    kind: ClassVar[EventKind] = EventKind.TASK_FINISHED
+    task_id: str
+    status: str
+
+
+@dataclass(kw_only=True)
+class RunFinished(Event):
+    kind: ClassVar[EventKind] = EventKind.RUN_FINISHED
+    state: RunState
+    attempt: int
+    stop_reason: str | None
+    retryable: bool
+    """Stopped by a model error: asking the model again may succeed (nothing was written)."""
+    exit_code: int
+    tokens: int
+    cost_usd: float
+
+
+@dataclass(kw_only=True)
+class QuestionAsked(Event):
+    """The run stopped to ask a person (source "model": the ask_user tool; "stuck": the loop)."""
+
+    kind: ClassVar[EventKind] = EventKind.QUESTION
+    attempt: int
+    question: str
+    options: list[str]
+    recommendation: str
+    source: str
+
+
+@dataclass(kw_only=True)
+class GuidanceGiven(Event):
+    """A person's answer or guidance; it goes verbatim into the prompt of ``attempt``."""
+
+    kind: ClassVar[EventKind] = EventKind.GUIDANCE
+    attempt: int
+    text: str
+    question: str | None
+
+
+@dataclass(kw_only=True)
+class RunReopened(Event):
+    """A FAILED or NEEDS_HELP run continues with a fresh retry budget."""
+
+    kind: ClassVar[EventKind] = EventKind.REOPENED
+    from_state: str
+    attempt: int
+    max_retries: int
+
+
+@dataclass(kw_only=True)
+class Escalated(Event):
+    """A stronger model takes over after repeated failures."""
+
+    kind: ClassVar[EventKind] = EventKind.ESCALATED
+    attempt: int
+    from_model: str
+    to_model: str
+    failed_attempts: int
+
+
+class RoleVerdict(StrEnum):
+    """What a judge or verifier model decided."""
+
+    RETRY = "retry"
+    ASK = "ask"
+    SUFFICIENT = "sufficient"
+    INSUFFICIENT = "insufficient"
+    NONE = "none"
+
+
+@dataclass(kw_only=True)
+class RoleDecision:
+    """What a judge or verifier model decided (core.roles reads it from the role's tool call);
+    ``judge.json``/``verifier.json`` and state.json's ``roles`` keep it as :meth:`to_json`."""
+
+    role: str
+    """"judge" (after failed checks) or "verifier" (once every check passed)."""
+    model: str
+    decision: str
+    """judge: "retry" or "ask"; verifier: "sufficient" or "insufficient"; "none": no usable answer."""
+    guidance: str = ""
+    """judge retry: advice for the next prompt."""
+    question: str = ""
+    """judge ask: the question for the person, with ``options`` and a ``recommendation``."""
+    options: list[str] = field(default_factory=list)
+    recommendation: str = ""
+    gaps: list[str] = field(default_factory=list)
+    """verifier insufficient: what is missing or untested."""
+    reason: str = ""
+    """Why (the role's own words), or why there was no usable answer."""
+
+    def to_json(self) -> dict[str, Any]:
+        values = {name: getattr(self, name) for name in RoleDecision.__dataclass_fields__}
+        return {key: list(v) if isinstance(v, list) else v for key, v in values.items()}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RoleDecision:
+        names = RoleDecision.__dataclass_fields__
+        return RoleDecision(**{key: data[key] for key in names if key in data})
+
+
+@dataclass(kw_only=True)
+class RoleDecided(Event, RoleDecision):
+    """A judge or verifier decided about ``attempt`` (core.roles); logged with every field of
+    the decision."""
+
+    kind: ClassVar[EventKind] = EventKind.ROLE_DECISION
+    attempt: int
+
+
+# Events too chatty for the append-only log: their content is saved per attempt instead.
+STREAM_EVENTS = (ModelText, CheckOutput)
+
+Subscriber = Callable[[Event], None]
+
+
+class EventBus:
+    """Delivers every event to every subscriber, in order, on the emitting thread."""
+
+    def __init__(self) -> None:
+        self._subscribers: list[Subscriber] = []
+
+    def subscribe(self, subscriber: Subscriber) -> None:
+        self._subscribers.append(subscriber)
+
+    def emit(self, event: Event) -> None:
+        for subscriber in self._subscribers:
+            subscriber(event)

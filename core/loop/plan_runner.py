@@ -1,0 +1,292 @@
+"""Plan mode in the engine: the planning step, and which task the loop is working on.
+
+The engine keeps its one generate → review → test → patch loop; this module adds
+what a plan needs around it (DESIGN.md section 10):
+
+- PLANNING: the task list written in the spec, or else the model's ``submit_plan``
+  call (an invalid plan goes back as an ``is_error`` tool result, at most
+  :data:`PLAN_TOOL_ERRORS` times), then the reviewer's approval. The draft is saved
+  before the approval, so a resumed run never asks the model for the plan again.
+- Each task counts its attempts from its ``first_attempt`` (its own retry budget);
+  ``state.json``'s ``plan`` says which tasks are done, so a resumed run never asks
+  for a finished task again.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from orch_tui.core.attempt.conversation import CONTINUE_PROMPT
+from orch_tui.core.attempt.prompt_templates import render
+from orch_tui.core.domain.events import ModelText, Notice, PlanApproved, TaskFinished, TaskStarted
+from orch_tui.core.domain.plan import (
+    SUBMIT_PLAN,
+    SUBMIT_PLAN_TOOL,
+    Plan,
+    PlanError,
+    TaskStatus,
+    tasks_from_spec,
+)
+from orch_tui.core.providers.base import TurnRequest
+from orch_tui.core.runlog import layout as runlog
+from orch_tui.core.runlog.layout import PLAN_DRAFT_FILE, PLAN_FILE, TASK_FILE
+from orch_tui.core.workspace.boundary import read_tree
+
+if TYPE_CHECKING:
+    from orch_tui.core.loop.engine import Engine
+
+PLAN_TOOL_ERRORS = 2
+"""Invalid plans sent back to the model before the run fails."""
+
+NO_TOOL_CALL = "Error: answer with a submit_plan tool call holding the whole plan."
+
+
+def status_lines(plan: dict[str, Any]) -> list[str]:
+    """``state.json``'s plan for ``orch-tui status``: one line per task, the current one marked."""
+    tasks = plan.get("tasks") or []
+    current = plan.get("current")
+    lines = []
+    for number, task in enumerate(tasks, start=1):
+        mark = "▶" if task.get("id") == current else " "
+        lines.append(
+            f"{mark} {number}/{len(tasks)} {task.get('status', '?'):<8} {task.get('id')}: "
+            f"{task.get('title')}"
+        )
+    return lines
+
+
+class PlanFailed(Exception):
+    """The model gave no valid plan; the message is the run's stop reason."""
+
+
+def task_label(index: int, total: int, attempt: int, max_retries: int) -> str:
+    """``task 2/5 · attempt 1/5``: where a planned run stands, as the header and lines show it."""
+    return f"task {index + 1}/{total} · attempt {attempt}/{max_retries}"
+
+
+class PlanRunner:
+    """The engine's plan-mode collaborator; it reads and writes the engine's state and log."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    # -- where the run stands ------------------------------------------------------------
+
+    @property
+    def tasks(self) -> list[dict[str, Any]]:
+        return self.engine.state.plan["tasks"] if self.engine.state.plan else []
+
+    def current(self) -> dict[str, Any] | None:
+        plan = self.engine.state.plan
+        if not plan:
+            return None
+        return next((task for task in plan["tasks"] if task["id"] == plan.get("current")), None)
+
+    def base_attempt(self) -> int:
+        """The run attempt where the current task began: its generation."""
+        task = self.current()
+        return int(task.get("first_attempt") or 0) if task else 0
+
+    def label(self) -> str | None:
+        task = self.current()
+        if task is None:
+            return None
+        state = self.engine.state
+        return task_label(
+            self.tasks.index(task),
+            len(self.tasks),
+            state.attempt - self.base_attempt(),
+            state.max_retries,
+        )
+
+    def record_attempt(self, attempt: int) -> None:
+        """Note in the attempt's folder which task it works on (plan mode only)."""
+        task = self.current()
+        if task is not None:
+            self.engine.log.write_json(attempt, TASK_FILE, {"task": task["id"]})
+
+    def stopped_while_planning(self) -> bool:
+        """The run stopped in its planning conversation (attempt 0), before any plan was approved."""
+        if self.engine.state.plan is not None:
+            return False
+        return bool((self.engine.log.read_json(0, TASK_FILE) or {}).get("planning"))
+
+    def reason(self, why: str) -> str:
+        """A stop reason that names the task it happened in."""
+        task = self.current()
+        return f"task {task['id']} ({task['title']}): {why}" if task else why
+
+    def prompt_prefix(self) -> str:
+        """What a task's prompts add: the whole plan with statuses, and the task itself."""
+        task = self.current()
+        if task is None:
+            return ""
+        approved = Plan.from_json(self.engine.log.read_json(None, PLAN_FILE))
+        details = approved.tasks[approved.index(task["id"])]
+        listing = "\n".join(f"- [{t['status']}] {t['id']}: {t['title']}" for t in self.tasks)
+        return render(
+            "task",
+            plan=listing,
+            task_id=details.id,
+            title=details.title,
+            description=details.description or "(no description)",
+            acceptance=details.acceptance or "every check passes",
+        )
+
+    # -- steps ------------------------------------------------------------------------------
+
+    def make_plan(self) -> int:
+        """PLANNING: obtain the plan (spec, or the model), have it approved, start task 1.
+
+        Returns the attempt task 1 begins at; PlanFailed when the model gave no valid plan.
+        """
+        engine = self.engine
+        draft = engine.log.read_json(None, PLAN_DRAFT_FILE)
+        if draft is None:
+            written = tasks_from_spec(engine.spec.text)
+            if written is not None:
+                draft = {"plan": written.to_json(), "source": "spec", "first_attempt": 0}
+            else:
+                planned = self._ask_model()
+                draft = {"plan": planned.to_json(), "source": "model", "first_attempt": 1}
+            engine.log.write_json(None, PLAN_DRAFT_FILE, draft)
+        approved = engine.reviewer.review_plan(Plan.from_json(draft["plan"]))
+        engine.log.write_json(None, PLAN_FILE, approved.to_json())
+        engine.state.plan = {
+            "tasks": [
+                {"id": t.id, "title": t.title, "status": TaskStatus.PENDING, "first_attempt": None}
+                for t in approved.tasks
+            ],
+            "current": None,
+        }
+        engine.emit(
+            PlanApproved(tasks=[task.to_json() for task in approved.tasks], source=draft["source"])
+        )
+        return self._start_task(self.tasks[0], int(draft["first_attempt"]))
+
+    def _start_task(self, task: dict[str, Any], attempt: int) -> int:
+        plan = self.engine.state.plan
+        assert plan is not None, "tasks come from the plan, so a started task has one"
+        task["status"], task["first_attempt"] = TaskStatus.RUNNING, attempt
+        plan["current"] = task["id"]
+        self.announce()
+        return attempt
+
+    def announce(self) -> None:
+        """Tell subscribers which task the run is in (at its start, and on resume)."""
+        task = self.current()
+        if task is not None:
+            self.engine.emit(
+                TaskStarted(
+                    task_id=task["id"],
+                    title=task["title"],
+                    index=self.tasks.index(task),
+                    total=len(self.tasks),
+                    first_attempt=self.base_attempt(),
+                )
+            )
+
+    def task_passed(self) -> int | None:
+        """The current task is done; start the next one at the attempt returned, None when none is left."""
+        task = self.current()
+        if task is None:
+            return None
+        task["status"] = TaskStatus.DONE
+        self.engine.emit(TaskFinished(task_id=task["id"], status=TaskStatus.DONE))
+        following = next((t for t in self.tasks if t["status"] == TaskStatus.PENDING), None)
+        if following is None:
+            return None
+        return self._start_task(following, self.engine.state.attempt + 1)
+
+    def mark(self, status: str) -> None:
+        """Record how the current task stands now the run stopped or reopened."""
+        task = self.current()
+        if task is not None and task["status"] != status:
+            task["status"] = status
+            if status == TaskStatus.FAILED:
+                self.engine.emit(TaskFinished(task_id=task["id"], status=TaskStatus.FAILED))
+
+    # -- the planning conversation --------------------------------------------------------
+
+    def _ask_model(self) -> Plan:
+        """Attempt 0: a conversation offering only ``submit_plan``, until a valid plan comes."""
+        engine = self.engine
+        config = engine.config
+        files = sorted(read_tree(engine.paths.workspace))
+        listing = "\n".join(f"- {path}" for path in files) or "(none: the workspace is empty)"
+        messages: list[dict[str, Any]] = [
+            {"role": "user", "content": render("plan", listing=listing)}
+        ]
+        turns: list[dict[str, Any]] = []
+        errors: list[str] = []
+        system = engine.system_blocks()
+        tools = [dict(SUBMIT_PLAN_TOOL)]
+        engine.log.write_json(0, TASK_FILE, {"planning": True})
+        for index in range(config.model.max_tool_turns):
+            request = TurnRequest(
+                model=config.model.name,
+                system=system,
+                tools=tools,
+                messages=list(messages),
+                max_tokens=engine.request_max_tokens(config.model.max_tokens, config.model.name),
+                attempt=0,
+            )
+            turn = engine.provider.complete(
+                request, lambda text: engine.emit(ModelText(attempt=0, text=text))
+            )
+            turns.append(turn.to_json())
+            engine.add_usage(0, index, turn, engine.config.model.name)
+            messages.append({"role": "assistant", "content": turn.content})
+            calls = [block for block in turn.content if block.get("type") == "tool_use"]
+            plan, reply = self._check_calls(calls, errors)
+            engine.log.write_json(
+                0,
+                runlog.CONVERSATION,
+                {
+                    "model": request.model,
+                    "system": system,
+                    "tools": tools,
+                    "messages": messages,
+                    "turns": turns,
+                },
+            )
+            if plan is not None:
+                return plan
+            if not calls and turn.stop_reason == "max_tokens":
+                messages.append({"role": "user", "content": CONTINUE_PROMPT})
+                continue
+            if len(errors) > PLAN_TOOL_ERRORS:
+                break
+            engine.emit(Notice(message=f"the plan was not valid, asking again: {errors[-1]}"))
+            messages.append({"role": "user", "content": reply})
+        last = errors[-1] if errors else "the planning conversation reached its turn limit"
+        raise PlanFailed(f"no valid plan after {len(errors)} tries: {last}")
+
+    def _check_calls(
+        self, calls: list[dict[str, Any]], errors: list[str]
+    ) -> tuple[Plan | None, Any]:
+        """The valid plan among ``calls``, or the tool results that say what was wrong."""
+        if not calls:
+            errors.append("the model answered without a submit_plan call")
+            return None, NO_TOOL_CALL
+        results = []
+        for call in calls:
+            if call.get("name") != SUBMIT_PLAN:
+                message = (
+                    f"Error: unknown tool {call.get('name')!r}; the only tool is {SUBMIT_PLAN}"
+                )
+            else:
+                try:
+                    return Plan.from_json(call.get("input")), None
+                except PlanError as exc:
+                    message = f"Error: the plan is not valid: {exc}. Submit the whole plan again."
+            errors.append(message.removeprefix("Error: "))
+            results.append(
+                {
+                    "type": "tool_result",
+                    "tool_use_id": call["id"],
+                    "content": message,
+                    "is_error": True,
+                }
+            )
+        return None, results

@@ -1,0 +1,77 @@
+"""``orch-tui reset``: undo what the current run did to its workspace, keeping ``logs/``.
+
+The default ``workspace/`` is cleared; an existing folder gets its originals back (outside git)
+or its starting branch checked out (in git), and loses the ``.venv`` orch-tui created there.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+from orch_tui.core.checks.venv import PROJECT_VENV, discard_created_venv
+from orch_tui.core.config.paths import ProjectPaths
+from orch_tui.core.runlog.layout import MANIFEST, ORIGINALS
+from orch_tui.core.workspace.git import GitError, Repo
+from orch_tui.core.workspace.run_workspace import read_manifest
+
+
+def reset_workspace(
+    paths: ProjectPaths, record: dict[str, Any] | None, log_dir: Path | None
+) -> str:
+    """Undo what the run did to its workspace; returns a sentence saying what was done."""
+    if record is None or record.get("default", True):
+        return _clear_default(paths.root / "workspace")
+    root = Path(record["path"])
+    said = _undo_in_existing_folder(root, record.get("git"), log_dir)
+    if discard_created_venv(root):
+        said += f"; removed the {PROJECT_VENV} orch-tui created there"
+    return said
+
+
+def _undo_in_existing_folder(root: Path, git: dict[str, Any] | None, log_dir: Path | None) -> str:
+    if git:
+        start = git["start_branch"] or git["start_commit"]
+        try:
+            Repo(root).checkout(start)
+        except GitError as exc:
+            return f"left {root} as it is ({exc}); the run's branch {git['branch']} is kept"
+        return f"checked out {start} in {root}; the run's branch {git['branch']} is kept"
+    if log_dir is None:
+        return f"left {root} as it is (no log of the run)"
+    return _restore_originals(root, log_dir / ORIGINALS)
+
+
+def _clear_default(workspace: Path) -> str:
+    cleared = 0
+    if workspace.is_dir():
+        for child in workspace.iterdir():
+            if child.name == ".gitkeep":
+                continue
+            if child.is_dir() and not child.is_symlink():
+                shutil.rmtree(child)
+            else:
+                child.unlink()
+            cleared += 1
+    return f"cleared {cleared} entries from workspace/"
+
+
+def _restore_originals(root: Path, folder: Path) -> str:
+    manifest = read_manifest(folder / MANIFEST)
+    restored = removed = 0
+    for rel, entry in sorted(manifest.items()):
+        target = root / rel
+        if entry["existed"]:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(folder / "files" / rel, target)
+            restored += 1
+        elif target.is_file() or target.is_symlink():
+            target.unlink()
+            removed += 1
+    new_dirs = {folder for entry in manifest.values() for folder in entry["new_dirs"]}
+    for new_dir in sorted(new_dirs, key=len, reverse=True):
+        path = root / new_dir
+        if path.is_dir() and not any(path.iterdir()):
+            path.rmdir()
+    return f"restored {restored} changed files and removed {removed} created files in {root}"

@@ -1,0 +1,158 @@
+"""``orch-tui restore K``: the workspace back to attempt K's result, as a new step of the run.
+
+A run's changes are a sequence of steps, each a mapping path → text (None: deleted): the applied
+change of every attempt (``attempt-NN/applied.json``) and earlier restores
+(``restores/restore-NN.json``, taken after the attempt they name). Attempt K's result is the
+workspace as it was before the run (git: the starting commit; otherwise the originals kept in the
+logs) with every step up to and including attempt K replayed. A restore writes that result for
+every file the run touched, records itself, and in git becomes one commit; the attempts after K
+that it undid are named in the next prompt.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from orch_tui.core.config.paths import ProjectPaths
+from orch_tui.core.domain.events import Notice
+from orch_tui.core.domain.state import RunState, State, StateStore
+from orch_tui.core.runlog import layout as runlog
+from orch_tui.core.runlog.layout import MANIFEST, ORIGINALS, RunLog
+from orch_tui.core.util.atomic import write_json_atomic
+from orch_tui.core.workspace.boundary import apply_change
+from orch_tui.core.workspace.git import RESTORE_TRAILER, GitError, Repo
+from orch_tui.core.workspace.run_workspace import keep_originals
+
+RESTORES = "restores"
+
+
+class RestoreError(Exception):
+    """The restore cannot be done; the message says why (exit 1)."""
+
+
+def _steps(log_dir: Path) -> list[tuple[tuple[int, int, int], str, dict[str, str | None]]]:
+    """Every step of the run in the order it was applied: (order key, label, files)."""
+    steps = []
+    for folder in sorted(log_dir.glob("attempt-*")):
+        applied = folder / runlog.APPLIED
+        if applied.is_file():
+            attempt = int(folder.name.split("-")[1])
+            files = json.loads(applied.read_text(encoding="utf-8")).get("files") or {}
+            steps.append(((attempt, 0, 0), f"attempt {attempt}", files))
+    for path in sorted((log_dir / RESTORES).glob("restore-*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        key = (int(data["after_attempt"]), 1, int(data["number"]))
+        steps.append((key, f"restore {data['number']}", data["files"]))
+    return sorted(steps, key=lambda step: step[0])
+
+
+def _original(record: dict[str, Any], log_dir: Path, path: str) -> str | None:
+    git = record.get("git")
+    if git:
+        if not git.get("start_commit"):
+            return None
+        return Repo(Path(record["path"])).file_at(git["start_commit"], path)
+    manifest_path = log_dir / ORIGINALS / MANIFEST
+    manifest = (
+        json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.exists() else {}
+    )
+    entry = manifest.get(path)
+    if not entry or not entry["existed"]:
+        return None
+    return (log_dir / ORIGINALS / "files" / path).read_bytes().decode("utf-8", errors="replace")
+
+
+def result_of(state: State, log_dir: Path, attempt: int) -> tuple[dict[str, str | None], list[int]]:
+    """The text of every file the run touched as attempt ``attempt`` left it, and the attempts
+    applied after it (the ones a restore undoes)."""
+    steps = _steps(log_dir)
+    applied = [key[0] for key, _label, _files in steps if key[1] == 0]
+    if attempt not in applied:
+        raise RestoreError(
+            f"attempt {attempt} of run {state.run_id} was never applied "
+            f"(applied attempts: {', '.join(map(str, applied)) or 'none'})"
+        )
+    touched = sorted({path for _key, _label, files in steps for path in files})
+    record = state.workspace or {}
+    result = {path: _original(record, log_dir, path) for path in touched}
+    for key, _label, files in steps:
+        if key <= (attempt, 0, 0):
+            result.update(files)
+    return result, [number for number in applied if number > attempt]
+
+
+def restore(state: State, log_dir: Path, workspace: Path, attempt: int) -> str:
+    """Put ``workspace`` back to ``attempt``'s result as a new step; returns what was done.
+
+    ``state`` is updated (the undone attempts, the commit) for the caller to save.
+    """
+    if state.state in (RunState.REVIEWING, RunState.TESTING):
+        raise RestoreError(
+            f"run {state.run_id} is {state.state.value}: finish that step first "
+            "(run the same command to resume it), then restore"
+        )
+    files, undone = result_of(state, log_dir, attempt)
+    folder = log_dir / RESTORES
+    number = len(list(folder.glob("restore-*.json"))) + 1
+    keep_originals(state.workspace, log_dir, sorted(files))
+    write_json_atomic(
+        folder / f"restore-{number:02d}.json",
+        {
+            "number": number,
+            "to_attempt": attempt,
+            "after_attempt": state.attempt,
+            "undone": undone,
+            "files": files,
+        },
+    )
+    apply_change(workspace, files)
+    record = state.workspace
+    if record is not None:
+        record["undone"] = sorted(set(record.get("undone") or []) | set(undone))
+        if record.get("git"):
+            subject = f"orch-tui {state.run_id} restore {number}: back to attempt {attempt}"
+            commit, _made = Repo(Path(record["path"])).commit_step(
+                state.run_id, (RESTORE_TRAILER, number), sorted(files), subject
+            )
+            record.setdefault("commits", {})[f"restore-{number}"] = commit
+    undid = ", ".join(map(str, undone)) or "nothing"
+    return f"restored the workspace to attempt {attempt}'s result (undid attempts: {undid})"
+
+
+def restore_current_run(paths: ProjectPaths, attempt: int, run_id: str | None = None) -> str:
+    """Restore attempt ``attempt`` of the run in ``state.json``, saved and logged; says what it did.
+
+    ``run_id``, when given, must be that run: only the current run has a workspace to restore.
+    StateError for an unusable state.json, RestoreError for anything else.
+    """
+    store = StateStore(paths.state)
+    state = store.load()
+    if state is None:
+        raise RestoreError("no run to restore (state.json not found)")
+    if run_id is not None and run_id != state.run_id:
+        raise RestoreError(
+            f"run {run_id} is not the current run ({state.run_id}): only its attempts can be restored"
+        )
+    record = state.workspace
+    workspace = Path(record["path"]) if record else paths.default_workspace
+    try:
+        said = restore(state, paths.logs / state.run_id, workspace, attempt)
+    except (GitError, OSError, ValueError) as exc:
+        raise RestoreError(f"restore failed: {exc}") from None
+    store.save(state)
+    RunLog(paths.logs, state.run_id)(Notice(message=said))
+    return f"{said}; the next prompt of run {state.run_id} says so"
+
+
+def take_undone_note(record: dict[str, Any] | None) -> str:
+    """A paragraph for the next prompt naming the attempts the person undid; said once."""
+    undone = (record or {}).pop("undone", None) if record else None
+    if not undone:
+        return ""
+    names = ", ".join(str(number) for number in undone)
+    return (
+        f"The person restored the workspace to an earlier result: the changes of attempt(s) "
+        f"{names} were undone. Do not redo them as they were.\n\n"
+    )

@@ -1,0 +1,160 @@
+"""The one interface between the engine and whoever reviews a proposal.
+
+The engine hands a :class:`ReviewSession` to a :class:`Reviewer` and waits.
+The headless reviewer returns at once (everything undecided lands); the TUI
+reviewer waits for the person. Every decision is persisted as it is made, so a
+quit mid-review reopens on the same proposal with the same decisions.
+
+:class:`ReviewCursor` is where the reviewer is in a proposal: pure logic, no widgets, so every
+movement is unit-tested. Moves feel like lazygit: ``]``/``[`` walk hunks across files,
+``}``/``{`` jump files, and a decision moves on to the next undecided hunk.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from orch_tui.core.domain.plan import Plan
+from orch_tui.core.domain.proposal import Decisions, HunkDecision, Proposal, effective_proposal
+
+
+class ReviewAborted(Exception):
+    """The person left mid-review; the run stays in REVIEWING and resumes there."""
+
+
+class ReviewSession:
+    """One proposal under review: the decisions so far, and what the reviewer needs to know."""
+
+    def __init__(
+        self,
+        attempt: int,
+        proposal: Proposal,
+        decisions: Decisions,
+        persist: Callable[[Decisions], None],
+        failing_before: list[str] | None = None,
+    ) -> None:
+        self.attempt = attempt
+        self.proposal = proposal
+        self.decisions = decisions
+        self.failing_before = failing_before
+        """The tests failing before this attempt (the last test run's); None before any run."""
+        self._persist = persist
+        self._effective = effective_proposal(proposal, decisions)
+        # Every file is diffed here, on the engine's thread that makes the session (hunks are
+        # cached on the FileChange), so the screen showing it never diffs on the UI thread.
+        _ = self._effective.hunk_count
+
+    @property
+    def effective(self) -> Proposal:
+        """The proposal with the person's hand edits in place; recomputed only after an edit."""
+        return self._effective
+
+    def counts(self) -> tuple[int, int, int]:
+        """(accepted, rejected, undecided) hunks of the proposal as it would land."""
+        return self.decisions.tally(self._effective)
+
+    def decide(self, path: str, hunk_index: int, decision: HunkDecision) -> None:
+        self.decisions.set(path, hunk_index, decision)
+        self._persist(self.decisions)
+
+    def decide_file(self, path: str, decision: HunkDecision) -> None:
+        self.decisions.set_file(path, decision)
+        self._persist(self.decisions)
+
+    def edit(self, path: str, text: str) -> None:
+        self.decisions.edit(path, text)
+        self._effective = effective_proposal(self.proposal, self.decisions)
+        self._persist(self.decisions)
+
+    def reject_all(self, reason: str) -> None:
+        self.decisions.reject_reason = reason
+        self._persist(self.decisions)
+
+
+@dataclass
+class ReviewCursor:
+    proposal: Proposal
+    file: int = 0
+    hunk: int = 0
+
+    @property
+    def positions(self) -> list[tuple[int, int]]:
+        """Every (file, hunk) in order; a file without hunks still has one stop."""
+        stops: list[tuple[int, int]] = []
+        for index, change in enumerate(self.proposal.changes):
+            count = max(len(change.hunks), 1)
+            stops += [(index, hunk) for hunk in range(count)]
+        return stops
+
+    def _index(self) -> int:
+        stops = self.positions
+        return stops.index((self.file, self.hunk)) if (self.file, self.hunk) in stops else 0
+
+    def _go(self, position: tuple[int, int]) -> None:
+        self.file, self.hunk = position
+
+    def next_hunk(self) -> None:
+        stops = self.positions
+        if stops:
+            self._go(stops[min(self._index() + 1, len(stops) - 1)])
+
+    def previous_hunk(self) -> None:
+        stops = self.positions
+        if stops:
+            self._go(stops[max(self._index() - 1, 0)])
+
+    def next_file(self) -> None:
+        if self.file + 1 < len(self.proposal.changes):
+            self._go((self.file + 1, 0))
+
+    def previous_file(self) -> None:
+        """The previous file's first hunk; on the first file, its first hunk."""
+        if self.proposal.changes:
+            self._go((max(self.file - 1, 0), 0))
+
+    def select_file(self, index: int) -> None:
+        if 0 <= index < len(self.proposal.changes):
+            self._go((index, 0))
+
+    def first_undecided(self, decisions: Decisions) -> bool:
+        """Move to the first undecided hunk of the proposal; stay on the first stop when none is."""
+        stops = self.positions
+        if not stops:
+            return False
+        self._go(stops[-1])  # next_undecided starts after the cursor and wraps to the start
+        if self.next_undecided(decisions):
+            return True
+        self._go(stops[0])
+        return False
+
+    def next_undecided(self, decisions: Decisions) -> bool:
+        """Move to the next undecided hunk after the cursor (wrapping); False when none is left."""
+        stops = self.positions
+        start = self._index()
+        for offset in range(1, len(stops) + 1):
+            file, hunk = stops[(start + offset) % len(stops)]
+            states = decisions.for_file(self.proposal.changes[file])
+            if hunk >= len(states) or states[hunk] is HunkDecision.UNDECIDED:
+                self._go((file, hunk))
+                return True
+        return False
+
+
+class Reviewer(Protocol):
+    def review(self, session: ReviewSession) -> None:
+        """Return when the decisions in ``session`` are final; raise ReviewAborted to leave."""
+
+    def review_plan(self, plan: Plan) -> Plan:
+        """The plan as the person approved it (edited, reordered, trimmed); ReviewAborted to leave."""
+
+
+class AcceptAllReviewer:
+    """``--auto``: every proposal lands as the model wrote it."""
+
+    def review(self, session: ReviewSession) -> None:
+        return None
+
+    def review_plan(self, plan: Plan) -> Plan:
+        return plan

@@ -1,0 +1,201 @@
+"""What a run owes the folder it works in (DESIGN section 12).
+
+The default ``workspace/`` belongs to orch-tui. An existing folder belongs to the person: the
+run records where it started (``state.json``'s ``workspace``), and everything it does there can
+be undone without touching anything it did not create.
+
+- In a git work tree the run refuses a dirty tree (unless allowed), works on ``orch/<run_id>``
+  and commits every applied attempt (:mod:`core.git`); reset checks the starting branch out.
+- In a plain existing folder the first time the run changes a file its original bytes are kept
+  in ``logs/<run_id>/originals/`` (a file it creates is recorded as new); reset puts them back
+  and removes what the run created.
+
+Either way reset also removes the ``.venv`` orch-tui created there (:mod:`core.project_env`).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+from orch_tui.core.util.atomic import Commit, json_bytes
+from orch_tui.core.workspace.git import GitError, Repo, is_work_tree, run_branch_name
+from orch_tui.core.config.paths import ProjectPaths
+from orch_tui.core.workspace.test_guard import existing_tests
+
+from orch_tui.core.runlog.layout import MANIFEST, ORIGINALS
+
+
+class WorkspaceError(Exception):
+    """The workspace cannot be used as it is; the message says what to do (exit 1)."""
+
+
+def new_record(
+    paths: ProjectPaths, run_id: str, *, allow_dirty: bool, protect_tests: bool = False
+) -> dict[str, Any]:
+    """Prepare the workspace for a fresh run and describe it for ``state.json``.
+
+    In a git work tree this checks the tree is clean and creates the run's branch. With
+    ``protect_tests``, an existing project's test files are recorded as protected.
+    """
+    workspace = paths.workspace
+    if not paths.is_default_workspace and not workspace.is_dir():
+        raise WorkspaceError(f"the workspace {workspace} is not a folder")
+    record: dict[str, Any] = {
+        "path": str(workspace),
+        "default": paths.is_default_workspace,
+        "git": None,
+        "commits": {},
+    }
+    workspace.mkdir(parents=True, exist_ok=True)
+    if protect_tests and not paths.is_default_workspace:
+        record["protected_tests"] = existing_tests(workspace)
+    if paths.is_default_workspace or not is_work_tree(workspace):
+        return record
+    repo = Repo(workspace)
+    changed = repo.tracked_changes()
+    if changed and not allow_dirty:
+        shown = ", ".join(changed[:5]) + (" ..." if len(changed) > 5 else "")
+        raise WorkspaceError(
+            f"{workspace} has uncommitted changes to tracked files ({shown}): commit or stash "
+            "them first (`git stash`), or pass --allow-dirty to carry them into the run's branch"
+        )
+    branch = run_branch_name(run_id)
+    record["git"] = {
+        "start_branch": repo.current_branch(),
+        "start_commit": repo.head(),
+        "branch": branch,
+    }
+    try:
+        repo.start_branch(branch)
+    except GitError as exc:
+        raise WorkspaceError(f"cannot start the run's branch: {exc}") from None
+    return record
+
+
+def same_workspace(record: dict[str, Any] | None, paths: ProjectPaths) -> bool:
+    """True when a saved run worked in the folder these paths name (a run before: ``workspace/``)."""
+    if record is None:
+        return paths.is_default_workspace
+    return Path(record["path"]).resolve() == paths.workspace.resolve()
+
+
+def resume_record(record: dict[str, Any] | None, paths: ProjectPaths) -> None:
+    """Make the workspace ready again; back on the run's branch if another one is checked out."""
+    if paths.is_default_workspace:
+        paths.workspace.mkdir(parents=True, exist_ok=True)
+    git = (record or {}).get("git")
+    if not record or not git:
+        return
+    repo = Repo(Path(record["path"]))
+    if repo.current_branch() != git["branch"]:
+        try:
+            repo.checkout(git["branch"])
+        except GitError as exc:
+            raise WorkspaceError(
+                f"cannot return to the run's branch {git['branch']}: {exc}"
+            ) from None
+
+
+def protected_tests(record: dict[str, Any] | None) -> list[str]:
+    """The test files the person had when the run started, when they are protected."""
+    return list((record or {}).get("protected_tests") or [])
+
+
+def keep_originals(
+    record: dict[str, Any] | None, log_dir: Path, files: list[str], commit: Commit | None = None
+) -> None:
+    """Outside git, keep the original of every file before the run first changes it.
+
+    A file already recorded keeps its first original, so re-applying after a crash and later
+    attempts never overwrite it. Reset uses them in an existing folder, restore everywhere.
+    The copies are durable before the manifest that names them; with ``commit`` both wait for
+    it (the engine's move to TESTING), else the manifest is written at once.
+    """
+    if not record or record.get("git"):
+        return
+    root = Path(record["path"])
+    folder = log_dir / ORIGINALS
+    manifest_path = folder / MANIFEST
+    manifest = read_manifest(manifest_path)
+    new = [rel for rel in files if rel not in manifest]
+    if not new:
+        return
+    copies = commit or Commit()
+    for rel in new:
+        source = root / rel
+        entry: dict[str, Any] = {"existed": source.is_file(), "new_dirs": _missing_dirs(root, rel)}
+        if entry["existed"]:
+            target = folder / "files" / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target)
+            copies.add(target)
+            for parent in [target.parent, *target.parent.parents]:
+                copies.add(parent)  # a folder made on the way: its entry in its parent
+                if parent == folder:
+                    break
+        manifest[rel] = entry
+    folder.mkdir(parents=True, exist_ok=True)
+    copies.add(folder)
+    if commit is None:
+        copies.commit(manifest_path, json_bytes(manifest))
+    else:
+        commit.replace(manifest_path, json_bytes(manifest))
+
+
+def commit_applied(
+    record: dict[str, Any] | None, run_id: str, attempt: int, files: list[str], summary: str
+) -> str | None:
+    """In git, commit the applied attempt (once, even when called again after a crash)."""
+    if not record or not record.get("git"):
+        return None
+    commit, _made = Repo(Path(record["path"])).commit_attempt(run_id, attempt, files, summary)
+    record.setdefault("commits", {})[str(attempt)] = commit
+    return commit
+
+
+def summary_line(turns: list[dict[str, Any]], attempt: int, width: int = 72) -> str:
+    """The first line of the model's text in an attempt, for its commit message."""
+    for turn in turns:
+        for block in turn.get("content") or []:
+            if block.get("type") != "text":
+                continue
+            for line in str(block.get("text", "")).splitlines():
+                line = line.strip().lstrip("#").strip()
+                if line:
+                    return line if len(line) <= width else line[: width - 1] + "…"
+    return f"attempt {attempt}"
+
+
+def merge_hint(record: dict[str, Any] | None) -> str | None:
+    """How to look at and merge a successful run's branch; ``None`` outside git."""
+    git = (record or {}).get("git")
+    if not git:
+        return None
+    start = git["start_branch"] or git["start_commit"]
+    return (
+        f"the run's work is on branch {git['branch']}: look at it with "
+        f"`git log -p {start}..{git['branch']}`, merge it with "
+        f"`git checkout {start} && git merge {git['branch']}`"
+    )
+
+
+def _missing_dirs(root: Path, rel: str) -> list[str]:
+    """The parent folders of ``rel`` that do not exist yet (the run will create them)."""
+    missing = []
+    parent = Path(rel).parent
+    while parent != Path("."):
+        if not (root / parent).is_dir():
+            missing.append(parent.as_posix())
+        parent = parent.parent
+    return missing
+
+
+def read_manifest(path: Path) -> dict[str, Any]:
+    """The originals' manifest: each changed path, whether it existed, the folders it needed."""
+    if not path.exists():
+        return {}
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return data if isinstance(data, dict) else {}

@@ -1,0 +1,84 @@
+"""--provider claude-code: a stub ``claude`` on PATH stands in for Claude Code's command line."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+from tests.support.e2e_support import assert_clean_exit, make_project
+
+SPEC = "# calc\n\nA module `app.py` with `add(a, b)` returning the sum, and pytest tests.\n"
+APP = "def add(a, b):\n    return a + b\n"
+TEST = "from app import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
+
+STUB = '''\
+#!{python}
+"""A stand-in for `claude -p PROMPT --output-format json`: writes the project where it runs."""
+import json, os, sys
+from pathlib import Path
+
+log = Path({log!r})
+calls = json.loads(log.read_text()) if log.exists() else []
+calls.append({{"argv": sys.argv[1:], "cwd": os.getcwd(), "env_key": os.environ.get("ANTHROPIC_API_KEY")}})
+log.write_text(json.dumps(calls))
+Path("app.py").write_text({app!r})
+Path("tests").mkdir(exist_ok=True)
+Path("tests/test_app.py").write_text({test!r})
+print(json.dumps({{
+    "type": "result", "subtype": "success", "is_error": False,
+    "result": "Wrote app.py and its test.",
+    "total_cost_usd": 0.0421,
+    "usage": {{"input_tokens": 900, "output_tokens": 300,
+              "cache_creation_input_tokens": 50, "cache_read_input_tokens": 4000}},
+}}))
+'''
+
+
+def install_stub(bin_dir: Path, log: Path) -> None:
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    stub = bin_dir / "claude"
+    stub.write_text(STUB.format(python=sys.executable, log=str(log), app=APP, test=TEST))
+    stub.chmod(0o755)
+
+
+def test_claude_code_edits_in_a_copy_become_the_reviewed_proposal(tmp_path: Path) -> None:
+    log = tmp_path / "claude-calls.json"
+    install_stub(tmp_path / "bin", log)
+    project = make_project(tmp_path / "p", spec_text=SPEC, key=None)
+    project.env["PATH"] = f"{tmp_path / 'bin'}{os.pathsep}{project.env['PATH']}"
+
+    result = project.run_auto("--provider", "claude-code", "--model", "sonnet")
+
+    assert_clean_exit(result, 0)
+    assert "SUCCESS" in result.stdout
+    assert project.workspace_files() == {"app.py": APP, "tests/test_app.py": TEST}
+    (call,) = json.loads(log.read_text())
+    assert Path(call["cwd"]).resolve() != project.workspace.resolve()  # a staging copy
+    argv = call["argv"]
+    assert argv[0] == "-p" and "Build the project" in argv[1]
+    assert "add(a, b)" in argv[argv.index("--append-system-prompt") + 1]  # the spec
+    assert argv[argv.index("--output-format") + 1] == "json"
+    assert argv[argv.index("--model") + 1] == "sonnet"
+    assert "Bash" not in argv[argv.index("--allowedTools") + 1]
+    proposal = json.loads((project.attempt_dir(0) / "proposal.json").read_text())
+    assert sorted(c["path"] for c in proposal["changes"]) == ["app.py", "tests/test_app.py"]
+    state = project.state()
+    assert state is not None
+    assert state["cost_usd"] == 0.0421  # the cost claude reported, not a price-table estimate
+    assert state["usage"]["input_tokens"] == 900
+    assert state["usage"]["cache_read_input_tokens"] == 4000
+
+
+def test_a_missing_claude_command_is_a_clear_error(tmp_path: Path) -> None:
+    project = make_project(tmp_path / "p", spec_text=SPEC, key=None)
+    empty_bin = tmp_path / "empty-bin"
+    empty_bin.mkdir()
+    project.env["PATH"] = str(empty_bin)
+
+    result = project.run_auto("--provider", "claude-code")
+
+    assert_clean_exit(result, 1)
+    assert "the 'claude' command is not installed" in result.stdout + result.stderr
+    assert project.workspace_files() == {}

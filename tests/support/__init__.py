@@ -1,0 +1,1 @@
+"""Helpers the tests share: fake API servers, project folders, scripted runs, Pilot drivers."""

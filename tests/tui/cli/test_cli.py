@@ -1,0 +1,155 @@
+"""The command line in process: usage errors and unexpected failures read as sentences."""
+
+from __future__ import annotations
+
+import errno
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from orch_tui.core.loop import engine as engine_module
+from orch_tui.core.providers.factory import demo_dir
+from orch_tui.tui.cli.commands import main
+
+
+def test_a_usage_error_exits_1_not_the_safety_code(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["spec.md", "--max-retries", "many"])
+    assert stopped.value.code == 1
+    assert "invalid int value" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "-0.5", "NaN"])
+def test_a_budget_that_is_not_a_finite_amount_is_refused_naming_the_option(
+    value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["spec.md", f"--max-cost-usd={value}"])
+    assert stopped.value.code == 1
+    assert "argument --max-cost-usd: " in capsys.readouterr().err
+
+
+def run_demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> int:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    return main([str(demo_dir() / "spec.md"), "--auto"])
+
+
+def test_an_unexpected_error_is_a_sentence_and_a_crash_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(engine_module, "run_configured", broken)
+    code = run_demo(tmp_path, monkeypatch)
+    err = capsys.readouterr().err
+    assert code == 1
+    crash = next((tmp_path / "logs").glob("*/crash.txt"))
+    assert err == (
+        "orch-tui: stopped on an unexpected error at TESTING (attempt 0): RuntimeError: boom. "
+        f"Details in {crash}; state.json holds the last step saved: the same command resumes "
+        "there.\n"
+    )
+    assert "RuntimeError: boom" in crash.read_text()
+
+
+def test_a_crash_file_that_cannot_be_written_is_said_not_raised(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def broken(*args: object, **kwargs: object) -> None:
+        run_folder = next((tmp_path / "logs").iterdir())
+        (run_folder / "crash.txt").mkdir()  # where the crash file would go
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(engine_module, "run_configured", broken)
+    code = run_demo(tmp_path, monkeypatch)
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "Traceback" not in err and len(err.splitlines()) == 1
+    assert "RuntimeError: boom. The details could not be written either (" in err
+    assert "crash.txt: Is a directory)" in err
+
+
+def test_a_full_disk_is_one_true_sentence(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The run log's first line finds the disk full: no crash file, no traceback."""
+    real_write = os.write
+
+    def disk_full(fd: int, data: bytes) -> int:
+        if os.readlink(f"/proc/self/fd/{fd}").endswith("events.jsonl"):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real_write(fd, data)
+
+    monkeypatch.setattr(os, "write", disk_full)
+    code = run_demo(tmp_path, monkeypatch)
+    monkeypatch.undo()
+    err = capsys.readouterr().err
+    assert code == 1
+    assert err.startswith("orch-tui: stopped at INIT (attempt 0): No space left on device. ")
+    assert err.endswith(
+        "Free some space; state.json holds the last step saved: the same command resumes there.\n"
+    )
+    assert (tmp_path / "state.json").is_file()
+    assert not list((tmp_path / "logs").glob("*/crash.txt"))
+
+
+HOLD_LOCK = """\
+import sys
+from pathlib import Path
+from orch_tui.core.workspace.lock import ProjectLock
+
+ProjectLock(Path(sys.argv[1])).acquire()
+print("locked", flush=True)
+sys.stdin.read()
+"""
+
+
+@contextmanager
+def lock_held_by_another_process(root: Path) -> Iterator[int]:
+    """Another process holds ``root``'s project lock until the block ends; yields its pid."""
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_LOCK, str(root)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "locked\n"
+        yield holder.pid
+    finally:
+        holder.communicate("")
+
+
+def test_a_second_run_in_a_locked_project_exits_1_at_once_naming_the_holder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    with lock_held_by_another_process(tmp_path) as pid:
+        code = main([str(demo_dir() / "spec.md"), "--auto"])
+        err = capsys.readouterr().err
+        assert code == 1
+        assert f"pid {pid}" in err and "Traceback" not in err
+        assert not (tmp_path / "state.json").exists()  # nothing was started
+        assert not (tmp_path / "logs").exists()
+        # status only reads: it needs no lock.
+        assert main(["status"]) == 0
+        assert "no run yet" in capsys.readouterr().out
+    # The holder's exit released the lock: the same command now runs.
+    assert main([str(demo_dir() / "spec.md"), "--auto"]) == 0
+    capsys.readouterr()
+    workspace = sorted(p.name for p in (tmp_path / "workspace").iterdir())
+    # reset and restore write the workspace and the state as a run does: not while one holds it.
+    with lock_held_by_another_process(tmp_path) as pid:
+        for command in (["reset", "--yes"], ["restore", "0"]):
+            assert main(command) == 1
+            assert f"pid {pid}" in capsys.readouterr().err
+        assert (tmp_path / "state.json").is_file()
+        assert sorted(p.name for p in (tmp_path / "workspace").iterdir()) == workspace

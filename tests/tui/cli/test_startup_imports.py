@@ -1,0 +1,77 @@
+"""What launching a run's review screen imports: only what its first frame and the run need.
+
+Each module left out is time the person waits before anything is on screen, so the history
+screens and the requirement parser are imported when first used, never on a run's launch;
+nor is a process started just to load a library.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+LEFT_OUT = ("orch_tui.tui.screens.history.screens", "orch_tui.tui.widgets.runs_table", "packaging")
+
+
+def _loaded(code: str, cwd: Path) -> list[str]:
+    """The modules of ``LEFT_OUT`` a fresh interpreter has loaded after running ``code``."""
+    script = (
+        f"{code}\nimport sys\n"
+        f"print('\\n'.join(sorted(m for m in sys.modules if m.startswith({LEFT_OUT!r}))))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=cwd,
+        env={**os.environ, "XDG_STATE_HOME": str(cwd / "state")},  # ui.json: never the user's
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return result.stdout.split()
+
+
+def test_a_runs_launch_path_imports_no_history_screen_nor_packaging(tmp_path: Path) -> None:
+    assert _loaded("import orch_tui.tui.cli.commands, orch_tui.tui.app", tmp_path) == []
+
+
+def test_opening_the_history_imports_its_screens(tmp_path: Path) -> None:
+    """The check above would pass vacuously if the names were wrong: the same probe sees them
+    once the app builds its runs screen."""
+    code = (
+        "from pathlib import Path\n"
+        "from orch_tui.core.config.models import Config\n"
+        "from orch_tui.core.config.paths import ProjectPaths\n"
+        "from orch_tui.tui.app import OrchApp\n"
+        f"OrchApp(ProjectPaths.here(Path({str(tmp_path / 'orchestrator.toml')!r})), Config())"
+        "._runs_screen()\n"
+        "from orch_tui.core.checks.venv import _plain_requirement\n"
+        "_plain_requirement('pytest>=8', 'requirements.txt')\n"
+    )
+    loaded = _loaded(code, tmp_path)
+
+    assert "orch_tui.tui.screens.history.screens" in loaded
+    assert "packaging.requirements" in loaded
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl is Linux's")
+def test_loading_prctl_starts_no_process(tmp_path: Path) -> None:
+    """Every command imports the process guard: finding libc through ``ctypes.util`` ran
+    ``ldconfig -p`` in a child process each time."""
+    script = (
+        "import subprocess\n"
+        "def refused(*args, **kwargs):\n"
+        "    raise AssertionError(f'a process was started: {args}')\n"
+        "subprocess.Popen = refused\n"
+        "from orch_tui.core.checks import process_guard\n"
+        "print(process_guard._PRCTL is not None, process_guard.make_non_dumpable())\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True
+    )
+
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["True", "True"]

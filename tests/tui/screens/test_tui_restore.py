@@ -1,0 +1,52 @@
+"""``R`` on an attempt in the history browser restores it, as ``orch-tui restore K`` does."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from orch_tui.core.loop.engine import EXIT_SUCCESS
+from orch_tui.tui.screens.history.screens import AttemptScreen
+from tests.core.loop.test_engine import BAD, GOOD
+from tests.core.workspace.test_existing_project import bad_then_good, commits, git, make_engine
+from tests.tui.screens.test_history_screens import SIZE, HistoryHost, _open_run
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture(autouse=True)
+def _no_plugin_autoload(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+
+
+async def test_r_on_an_attempt_restores_it_in_the_current_run(tmp_path: Path) -> None:
+    project, repo = tmp_path / "orch", tmp_path / "repo"
+    project.mkdir()
+    repo.mkdir()
+    (project / "spec.md").write_text("# calc\n")
+    git(repo, "init", "--quiet", "-b", "main")
+    (repo / "README.md").write_text("# calc\n")
+    git(repo, "add", "README.md")
+    git(repo, "commit", "--quiet", "-m", "start")
+    engine = make_engine(project, repo, bad_then_good())
+    assert engine.run() == EXIT_SUCCESS
+    assert (repo / "calc.py").read_text() == GOOD
+
+    app = HistoryHost(project / "logs", project / "state.json")
+    async with app.run_test(size=SIZE) as pilot:
+        await _open_run(pilot, app, engine.state.run_id)
+        await pilot.press("enter")  # the first attempt
+        await pilot.pause()
+        assert isinstance(app.screen, AttemptScreen) and app.screen.attempt.number == 0
+        await pilot.press("R")
+        await pilot.pause()
+        messages = [notification.message for notification in app._notifications]
+    assert (repo / "calc.py").read_text() == BAD
+    assert commits(repo)[-1].endswith("restore 1: back to attempt 0")
+    assert any("undid attempts: 1" in message for message in messages)

@@ -1,0 +1,110 @@
+"""The review screen on small terminals: the diff keeps real rows, help fits and scrolls, and
+the footer says where help is and that long lines scroll sideways."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widget import Widget
+from textual.widgets import Markdown
+from textual.widgets._footer import FooterKey
+
+from orch_tui.core.domain.proposal import FileChange, HunkDecision
+from orch_tui.tui.screens.dialogs import HelpScreen
+from orch_tui.tui.widgets.diff.view import DiffView
+from tests.support.tui_support import make_tui_project, wait_for_review, wait_for_screen
+
+pytestmark = pytest.mark.anyio
+UNDECIDED = HunkDecision.UNDECIDED
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.mark.parametrize(("size", "rows"), [((80, 24), 8), ((100, 30), 12)])
+async def test_on_a_small_terminal_the_diff_takes_the_width_and_keeps_rows(
+    tmp_path: Path, size: tuple[int, int], rows: int
+) -> None:
+    project = make_tui_project(tmp_path)
+    app = project.app()
+    async with app.run_test(size=size) as pilot:
+        screen = await wait_for_review(pilot, app)
+        diff = screen.query_one(DiffView)
+        assert diff.scrollable_content_region.height >= rows
+        assert diff.region.width == size[0]
+        sidebar = screen.query_one("#sidebar")
+        assert not sidebar.display
+        await pilot.press("s")
+        assert sidebar.display and screen.query_one("#spec-pane").region.height > 0
+        await pilot.press("s")
+        assert not sidebar.display
+        await pilot.press("q")
+
+
+async def test_on_a_wide_terminal_s_hides_the_spec_and_timeline(tmp_path: Path) -> None:
+    project = make_tui_project(tmp_path)
+    app = project.app()
+    async with app.run_test(size=(140, 45)) as pilot:
+        screen = await wait_for_review(pilot, app)
+        sidebar = screen.query_one("#sidebar")
+        diff = screen.query_one(DiffView)
+        assert sidebar.display and diff.region.width < 140
+        await pilot.press("s")
+        await pilot.pause()
+        assert not sidebar.display and diff.region.width == 140
+        await pilot.press("q")
+
+
+def shown_in_footer(app: object, widget: Widget) -> bool:
+    """Whether a footer key is drawn whole, left of the command palette's key."""
+    assert isinstance(widget, FooterKey)
+    keys = list(widget.screen.query(FooterKey))
+    palette = next(key for key in keys if key.has_class("-command-palette"))
+    return widget.region.width > 0 and widget.region.right <= palette.region.x
+
+
+async def test_the_footer_names_help_and_sideways_scrolling_at_80_columns(tmp_path: Path) -> None:
+    project = make_tui_project(tmp_path)
+    app = project.app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await wait_for_review(pilot, app)
+        keys = {key.description: key for key in screen.query(FooterKey)}
+        scroll = keys["Scroll sideways"]
+        assert scroll.key_display == "←→"
+        assert shown_in_footer(app, scroll) and shown_in_footer(app, keys["Help"])
+        diff = screen.query_one(DiffView)
+        diff.show(FileChange("long.py", None, "x = '" + "a" * 200 + "'\n"), [UNDECIDED])
+        await pilot.pause()
+        await pilot.press("right")
+        assert diff.scroll_x > 0
+        await pilot.press("left")
+        assert diff.scroll_x == 0
+        await pilot.press("q")
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)])
+async def test_help_fits_the_terminal_and_scrolls_to_its_end(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    project = make_tui_project(tmp_path)
+    app = project.app()
+    async with app.run_test(size=size) as pilot:
+        await wait_for_review(pilot, app)
+        await pilot.press("question_mark")
+        help_screen = await wait_for_screen(pilot, app, HelpScreen, "the help")
+        await pilot.pause()
+        dialog = help_screen.query_one("#help-dialog")
+        assert app.screen.region.contains_region(dialog.region)
+        if size == (160, 48):
+            assert dialog.max_scroll_y == 0, "the whole help fits at 160x48"
+        else:
+            assert dialog.max_scroll_y > 0
+            await pilot.press("end")
+            await pilot.pause()
+            assert dialog.scroll_y == dialog.max_scroll_y
+        assert "show / hide the spec" in help_screen.query_one(Markdown).source
+        await pilot.press("escape")
+        await pilot.press("q")

@@ -1,0 +1,203 @@
+"""The app around the review screen: ``orch-tui history`` and resuming a run from it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from textual.app import App
+from textual.color import Color
+from textual.command import CommandList
+
+from orch_tui.core.domain.state import RunState
+from orch_tui.core.loop.engine import RunOptions
+from orch_tui.tui.app import SWITCH_INTERVAL_S, OrchApp, ResumeRequest, RunRequest, run_app
+from orch_tui.tui.screens.history.screens import RunsScreen
+from orch_tui.tui.widgets.diff.view import DiffView
+from orch_tui.tui.widgets.run_header import RunHeader
+from tests.support.tui_support import (
+    SIZE,
+    make_tui_project,
+    wait_for,
+    wait_for_finish,
+    wait_for_history,
+    wait_for_review,
+)
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+async def test_r_in_the_history_app_returns_the_unfinished_run_to_resume(tmp_path: Path) -> None:
+    project = make_tui_project(tmp_path)
+    app = project.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_review(pilot, app)
+        await pilot.press("q")
+    run_id = app.engine.state.run_id
+
+    history = OrchApp(project.paths, project.config())
+    async with history.run_test(size=SIZE) as pilot:
+        await wait_for_history(pilot, history, RunsScreen, "the run list")
+        await pilot.press("r")
+    assert history.resume_request == ResumeRequest(run_id, str(tmp_path / "spec.md"))
+
+
+@pytest.mark.parametrize("key", ["escape", "q"])
+async def test_leaving_the_history_app_resumes_nothing(tmp_path: Path, key: str) -> None:
+    project = make_tui_project(tmp_path)
+    history = OrchApp(project.paths, project.config())
+    async with history.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(history.screen, RunsScreen), "the run list")
+        await pilot.press(key)
+        await wait_for(pilot, lambda: history.return_value is not None, "the app to exit")
+    assert history.resume_request is None
+    assert history.return_value == 0
+
+
+def test_a_builtin_theme_gets_diff_colours_from_its_own_palette(tmp_path: Path) -> None:
+    project = make_tui_project(tmp_path)
+    app = OrchApp(project.paths, project.config())
+    app.theme = "textual-light"
+    defaults = app.get_theme_variable_defaults()
+    theme = app.current_theme
+    assert defaults["diff-added-sign"] == Color.parse(theme.success or "").hex
+    assert defaults["diff-removed-sign"] == Color.parse(theme.error or "").hex
+
+
+async def test_the_palette_offers_the_review_actions(tmp_path: Path) -> None:
+    project = make_tui_project(tmp_path)
+    app = project.app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await wait_for_review(pilot, app)
+        titles = [command.title for command in app.get_system_commands(screen)]
+        assert {"Apply", "Layout", "History", "Help"} <= set(titles)
+        # Textual's own theme command: "Theme", or "Change theme" in older Textual (6.2).
+        assert any("theme" in title.lower() for title in titles)
+        diff = screen.query_one(DiffView)
+        assert diff.diff_layout == "split"
+        app.action_command_palette()
+        await pilot.pause()
+        await pilot.press(*"Layout")
+        results = app.screen.query_one(CommandList)
+        await wait_for(pilot, lambda: results.option_count >= 1, "the palette's search")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: diff.diff_layout == "unified", "the layout to switch")
+        await pilot.press("q")
+
+
+async def test_the_elapsed_clock_stops_when_the_run_succeeds(tmp_path: Path) -> None:
+    project = make_tui_project(tmp_path)
+    now = [0.0]
+    app = OrchApp(
+        project.paths,
+        project.config(),
+        RunRequest(project.spec(), project.provider(), RunOptions(max_retries=3)),
+        clock=lambda: now[0],
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await wait_for_review(pilot, app)
+        now[0] = 65.0
+        await pilot.press("enter")
+        assert await wait_for_finish(pilot, app) == "SUCCESS"
+        now[0] = 3600.0
+        header = str(screen.query_one("#run-header").render())
+        assert "1:05" in header and "60:00" not in header
+        await pilot.press("q")
+
+
+async def test_the_elapsed_clock_stops_while_the_run_waits_for_an_answer() -> None:
+    """NEEDS_HELP stops the clock as SUCCESS and FAILED do; continuing the run restarts it."""
+    now = [0.0]
+    header = RunHeader(clock=lambda: now[0])
+    async with App[None]().run_test() as pilot:
+        await pilot.app.mount(header)
+        now[0] = 10.0
+        header.state = RunState.NEEDS_HELP
+        now[0] = 70.0
+        assert header.elapsed == 10
+        header.state = RunState.PATCHING
+        assert header.elapsed == 70
+        assert header.has_class("-patching") and not header.has_class("-needs_help")
+
+
+async def test_an_engine_started_before_the_app_shows_its_proposal_once_mounted(
+    tmp_path: Path,
+) -> None:
+    """``orch-tui SPEC`` starts the engine before the app runs: everything it posts before the
+    review screen exists (the run, the model's edits, the proposal) is held, then shown."""
+    project = make_tui_project(tmp_path)
+    app = project.app()
+    app.start_engine()
+    deadline = time.monotonic() + 30
+    while not app.reviewer.waiting:  # the engine has posted the proposal, with nobody to show it
+        assert time.monotonic() < deadline, "the engine never asked for a review"
+        time.sleep(0.01)
+
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await wait_for_review(pilot, app)
+        header = str(screen.query_one("#run-header").render())
+        model_log = "\n".join(str(line) for line in screen.model_log.lines)
+        assert screen.query_one(DiffView).change is not None
+        assert "REVIEWING" in header
+        assert "── attempt 0 ──" in model_log and "✎ str_replace calc.py" in model_log
+        await pilot.press("q")
+
+
+def test_run_app_starts_the_engine_before_the_app_and_shortens_the_switch_interval(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The engine's start-up and the app's overlap: the engine thread runs before ``App.run``,
+    and threads hand the interpreter lock over every ``SWITCH_INTERVAL_S`` while the app runs."""
+    project = make_tui_project(tmp_path)
+    seen: dict[str, object] = {}
+
+    def run(app: OrchApp) -> int:
+        seen["engine started"] = app.engine_thread is not None and app.engine_thread.thread.ident
+        seen["interval"] = sys.getswitchinterval()
+        app.reviewer.abort()  # as q would: the engine thread stops
+        assert app.engine_thread is not None
+        app.engine_thread.thread.join(10)
+        return 0
+
+    monkeypatch.setattr(OrchApp, "run", run)
+    before = sys.getswitchinterval()
+
+    code = run_app(
+        project.paths,
+        project.config(),
+        project.spec(),
+        project.provider(),
+        RunOptions(max_retries=3),
+    )
+
+    assert code == 0
+    assert seen["engine started"]
+    assert seen["interval"] == SWITCH_INTERVAL_S < before
+    assert sys.getswitchinterval() == before
+
+
+async def test_sighup_ends_the_process_at_once_instead_of_shutting_textual_down(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The terminal is gone: Textual's shutdown would write to it (seen to hang for good,
+    holding the project's lock), so the handler ends the process with 130 straight away."""
+    project = make_tui_project(tmp_path)
+    app = project.app()
+    exits: list[int] = []
+    monkeypatch.setattr(os, "_exit", exits.append)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_review(pilot, app)
+        os.kill(os.getpid(), signal.SIGHUP)  # handled by the app's loop, as the terminal closes
+        await wait_for(pilot, lambda: exits, "the SIGHUP handler")
+        assert app.is_running  # no shutdown was started
+        await pilot.press("q")
+    assert exits == [130]

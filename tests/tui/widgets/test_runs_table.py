@@ -1,0 +1,346 @@
+"""RunsTable, the Line API runs list: only visible rows are drawn, cursor, header, colours.
+
+The first tests drive the widget alone over 1,000 in-memory runs; the last ones drive the
+history screen over 1,000 run folders on disk (ten written by the synthetic-runs generator,
+the rest copies of them under new ids, their attempt folders linked rather than copied).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from rich.style import Style as RichStyle
+from textual.app import App, ComposeResult
+from textual.color import Color
+from textual.strip import Strip
+from textual.widgets import Input
+
+from bench.synthetic_runs import write_synthetic_runs
+from orch_tui.core.history.index import RunSummary
+from orch_tui.themes import DEFAULT_THEME, register_themes, theme_variable_defaults
+from orch_tui.tui.screens.history.screens import RunScreen, RunsScreen
+from orch_tui.tui.widgets.runs_table import RunsTable
+from tests.support.tui_support import wait_for_history
+
+pytestmark = pytest.mark.anyio
+
+SIZE = (140, 30)
+COUNT = 1000
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def make_run(index: int, **changes: object) -> RunSummary:
+    run = RunSummary(
+        run_id=f"run-{index:04d}",
+        started=f"2026-01-01T00:00:{index % 60:02d}.000Z",
+        spec_path=f"specs/spec{index % 4}.md",
+        spec_name=f"spec{index % 4}.md",
+        state="SUCCESS",
+        attempts=1 + index % 5,
+        duration_s=float(index),
+        tokens=1000 * index,
+        cost_usd=index / 1000,
+        stop_reason="all checks passed",
+    )
+    return run._replace(**changes)
+
+
+class CountingTable(RunsTable):
+    """Records which run rows ``render_line`` was asked for (-1 is the header)."""
+
+    def __init__(self) -> None:
+        super().__init__(id="runs")
+        self.rendered: list[int] = []
+
+    def render_line(self, y: int) -> Strip:
+        self.rendered.append(round(self.scroll_y) + y - 1 if y else -1)
+        return super().render_line(y)
+
+
+class TableHost(App[None]):
+    def __init__(self, runs: list[RunSummary]) -> None:
+        super().__init__()
+        self.runs = runs
+        self.messages: list[object] = []
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return theme_variable_defaults(self.current_theme)
+
+    def compose(self) -> ComposeResult:
+        yield CountingTable()
+
+    def on_mount(self) -> None:
+        register_themes(self)
+        self.theme = DEFAULT_THEME
+        table = self.query_one(CountingTable)
+        table.set_runs(self.runs)
+        table.focus()
+
+    def on_runs_table_cursor_moved(self, message: RunsTable.CursorMoved) -> None:
+        self.messages.append(message)
+
+    def on_runs_table_run_opened(self, message: RunsTable.RunOpened) -> None:
+        self.messages.append(message)
+
+    def on_runs_table_header_clicked(self, message: RunsTable.HeaderClicked) -> None:
+        self.messages.append(message)
+
+
+def _runs() -> list[RunSummary]:
+    return [make_run(index) for index in range(COUNT)]
+
+
+def _visible(table: RunsTable) -> int:
+    return table.scrollable_content_region.height - 1
+
+
+def _cells(table: RunsTable, y: int) -> list[str]:
+    """The text of each column painted on line ``y`` (0 is the header)."""
+    text = table.render_line(y).text
+    cells, left = [], 0
+    for width in table.column_widths:
+        cells.append(text[left + 1 : left + 1 + width].strip())
+        left += width + 2
+    return cells
+
+
+def _style_of(table: RunsTable, y: int, text: str) -> RichStyle:
+    """The style of the first segment on line ``y`` whose text is ``text`` (stripped)."""
+    for segment in table.render_line(y):
+        if segment.text.strip() == text:
+            assert segment.style is not None
+            return segment.style
+    raise AssertionError(f"{text!r} is not painted on line {y}")
+
+
+def _theme_colour(app: App[None], variable: str) -> object:
+    return Color.parse(app.get_css_variables()[variable]).rich_color
+
+
+async def test_only_the_visible_rows_of_1000_runs_are_rendered_and_repainted() -> None:
+    app = TableHost(_runs())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        table = app.query_one(CountingTable)
+        visible = _visible(table)
+        assert table.virtual_size.height == COUNT + 1
+        rows = set(table.rendered)
+        assert rows == {-1, *range(visible)}
+        table.rendered.clear()
+        await pilot.press("down")
+        await pilot.pause()
+        assert set(table.rendered) == {0, 1}  # a cursor move repaints the two rows it touched
+        table.rendered.clear()
+        await pilot.press("end")
+        await pilot.pause()
+        assert table.cursor_row == COUNT - 1
+        assert set(table.rendered) <= {-1, *range(COUNT - visible, COUNT)}
+        assert set(range(COUNT - visible, COUNT)) <= set(table.rendered)
+        assert len(table.rendered) < 10 * (visible + 1)
+
+
+async def test_cursor_keys_move_the_row_and_scroll_it_into_view() -> None:
+    app = TableHost(_runs())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        table = app.query_one(CountingTable)
+        visible = _visible(table)
+        await pilot.press("down", "down")
+        assert table.cursor_row == 2 and table.cursor_run == app.runs[2]
+        await pilot.press("up")
+        assert table.cursor_row == 1
+        await pilot.press("pagedown")
+        await pilot.pause()
+        assert table.cursor_row == 1 + visible
+        assert round(table.scroll_y) <= table.cursor_row < round(table.scroll_y) + visible
+        await pilot.press("end")
+        await pilot.pause()
+        assert table.cursor_row == COUNT - 1
+        assert _cells(table, visible)[5] == f"{1000 * (COUNT - 1):,}"  # the last run's tokens
+        assert _cells(table, 0)[:2] == ["When ↓", "Spec"]  # the header stays on top
+        await pilot.press("pageup")
+        assert table.cursor_row == COUNT - 1 - visible
+        await pilot.press("home", "up")
+        await pilot.pause()
+        assert table.cursor_row == 0 and table.scroll_y == 0
+        moved = [m for m in app.messages if isinstance(m, RunsTable.CursorMoved)]
+        assert moved[-1].run == app.runs[0]
+        assert [m.row for m in moved[:3]] == [1, 2, 1]
+
+
+async def test_clicking_a_row_moves_the_cursor_and_opens_it() -> None:
+    app = TableHost(_runs())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        table = app.query_one(CountingTable)
+        await pilot.press("pagedown")
+        await pilot.pause()
+        top = round(table.scroll_y)
+        await pilot.click(table, offset=(20, 3))  # the third row on screen
+        assert table.cursor_row == top + 2
+        opened = [m for m in app.messages if isinstance(m, RunsTable.RunOpened)]
+        assert [m.run.run_id for m in opened] == [app.runs[top + 2].run_id]
+
+
+async def test_clicking_a_heading_names_its_column_and_the_header_shows_the_sort() -> None:
+    app = TableHost(_runs())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        table = app.query_one(CountingTable)
+        assert _cells(table, 0)[0] == "When ↓"
+        cost_x = sum(width + 2 for width in table.column_widths[:6]) + 1
+        await pilot.click(table, offset=(cost_x, 0))
+        clicked = [m for m in app.messages if isinstance(m, RunsTable.HeaderClicked)]
+        assert [m.column for m in clicked] == ["cost"]
+        assert table.cursor_row == 0  # a header click moves no cursor
+        table.set_sort("cost", False)
+        await pilot.pause()
+        assert _cells(table, 0)[0] == "When" and _cells(table, 0)[6] == "Cost ↑"
+        colour = _theme_colour(app, "accent")
+        assert _style_of(table, 0, "Cost ↑").color == colour
+
+
+async def test_set_runs_swaps_the_list_and_keeps_column_widths() -> None:
+    app = TableHost(_runs())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        table = app.query_one(CountingTable)
+        await pilot.press("end")
+        widths = table.column_widths
+        table.set_runs(app.runs[:3])
+        await pilot.pause()
+        assert table.virtual_size.height == 4 and table.cursor_row == 2
+        assert [_cells(table, y)[5] for y in (1, 2, 3)] == ["0", "1,000", "2,000"]
+        assert table.render_line(4).text.strip() == ""
+        # The filter narrowed the list, not the columns (the last one fills what is left).
+        assert table.column_widths[:-1] == widths[:-1]
+
+
+async def test_a_damaged_run_shows_damaged_and_its_reason_in_the_error_colour() -> None:
+    runs = _runs()[:5]
+    runs[3] = runs[3]._replace(damaged="events.jsonl line 1: not JSON", state="TESTING")
+    app = TableHost(runs)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        table = app.query_one(CountingTable)
+        cells = _cells(table, 4)
+        assert cells[2] == "DAMAGED" and cells[7] == "events.jsonl line 1: not JSON"
+        assert _style_of(table, 4, "DAMAGED").color == _theme_colour(app, "error")
+        assert _style_of(table, 2, "SUCCESS").color == _theme_colour(app, "success")
+
+
+async def test_state_colours_follow_the_theme() -> None:
+    app = TableHost(_runs()[:5])
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        table = app.query_one(CountingTable)
+        before = _style_of(table, 2, "SUCCESS").color
+        app.theme = next(name for name in app.available_themes if name != app.theme)
+        await pilot.pause()
+        after = _style_of(table, 2, "SUCCESS").color
+        assert after == _theme_colour(app, "success") and after != before
+
+
+async def test_brackets_and_control_characters_are_shown_as_text() -> None:
+    runs = [make_run(0, stop_reason="[bold]early[/bold]\nsecond line", spec_name="[red]x")]
+    app = TableHost(runs)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        cells = _cells(app.query_one(CountingTable), 1)
+        assert cells[1] == "[red]x"
+        assert cells[7] == "[bold]early[/bold] second line"
+
+
+async def test_a_resumable_run_is_marked() -> None:
+    app = TableHost([make_run(0), make_run(1, state="REVIEWING", resumable=True)])
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        table = app.query_one(CountingTable)
+        assert _cells(table, 2)[2] == "REVIEWING ↻"
+        assert _style_of(table, 2, "↻").color == _theme_colour(app, "accent")
+
+
+# -- the history screen over 1,000 runs on disk --------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def thousand_runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
+    logs = tmp_path_factory.mktemp("thousand") / "logs"
+    ids = write_synthetic_runs(logs, 10)
+    for index in range(10, COUNT):
+        source = logs / ids[index % 10]
+        run_id = f"20270101-000000-{index:04x}"
+        folder = logs / run_id
+        folder.mkdir()
+        for path in source.iterdir():
+            if path.is_dir():
+                (folder / path.name).symlink_to(path)
+            else:
+                text = path.read_text().replace(source.name, run_id)
+                (folder / path.name).write_text(text)
+        ids.append(run_id)
+    return logs, ids
+
+
+class HistoryHost(App[None]):
+    def __init__(self, logs: Path) -> None:
+        super().__init__()
+        self.logs = logs
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return theme_variable_defaults(self.current_theme)
+
+    def on_mount(self) -> None:
+        register_themes(self)
+        self.theme = DEFAULT_THEME
+        self.push_screen(RunsScreen(self.logs, self.logs.parent / "state.json"))
+
+
+async def test_the_screen_lists_1000_runs_filters_them_and_opens_one(
+    thousand_runs: tuple[Path, list[str]],
+) -> None:
+    logs, ids = thousand_runs
+    app = HistoryHost(logs)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await wait_for_history(pilot, app, RunsScreen, "1,000 runs")
+        table = screen.query_one("#runs", RunsTable)
+        assert len(table.runs) == COUNT
+        assert "1,000 runs" in str(screen.query_one("#runs-title").render())
+        await pilot.press("slash", *ids[700])
+        await pilot.pause()
+        assert [run.run_id for run in table.runs] == [ids[700]]
+        assert "1 of 1,000 runs" in str(screen.query_one("#runs-title").render())
+        assert ids[700] in str(screen.query_one("#runs-status").render())
+        await pilot.press("escape")
+        assert len(table.runs) == COUNT and not screen.query_one("#runs-filter", Input).value
+        await pilot.press("end")
+        last = table.cursor_run
+        assert last is not None and last.run_id == screen.shown[-1].run_id
+        await pilot.press("enter")
+        opened = await wait_for_history(pilot, app, RunScreen, "the last run")
+        assert opened.run_id == last.run_id
+
+
+async def test_the_screen_sorts_1000_runs_by_a_clicked_heading(
+    thousand_runs: tuple[Path, list[str]],
+) -> None:
+    logs, _ids = thousand_runs
+    app = HistoryHost(logs)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await wait_for_history(pilot, app, RunsScreen, "1,000 runs")
+        table = screen.query_one("#runs", RunsTable)
+        tokens_x = sum(width + 2 for width in table.column_widths[:5]) + 2
+        await pilot.click(table, offset=(tokens_x, 0))
+        await pilot.pause()
+        tokens = [run.tokens for run in table.runs]
+        assert screen.sort_column == "tokens" and tokens == sorted(tokens, reverse=True)
+        assert _cells(table, 0)[5] == "Tokens ↓"
+        assert _cells(table, 1)[5] == f"{tokens[0]:,}"
+        await pilot.click(table, offset=(tokens_x, 0))
+        await pilot.pause()
+        assert [run.tokens for run in table.runs] == sorted(tokens)

@@ -1,0 +1,4 @@
+"""The history browser: the runs list, one run, one attempt.
+
+- ``screens``: The history browser: the runs list, one run, one attempt, and two attempts compared.
+"""
