@@ -11,7 +11,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.parametrize("test_file", ["tests/e2e/test_tmux_tui.py", "tests/e2e/test_tmux_history.py"])
+@pytest.mark.parametrize(
+    "test_file", ["tests/e2e/test_tmux_tui.py", "tests/e2e/test_tmux_history.py"]
+)
 def test_tmux_tests_skip_without_tmux(test_file: str, tmp_path: Path) -> None:
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", test_file],
