@@ -13,7 +13,7 @@ from textual.widgets._footer import FooterKey
 from orch_tui.core.domain.proposal import FileChange, HunkDecision
 from orch_tui.tui.screens.dialogs import HelpScreen
 from orch_tui.tui.widgets.diff.view import DiffView
-from tests.support.tui_support import make_tui_project, wait_for_review, wait_for_screen
+from tests.support.tui_support import make_tui_project, wait_for, wait_for_review, wait_for_screen
 
 pytestmark = pytest.mark.anyio
 UNDECIDED = HunkDecision.UNDECIDED
@@ -71,6 +71,12 @@ async def test_the_footer_names_help_and_sideways_scrolling_at_80_columns(tmp_pa
     app = project.app()
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await wait_for_review(pilot, app)
+        # The footer recomposes once the diff has the focus: on a loaded machine, after the review.
+        await wait_for(
+            pilot,
+            lambda: any(key.description == "Scroll sideways" for key in screen.query(FooterKey)),
+            "the diff's keys in the footer",
+        )
         keys = {key.description: key for key in screen.query(FooterKey)}
         scroll = keys["Scroll sideways"]
         assert scroll.key_display == "←→"
