@@ -281,6 +281,12 @@ class Config(Section):
     prices: dict[str, Price] = Field(default_factory=_default_prices)
     """Price table per model id, in dollars per million tokens."""
 
+    @field_validator("prices", mode="before")
+    @classmethod
+    def _add_to_default_prices(cls, value: Any) -> Any:
+        """A ``[prices]`` table adds models to the defaults (or reprices them), never drops them."""
+        return {**_default_prices(), **value} if isinstance(value, dict) else value
+
 
 def _key_of(loc: tuple[Any, ...]) -> str:
     return ".".join(str(part) for part in loc)

@@ -17,11 +17,13 @@ class ProjectPaths:
     root: Path
     chosen_workspace: Path | None = None
     """An existing folder named by ``--workspace`` or ``paths.workspace``; None: ``workspace/``."""
+    config_file: Path | None = None
+    """The file ``--config`` named, whatever its name; None: ``orchestrator.toml`` in ``root``."""
 
     @classmethod
     def locate(cls, config: Path | None = None, cwd: Path | None = None) -> ProjectPaths:
         if config is not None:
-            return cls(config.resolve().parent)
+            return cls(config.resolve().parent, config_file=config.resolve())
         return cls(find_project_root(cwd or Path.cwd()))
 
     @classmethod
@@ -29,7 +31,7 @@ class ProjectPaths:
         """The folder of ``config``, else the current folder itself, never a parent: commands
         that remove files (``reset``) act only where the person ran them or pointed them."""
         if config is not None:
-            return cls(config.resolve().parent)
+            return cls(config.resolve().parent, config_file=config.resolve())
         return cls((cwd or Path.cwd()).resolve())
 
     def with_workspace(self, folder: Path | str | None) -> ProjectPaths:
@@ -43,7 +45,7 @@ class ProjectPaths:
 
     @property
     def config(self) -> Path:
-        return self.root / CONFIG_NAME
+        return self.config_file or self.root / CONFIG_NAME
 
     @property
     def state(self) -> Path:
