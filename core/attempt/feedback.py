@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from orch_tui.core.attempt.project_map import MAP_CHARS, files_that_matter, project_map
 from orch_tui.core.attempt.prompt_templates import render
-from orch_tui.core.checks.junit import strip_paths
+from orch_tui.core.checks.junit import TestCase, strip_paths
 from orch_tui.core.checks.runner import TestReport, trim_traceback
 from orch_tui.core.config.models import Config
 from orch_tui.core.domain.proposal import Decisions, HunkDecision, Proposal, effective_proposal
@@ -88,18 +89,61 @@ def describe_review(proposal: Proposal | None, decisions: Decisions | None) -> s
     return "\n".join(["accepted with the reviewer's changes:", *lines])
 
 
+_FAILURE_SITE = re.compile(r"^(\S+\.py:\d+): \w+", re.MULTILINE)
+"""pytest's last traceback line, ``calc.py:12: ZeroDivisionError``: where a failure happened."""
+SAME_WAY = "Failing the same way: "
+MORE_FAILING = "More failing tests: "
+
+
+def failure_groups(tests: Sequence[TestCase], workspace: Path, lines: int) -> list[FailureGroup]:
+    """Failing tests grouped by how they fail: the same error at the same line is one group,
+    in the order each first failed; a failure with no known site is a group of its own."""
+    groups: dict[tuple[str, ...], FailureGroup] = {}
+    for test in tests:
+        trace = trim_traceback(test.traceback, workspace, lines)
+        sites = _FAILURE_SITE.findall(trace)
+        key = (test.outcome, test.message, sites[-1]) if sites else (test.id,)
+        if key in groups:
+            groups[key].others.append(test.id)
+        else:
+            groups[key] = FailureGroup(test, trace)
+    return list(groups.values())
+
+
+@dataclass
+class FailureGroup:
+    """Tests that fail the same way: the first one's detail stands for all of them."""
+
+    first: TestCase
+    trace: str
+    others: list[str] = field(default_factory=list)
+
+    def detail(self) -> str:
+        test = self.first
+        text = f"### {test.id} ({test.outcome})\n{test.message}\n```\n{self.trace}\n```"
+        if self.others:
+            text += f"\n{SAME_WAY}{', '.join(self.others)}"
+        return text
+
+    @property
+    def ids(self) -> list[str]:
+        return [self.first.id, *self.others]
+
+
 def describe_failures(report: TestReport, workspace: Path, config: Config) -> str:
+    """Each way the tests fail, once (traceback and all), with every test that fails that way
+    named; past ``feedback.max_failures`` ways, the remaining tests by name only."""
     feedback = config.feedback
     parts: list[str] = []
     for check in report.checks:
         if check.error:
             parts.append(f"- check `{check.name}`: {check.error}")
         failing = [t for t in check.tests if t.outcome in ("failed", "error")]
-        for test in failing[: feedback.max_failures]:
-            trace = trim_traceback(test.traceback, workspace, feedback.traceback_lines)
-            parts.append(f"### {test.id} ({test.outcome})\n{test.message}\n```\n{trace}\n```")
-        if len(failing) > feedback.max_failures:
-            parts.append(f"(and {len(failing) - feedback.max_failures} more failing tests)")
+        groups = failure_groups(failing, workspace, feedback.traceback_lines)
+        parts += [group.detail() for group in groups[: feedback.max_failures]]
+        rest = [test_id for group in groups[feedback.max_failures :] for test_id in group.ids]
+        if rest:
+            parts.append(MORE_FAILING + ", ".join(rest))
     return "\n\n".join(parts) if parts else "No individual failing tests were reported."
 
 
@@ -121,7 +165,7 @@ def without_repeated_lines(output: str, details: str, *, counted: bool = False) 
     check's tests were ``counted`` (the summary line carries their counts), without pytest's
     closing count line either."""
     known = {" ".join(line.split()) for line in details.splitlines() if line.strip()}
-    shown = set(_DETAIL_HEADER.findall(details))
+    shown = set(_DETAIL_HEADER.findall(details)) | _named_in_lists(details)
 
     def repeated(line: str) -> bool:
         summary = _SHORT_SUMMARY.match(line)
@@ -134,6 +178,16 @@ def without_repeated_lines(output: str, details: str, *, counted: bool = False) 
 
     kept = [line for line in output.splitlines() if not line.strip() or not repeated(line)]
     return re.sub(r"\n{3,}", "\n\n", "\n".join(kept))
+
+
+def _named_in_lists(details: str) -> set[str]:
+    """The test ids ``details`` names in its lists of tests failing the same way (or more)."""
+    named: set[str] = set()
+    for line in details.splitlines():
+        for label in (SAME_WAY, MORE_FAILING):
+            if line.startswith(label):
+                named.update(line[len(label) :].split(", "))
+    return named
 
 
 def checks_output(report: TestReport, details: str, workspace: Path) -> str:

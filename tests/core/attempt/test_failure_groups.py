@@ -1,0 +1,109 @@
+"""Failures that share a site and an error go back to the model once, every test still named."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from orch_tui.core.attempt.feedback import (
+    MORE_FAILING,
+    SAME_WAY,
+    checks_output,
+    describe_failures,
+    failure_groups,
+)
+from orch_tui.core.checks.junit import parse_junit
+from orch_tui.core.checks.runner import CheckResult, TestReport
+from orch_tui.core.config.models import Config
+
+CALC = "def ratio(a, b):\n    return a / b\n\n\ndef double(x):\n    return x * 3\n"
+TESTS = (
+    "import pytest\nfrom calc import double, ratio\n\n\n"
+    "@pytest.mark.parametrize('a', range(12))\n"
+    "def test_ratio_by_zero_is_none(a):\n    assert ratio(a, 0) is None\n\n\n"
+    "def test_double():\n    assert double(2) == 4\n\n\n"
+    "def test_double_of_zero():\n    assert double(0) == 0\n"
+)
+
+
+def real_report(workspace: Path) -> TestReport:
+    """Run real pytest on a small project: twelve tests fail in ratio() the same way, one
+    fails its own assert, one passes."""
+    (workspace / "calc.py").write_text(CALC)
+    (workspace / "test_calc.py").write_text(TESTS)
+    junit = workspace / "report.xml"
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={junit}"],
+        cwd=workspace,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    tests = parse_junit(junit, workspace)
+    assert tests is not None
+    check = CheckResult(
+        name="tests",
+        command=["pytest"],
+        exit_code=run.returncode,
+        timed_out=False,
+        duration_s=0.1,
+        output=run.stdout,
+        dropped_bytes=0,
+        tests=tests,
+    )
+    return TestReport(checks=[check])
+
+
+def test_a_failure_shared_by_twelve_tests_is_described_once_naming_all(tmp_path: Path) -> None:
+    report = real_report(tmp_path)
+    failing = [t.id for t in report.checks[0].tests if t.outcome == "failed"]
+
+    text = describe_failures(report, tmp_path, Config())
+
+    assert len(failing) == 13
+    assert text.count("ZeroDivisionError") <= 3  # one traceback, not twelve
+    assert text.count("### ") == 2  # the shared failure and test_double's own
+    assert all(test_id in text for test_id in failing)
+    assert SAME_WAY in text and "assert 6 == 4" in text
+
+
+def test_distinct_failures_keep_their_own_detail(tmp_path: Path) -> None:
+    report = real_report(tmp_path)
+    failing = [t for t in report.checks[0].tests if t.outcome == "failed"]
+
+    groups = failure_groups(failing, tmp_path, 30)
+
+    assert [len(group.ids) for group in groups] == [12, 1]
+    assert groups[1].first.id.endswith("test_double")
+    assert "test_calc.py:11: AssertionError" in groups[1].trace
+
+
+def test_grouping_makes_the_failures_smaller_than_one_traceback_each(tmp_path: Path) -> None:
+    report = real_report(tmp_path)
+    failing = [t for t in report.checks[0].tests if t.outcome == "failed"]
+    each = sum(len(t.traceback) for t in failing)
+
+    text = describe_failures(report, tmp_path, Config())
+
+    assert len(text) < each / 3
+
+
+def test_past_the_limit_of_ways_the_other_tests_are_still_named(tmp_path: Path) -> None:
+    report = real_report(tmp_path)
+    config = Config.model_validate({"feedback": {"max_failures": 1}})
+
+    text = describe_failures(report, tmp_path, config)
+
+    assert text.count("### ") == 1
+    assert MORE_FAILING in text and text.split(MORE_FAILING)[1].endswith("test_double")
+
+
+def test_the_raw_output_drops_the_summary_lines_of_every_named_test(tmp_path: Path) -> None:
+    report = real_report(tmp_path)
+    details = describe_failures(report, tmp_path, Config())
+
+    output = checks_output(report, details, tmp_path)
+
+    assert "FAILED test_calc.py::test_ratio_by_zero_is_none[7]" not in output
+    assert "FAILED test_calc.py::test_ratio_by_zero_is_none" in report.checks[0].output
