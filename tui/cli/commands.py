@@ -56,7 +56,7 @@ from orch_tui.core.workspace.lock import ProjectLock, ProjectLocked
 from orch_tui.core.workspace.run_workspace import WorkspaceError
 from orch_tui.tui.cli.executable import start_collecting
 
-SUBCOMMANDS = ("status", "reset", "restore", "history", "init", "doctor")
+SUBCOMMANDS = ("status", "reset", "restore", "history", "init", "doctor", "batch")
 
 EPILOG = """\
 other commands:
@@ -68,6 +68,9 @@ other commands:
   orch-tui history --costs          tokens and dollars per day and per model
   orch-tui init                     write a commented default orchestrator.toml
   orch-tui doctor                   check key, API, model, check commands and folder
+  orch-tui batch SPEC|DIR... [--jobs N] [--engine local|ray] [--max-cost-usd X] [--json]
+                                    many specs at once, each in batches/<id>/<name>/
+  orch-tui batch --compare A B      two batches side by side
 
 exit codes: 0 success · 1 failed (retries or budget spent, model error, no progress,
 bad input) · 2 safety violation · 3 corrupt or unreadable state · 4 needs help (answer
@@ -226,6 +229,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Before any check runs: a check must not read the API key from /proc/<our pid>/environ.
     make_non_dumpable()
     command, args = split_command(sys.argv[1:] if argv is None else argv)
+    if command == "batch":
+        from orch_tui.tui.cli.batch_command import run_batch_command
+
+        return run_batch_command(args)
     if command is not None:
         return _flushed(lambda: run_subcommand(command, sub_parser(command).parse_args(args)))
     parsed = run_parser().parse_args(args)

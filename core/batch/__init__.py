@@ -1,0 +1,11 @@
+"""Many runs at once: the specs, the batch record, the engines (local pool, Ray) and the report.
+
+- ``driver``: A batch's runs handed out to workers, its budget shared out, and its record kept.
+- ``local``: The local engine: ``--jobs`` workers on this machine, each running one spec at a time.
+- ``opening``: Opening a batch: its folder under ``batches/``, its record, and one project folder a spec.
+- ``ray_engine``: The Ray engine: each run a Ray task with one CPU, on a local Ray or an existing cluster.
+- ``record``: ``batch.json``: the batch's options and where each of its runs stands.
+- ``report``: ``report.md`` and ``report.json``: how each spec of a batch went, and the batch in totals.
+- ``run_one``: One spec's run in its own project folder: ``orch-tui spec.md --auto --json`` as a process.
+- ``specs``: The specs a batch runs: files and folders from the command line, each given a unique name.
+"""

@@ -1,0 +1,99 @@
+"""The Ray engine: each run a Ray task with one CPU, on a local Ray or an existing cluster.
+
+``pip install 'orch-tui[ray]'``. A task gets the run's folder as a tar archive, runs the spec
+there (resuming from the run's own ``state.json``), and sends the folder back as an archive, so
+nothing needs storage shared between the nodes: the batch folder on this machine is the truth.
+A task whose worker or node dies is retried by Ray from the archive it was given.
+"""
+
+from __future__ import annotations
+
+import io
+import tarfile
+import tempfile
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from orch_tui.core.batch.driver import BatchDriver
+from orch_tui.core.batch.run_one import RunTask, run_in_folder
+from orch_tui.core.batch.specs import BatchError
+
+INSTALL_HINT = "the ray engine needs Ray: pip install 'orch-tui[ray]'"
+TASK_RETRIES = 3
+CONNECT_TIMEOUT_S = 20
+
+
+def pack(folder: Path) -> bytes:
+    """``folder`` as a gzipped tar archive (its contents, relative to it)."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        archive.add(folder, arcname=".")
+    return buffer.getvalue()
+
+
+def unpack(data: bytes, folder: Path) -> None:
+    """Put an archive made by :func:`pack` into ``folder``, refusing any member outside it."""
+    folder.mkdir(parents=True, exist_ok=True)
+    with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as archive:
+        archive.extractall(folder, filter="data")
+
+
+def run_packed(task: RunTask, archive: bytes) -> tuple[int, bytes]:
+    """On a Ray worker: unpack the run's folder, run it, pack it again."""
+    with tempfile.TemporaryDirectory(prefix="orch-batch-") as scratch:
+        folder = Path(scratch) / task.name
+        unpack(archive, folder)
+        local = RunTask(task.name, folder, task.options)
+        code = run_in_folder(local, lambda event: None, threading.Event())
+        return code, pack(folder)
+
+
+def _connect(address: str | None) -> Any:
+    try:
+        import ray
+    except ImportError:
+        raise BatchError(INSTALL_HINT) from None
+    try:
+        ray.init(address=address, include_dashboard=False, log_to_driver=False)
+    except Exception as exc:  # Ray raises ConnectionError, RuntimeError, TimeoutError...
+        where = address or "a local Ray instance"
+        raise BatchError(f"cannot reach {where}: {exc}") from None
+    return ray
+
+
+def run_on_ray(
+    driver: BatchDriver,
+    jobs: int,
+    address: str | None,
+    on_event: Callable[[str, dict[str, Any]], None],
+    cancel: threading.Event,
+) -> None:
+    """Run the driver's runs as Ray tasks, ``jobs`` at a time; each folder comes back whole."""
+    ray = _connect(address)
+    remote = ray.remote(num_cpus=1, max_retries=TASK_RETRIES)(run_packed)
+    running: dict[Any, RunTask] = {}
+    try:
+        while True:
+            while len(running) < jobs and not cancel.is_set():
+                task = driver.next_task()
+                if task is None:
+                    break
+                running[remote.remote(task, pack(task.folder))] = task
+            if not running:
+                return
+            done, _ = ray.wait(list(running), num_returns=1, timeout=0.5)
+            for ref in done:
+                task = running.pop(ref)
+                code, archive = ray.get(ref)
+                unpack(archive, task.folder)
+                driver.finish(task, code)
+            if cancel.is_set():
+                for ref in running:
+                    ray.cancel(ref, force=True)
+                for task in running.values():
+                    driver.finish(task, 130)
+                return
+    finally:
+        ray.shutdown()
