@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from orch_tui.core.checks.process_guard import die_with_parent
 from orch_tui.core.config.models import CONFIG_NAME
 from orch_tui.core.config.paths import STATE_NAME
 from orch_tui.core.domain.state import State, StateError
@@ -81,6 +82,7 @@ def run_in_folder(
             stdout=subprocess.PIPE,
             stderr=errors,
             start_new_session=True,
+            preexec_fn=die_with_parent,  # a dead worker leaves no run behind (it resumes later)
         )
     done = threading.Event()
     watcher = threading.Thread(target=_interrupt_on, args=(cancel, done, process), daemon=True)
