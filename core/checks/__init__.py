@@ -1,5 +1,7 @@
 """Running the checks: runner, sandbox, JUnit reports, the project's venv, trial runs.
 
+- ``coverage_env``: coverage.py in the project's ``.venv``, put there the way pytest is (``core.checks.venv``).
+- ``coverage_map``: Coverage per test and per hunk: which tests run each changed line (DESIGN section 15).
 - ``junit``: Read a JUnit XML report into per-test results with stable, workspace-relative ids.
 - ``leftovers``: What a killed orch-tui leaves behind, and clearing it on the next start (under the lock).
 - ``process_guard``: Linux process hardening through ``prctl``, used with or without the sandbox.
