@@ -1,5 +1,6 @@
 """Running the checks: runner, sandbox, JUnit reports, the project's venv, trial runs.
 
+- ``change_evidence``: Do the tests test the change? Two verdicts from scratch runs (DESIGN section 15), kept pure.
 - ``coverage_env``: coverage.py in the project's ``.venv``, put there the way pytest is (``core.checks.venv``).
 - ``coverage_map``: Coverage per test and per hunk: which tests run each changed line (DESIGN section 15).
 - ``junit``: Read a JUnit XML report into per-test results with stable, workspace-relative ids.

@@ -29,6 +29,7 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import TypeGuard
 
 from orch_tui.core.domain.proposal import FileChange
 
@@ -58,6 +59,8 @@ class Weakening:
     def describe(self) -> str:
         """A sentence for the review: ``assert replaced by a constant in test_add``."""
         where = f" in {self.test}" if self.test else " in the module"
+        if self.kind is WeakeningKind.CONSTANT_ASSERT and self.detail == REPLACED:
+            return f"assert replaced by a constant{where}"
         detail = f" ({self.detail})" if self.detail else ""
         texts = {
             WeakeningKind.REMOVED_ASSERT: f"assert removed{where}",
@@ -71,6 +74,8 @@ class Weakening:
         return texts[self.kind] + detail
 
 
+REPLACED = "replaces an assert"
+"""The detail of a constant assert that took the place of a real one."""
 SKIP_NAMES = frozenset({"skip", "skipif", "xfail", "skipIf", "skipUnless", "expectedFailure"})
 SKIP_CALLS = frozenset({"skip", "xfail", "skipTest"})
 SKIP_CALLERS = frozenset({"", "pytest", "self", "unittest"})
@@ -144,20 +149,25 @@ def hunk_of(change: FileChange, finding: Weakening) -> int | None:
 # -- collecting ------------------------------------------------------------------------------
 
 
+def defined_tests(source: str) -> list[str]:
+    """The tests ``source`` defines (``test_add``, ``TestMath::test_add``); none if it does not
+    parse."""
+    try:
+        return list(_tests(ast.parse(source)))
+    except (SyntaxError, ValueError):
+        return []
+
+
 def _tests(tree: ast.Module) -> dict[str, _Test]:
-    found: dict[str, _Test] = {}
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith(
-            "test"
-        ):
-            found[node.name] = _Test(node.name, node, "", [])
-        elif isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
-            for item in node.body:
-                if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef) and (
-                    item.name.startswith("test")
-                ):
-                    name = f"{node.name}::{item.name}"
-                    found[name] = _Test(name, item, node.name, list(node.decorator_list))
+    def is_test(node: ast.stmt) -> TypeGuard[ast.FunctionDef | ast.AsyncFunctionDef]:
+        return isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name[:4] == "test"
+
+    found = {node.name: _Test(node.name, node, "", []) for node in tree.body if is_test(node)}
+    for group in tree.body:
+        if isinstance(group, ast.ClassDef) and group.name.startswith("Test"):
+            for item in filter(is_test, group.body):
+                name = f"{group.name}::{item.name}"
+                found[name] = _Test(name, item, group.name, list(group.decorator_list))
     return found
 
 
@@ -249,7 +259,7 @@ def _asserts(old: _Test, new: _Test, name: str) -> list[Weakening]:
     deficit = max(0, len(old_real) - len(new_real))
     findings = []
     for number, node in enumerate(fresh_constants):
-        detail = "an assert replaced by it" if number < deficit else ""
+        detail = REPLACED if number < deficit else ""
         findings.append(Weakening(WeakeningKind.CONSTANT_ASSERT, name, _line(node), None, detail))
     remaining = Counter(ast.dump(a) for a in new_real)
     unmatched = []
