@@ -17,8 +17,13 @@ import importlib.metadata
 import os
 from pathlib import Path
 
-from orch_tui.core.checks.coverage_map import CoverageUnavailable
+from orch_tui.core.checks.coverage_map import (
+    CoverageUnavailable,
+    under_coverage,
+    write_coverage_config,
+)
 from orch_tui.core.checks.venv import (
+    _LOCK,
     PROJECT_VENV,
     _has_distribution,
     _put,
@@ -51,10 +56,33 @@ def ensure_coverage(config: Config, workspace: Path) -> CoverageUnavailable | No
             "writes nothing into it): add coverage to its test dependencies"
         )
     try:
-        seed_distribution(_site_packages(venv), COVERAGE)
+        with _LOCK:  # venv.py's: one preparation of a .venv at a time
+            seed_distribution(_site_packages(venv), COVERAGE)
     except (OSError, importlib.metadata.PackageNotFoundError) as exc:
         return CoverageUnavailable(f"could not put coverage into {venv}: {exc}")
     return None
+
+
+def with_coverage(
+    config: Config,
+    workspace: Path,
+    report_dir: Path,
+    command: list[str],
+    venv_of: Path | None = None,
+) -> tuple[list[str], CoverageUnavailable | None]:
+    """The test ``command`` to run in ``workspace``: under coverage when it can be (the settings
+    written into ``report_dir``), else as it was, with the reason, so the tests still run.
+
+    ``venv_of``: the folder whose ``.venv`` runs the tests when it is not ``workspace`` (a
+    trial runs in a copy with the workspace's environment, ``project`` in ``run_configured``).
+    """
+    problem = ensure_coverage(config, venv_of or workspace)
+    if problem is not None:
+        return command, problem
+    wrapped = under_coverage(command, write_coverage_config(workspace, report_dir))
+    if wrapped is None:
+        return command, CoverageUnavailable("the test command is not `{python} -m pytest ...`")
+    return wrapped, None
 
 
 def seed_distribution(site_packages: Path, name: str) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from orch_tui.core.checks.coverage_env import ensure_coverage
+from orch_tui.core.checks.coverage_env import ensure_coverage, with_coverage
 from orch_tui.core.checks.coverage_map import (
     DATA_NAME,
     CoverageMap,
@@ -184,6 +184,32 @@ def test_coverage_is_seeded_into_a_venv_orch_tui_made_but_never_into_a_persons(
     configured = Config()
     configured.checks.python = sys.executable
     assert isinstance(ensure_coverage(configured, ours), CoverageUnavailable)
+    # Unavailable: the tests run as they are, never under a coverage that is not there.
+    command = [sys.executable, "-m", "pytest", "-q"]
+    assert with_coverage(Config(), ours, tmp_path / "r", command) == (command, unavailable)
+    assert not (tmp_path / "r").exists()
+
+
+def test_with_coverage_wraps_the_test_command_when_the_venv_has_coverage(tmp_path: Path) -> None:
+    workspace = make_workspace(tmp_path)
+    assert prepare_env(Config(), workspace, tmp_path / "install").failure is None
+    copy = tmp_path / "copy"  # a trial's copy, run with the workspace's environment
+    command, problem = with_coverage(
+        Config(), copy, tmp_path / "r", ["{python}", "-m", "pytest"], venv_of=workspace
+    )
+    assert problem is None
+    assert command == [
+        "{python}",
+        "-m",
+        "coverage",
+        "run",
+        f"--rcfile={tmp_path / 'r' / 'coveragerc'}",
+        "-m",
+        "pytest",
+    ]
+    assert f"source =\n    {copy.resolve()}" in (tmp_path / "r" / "coveragerc").read_text()
+    script, problem = with_coverage(Config(), copy, tmp_path / "r", ["tox"], venv_of=workspace)
+    assert script == ["tox"] and problem is not None and "not `{python} -m pytest" in problem.reason
 
 
 def test_missing_or_broken_coverage_data_is_unavailable_never_an_error(tmp_path: Path) -> None:
