@@ -245,33 +245,35 @@ def _is_constant(node: ast.AST) -> bool:
 
 
 def _asserts(old: _Test, new: _Test, name: str) -> list[Weakening]:
+    """Constant asserts the change brings (replacing a real one when real ones went), and
+    asserts of any kind it takes away beyond those it adds."""
     old_all, new_all = _assertions(old), _assertions(new)
-    old_real = [a for a in old_all if not _is_constant(a)]
-    new_real = [a for a in new_all if not _is_constant(a)]
-    old_constants = Counter(ast.dump(a) for a in old_all if _is_constant(a))
-    fresh_constants = []
-    for node in (a for a in new_all if _is_constant(a)):
-        key = ast.dump(node)
-        if old_constants[key] > 0:
-            old_constants[key] -= 1
-        else:
-            fresh_constants.append(node)
-    deficit = max(0, len(old_real) - len(new_real))
-    findings = []
-    for number, node in enumerate(fresh_constants):
-        detail = REPLACED if number < deficit else ""
-        findings.append(Weakening(WeakeningKind.CONSTANT_ASSERT, name, _line(node), None, detail))
-    remaining = Counter(ast.dump(a) for a in new_real)
-    unmatched = []
-    for node in old_real:
-        key = ast.dump(node)
-        if remaining[key] > 0:
-            remaining[key] -= 1
-        else:
-            unmatched.append(node)
-    for node in unmatched[: max(0, deficit - len(fresh_constants))]:
+    real_lost = sum(not _is_constant(a) for a in old_all) - sum(
+        not _is_constant(a) for a in new_all
+    )
+    fresh_constants = [a for a in _unmatched(new_all, old_all) if _is_constant(a)]
+    findings = [
+        Weakening(
+            WeakeningKind.CONSTANT_ASSERT, name, _line(node), None, REPLACED * (n < real_lost)
+        )
+        for n, node in enumerate(fresh_constants)
+    ]
+    lost = len(old_all) - len(new_all)
+    for node in _unmatched(old_all, new_all)[: max(0, lost)]:
         findings.append(Weakening(WeakeningKind.REMOVED_ASSERT, name, None, _line(node)))
     return findings
+
+
+def _unmatched(nodes: list[ast.AST], others: list[ast.AST]) -> list[ast.AST]:
+    """The nodes with no equal (same tree, wherever it is) among ``others``, one for one."""
+    remaining = Counter(ast.dump(other) for other in others)
+    found = []
+    for node in nodes:
+        if remaining[ast.dump(node)] > 0:
+            remaining[ast.dump(node)] -= 1
+        else:
+            found.append(node)
+    return found
 
 
 def _skips(old: _Test, new: _Test, name: str) -> list[Weakening]:

@@ -75,6 +75,18 @@ def test_a_removed_assert_is_found_at_its_old_line() -> None:
     assert (finding.kind, finding.test, finding.old_line) == (K.REMOVED_ASSERT, "test_add", 8)
 
 
+def test_removing_an_assert_true_is_still_removing_an_assert() -> None:
+    old = "def test_b():\n    assert True\n"
+    (finding,) = find_weakenings(old, "def test_b():\n    pass\n")
+    assert (finding.kind, finding.old_line) == (K.REMOVED_ASSERT, 2)
+    both = "def test_a():\n    assert f() == 1\n    assert g() == 2\n"
+    one_constant = "def test_a():\n    assert 1\n"
+    assert sorted(f.describe() for f in find_weakenings(both, one_constant)) == [
+        "assert removed in test_a",
+        "assert replaced by a constant in test_a",
+    ]
+
+
 def test_a_removed_unittest_assert_method_is_found() -> None:
     new = OLD.replace("self.assertAlmostEqual(div(1, 3), 0.333, places=3)", "div(1, 3)")
     assert kinds(find_weakenings(OLD, new)) == [(K.REMOVED_ASSERT, "TestDiv::test_third")]
