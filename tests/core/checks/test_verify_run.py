@@ -209,3 +209,24 @@ def test_each_operator_is_mutated() -> None:
     assert not any("docstring" in d or "int" in d for d in described)
     for mutant in mutants("f.py", source, range(1, 8)):
         compile(mutant.text, "f.py", "exec")  # every mutant is valid Python
+
+
+def test_ctrl_c_during_a_mutants_tests_stops_cleanly_and_puts_the_file_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    (copy / "calc.py").write_text(CALC)
+    seen: list[str] = []
+
+    def interrupted(*_args: object, **_kwargs: object) -> None:
+        seen.append((copy / "calc.py").read_text())
+        raise KeyboardInterrupt  # the runner has killed the test's process group by then
+
+    monkeypatch.setattr("orch_tui.core.checks.verify_run.run_check", interrupted)
+    report = run_mutation(
+        Config(), tmp_path, copy, tmp_path / "reports", {"calc.py": [2]}, timeout_s=10
+    )
+    assert report.cancelled and report.results == [] and report.total == 3
+    assert seen == [CALC.replace("return age >= 18", "return None")]  # the mutant was in place
+    assert (copy / "calc.py").read_text() == CALC
