@@ -8,6 +8,7 @@
 - ``proposal``: Proposals: the file changes of one attempt, their hunks, and the person's decisions on them.
 - ``spec``: Reading the spec a run is built from.
 - ``state``: ``state.json``: where the current run stands, written before every next step.
+- ``test_weakening``: Weakened tests, found by comparing the syntax trees of a test file before and after a change.
 - ``tools``: Every tool the model is offered, as plain data in one place.
 - ``unified_diff``: Line diffs: fast opcodes for hunks, and git-style unified diffs that `git apply` accepts.
 """

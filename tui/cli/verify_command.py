@@ -1,0 +1,151 @@
+"""``orch-tui verify [--mutation] [--json]``: the checks again on the finished workspace.
+
+The work is ``core.checks.verify_run``; this module parses nothing of its own beyond the
+options :func:`add_verify_arguments` adds, prints, and turns the outcome into an exit code:
+0 when the checks pass in the fresh copy (surviving mutants are evidence, not a failure:
+some are equivalent to the original), 1 when they fail or there is no run, 130 on Ctrl+C.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+from pathlib import Path
+from typing import Any, TextIO
+
+from orch_tui.core.checks.mutation import Mutant
+from orch_tui.core.checks.runner import TestReport
+from orch_tui.core.checks.verify_run import (
+    MutationReport,
+    NoRun,
+    fresh_copy,
+    mutant_timeout,
+    run_changes,
+    run_mutation,
+    verify_checks,
+)
+from orch_tui.core.config.models import Config, ConfigError, load_config
+from orch_tui.core.config.paths import ProjectPaths
+from orch_tui.core.workspace.lock import ProjectLock, ProjectLocked
+
+EXIT_OK, EXIT_FAILED, EXIT_INTERRUPTED = 0, 1, 130
+BAR_WIDTH = 30
+
+
+def add_verify_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``verify`` (``--config`` is every subcommand's already)."""
+    parser.add_argument(
+        "--mutation", action="store_true", help="also mutation-test the lines the run changed"
+    )
+    parser.add_argument("--json", action="store_true", help="print the outcome as one JSON object")
+
+
+def run_verify(options: argparse.Namespace) -> int:
+    """Run ``verify`` with parsed ``options`` (``config``, ``mutation``, ``json``)."""
+    try:
+        paths = ProjectPaths.locate(getattr(options, "config", None))
+        config = load_config(paths.config)
+        changes = run_changes(paths)
+    except (ConfigError, NoRun) as exc:
+        return _fail(str(exc))
+    lock = ProjectLock(paths.root)
+    try:
+        lock.acquire()
+    except ProjectLocked as exc:
+        return _fail(str(exc))
+    except OSError as exc:
+        return _fail(f"cannot lock {lock.path}: {exc.strerror or exc}")
+    cancel = threading.Event()
+    outcome: dict[str, Any] = {"run_id": changes.run_id}
+    try:
+        return _verify(config, changes.workspace, changes.mutable_lines(), options, outcome, cancel)
+    except KeyboardInterrupt:
+        cancel.set()
+        print("\norch-tui: verify stopped (Ctrl+C)", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    finally:
+        lock.release()
+        if getattr(options, "json", False):
+            print(json.dumps(outcome))
+
+
+def _verify(
+    config: Config,
+    workspace: Path,
+    lines: dict[str, list[int]],
+    options: argparse.Namespace,
+    outcome: dict[str, Any],
+    cancel: threading.Event,
+) -> int:
+    as_json = bool(getattr(options, "json", False))
+    say = _printer(sys.stderr if as_json else sys.stdout)
+    say(f"verifying {workspace} in a fresh copy (no .git, no caches) …")
+    with fresh_copy(workspace) as (copy, reports):
+        report = verify_checks(config, workspace, copy, reports, on_notice=say)
+        outcome["checks"] = _checks_json(report)
+        say(f"checks: {report.summary()}")
+        if not report.passed:
+            say("the checks fail on the finished workspace" + _failing(report))
+            return EXIT_FAILED
+        if not getattr(options, "mutation", False):
+            return EXIT_OK
+        if not any(lines.values()):
+            say("the run changed no Python lines outside the tests: nothing to mutate")
+            outcome["mutation"] = MutationReport(0).to_json()
+            return EXIT_OK
+        mutation = run_mutation(
+            config,
+            workspace,
+            copy,
+            reports,
+            lines,
+            timeout_s=mutant_timeout(config, report),
+            on_progress=_progress_bar(sys.stderr),
+            cancel=cancel,
+        )
+    outcome["mutation"] = mutation.to_json()
+    say(f"mutation: {mutation.summary()}")
+    for line in mutation.survivor_lines():
+        say(f"  survived: {line}")
+    return EXIT_INTERRUPTED if mutation.cancelled else EXIT_OK
+
+
+def _progress_bar(stream: TextIO) -> Any:
+    """A one-line bar on a terminal (redrawn in place), else a line per mutant."""
+    live = stream.isatty()
+
+    def show(done: int, total: int, upcoming: Mutant | None) -> None:
+        filled = BAR_WIDTH * done // total if total else BAR_WIDTH
+        bar = "#" * filled + "-" * (BAR_WIDTH - filled)
+        where = f" {upcoming.where}" if upcoming is not None else ""
+        text = f"mutants [{bar}] {done}/{total}{where}"
+        if live:
+            stream.write("\r" + text.ljust(BAR_WIDTH + 60) + ("\n" if upcoming is None else ""))
+        else:
+            stream.write(text + "\n")
+        stream.flush()
+
+    return show
+
+
+def _checks_json(report: TestReport) -> dict[str, Any]:
+    return {"passed": report.passed, "summary": report.summary(), "failing": report.failing}
+
+
+def _failing(report: TestReport) -> str:
+    failing = report.failing
+    return f": {', '.join(failing[:10])}" if failing else ""
+
+
+def _printer(stream: TextIO) -> Any:
+    def say(line: str) -> None:
+        print(line, file=stream, flush=True)
+
+    return say
+
+
+def _fail(message: str) -> int:
+    print(f"orch-tui: {message}", file=sys.stderr)
+    return EXIT_FAILED
