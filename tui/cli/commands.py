@@ -56,7 +56,7 @@ from orch_tui.core.workspace.lock import ProjectLock, ProjectLocked
 from orch_tui.core.workspace.run_workspace import WorkspaceError
 from orch_tui.tui.cli.executable import start_collecting
 
-SUBCOMMANDS = ("status", "reset", "restore", "history", "init", "doctor", "batch")
+SUBCOMMANDS = ("status", "reset", "restore", "history", "init", "doctor", "batch", "verify")
 
 EPILOG = """\
 other commands:
@@ -68,6 +68,8 @@ other commands:
   orch-tui history --costs          tokens and dollars per day and per model
   orch-tui init                     write a commented default orchestrator.toml
   orch-tui doctor                   check key, API, model, check commands and folder
+  orch-tui verify [--mutation]      the checks again on a fresh copy of the finished workspace;
+                                    --mutation also mutation-tests the lines the run changed
   orch-tui batch SPEC|DIR... [--jobs N] [--engine local|ray] [--max-cost-usd X] [--json]
                                     many specs at once, each in batches/<id>/<name>/
   orch-tui batch --compare A B      two batches side by side
@@ -180,6 +182,10 @@ def sub_parser(command: str) -> argparse.ArgumentParser:
         parser.add_argument("attempt", type=int, metavar="K", help="the attempt to go back to")
     if command == "status":
         parser.add_argument("--json", action="store_true", help="print state.json's fields as JSON")
+    if command == "verify":
+        from orch_tui.tui.cli.verify_command import add_verify_arguments
+
+        add_verify_arguments(parser)
     if command == "history":
         parser.add_argument("--export", metavar="RUN_ID", help="print the run as a Markdown report")
         parser.add_argument(
@@ -496,6 +502,10 @@ def _save_crash(engine: Engine) -> str:
 
 
 def run_subcommand(command: str, args: argparse.Namespace) -> int:
+    if command == "verify":
+        from orch_tui.tui.cli.verify_command import run_verify
+
+        return run_verify(args)
     try:
         paths, config = _load(args.config, getattr(args, "workspace", None))
     except ConfigError as exc:
