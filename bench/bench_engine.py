@@ -33,7 +33,7 @@ from orch_tui.core.config.models import Config  # noqa: E402
 from orch_tui.core.config.paths import ProjectPaths  # noqa: E402
 from orch_tui.core.domain.events import EventBus, StateChanged  # noqa: E402
 from orch_tui.core.domain.spec import read_spec  # noqa: E402
-from orch_tui.core.loop import engine as engine_module  # noqa: E402
+from orch_tui.core.loop import checks_step  # noqa: E402
 from orch_tui.core.loop.engine import Engine, RunOptions  # noqa: E402
 from orch_tui.core.loop.review import AcceptAllReviewer  # noqa: E402
 from orch_tui.core.providers.anthropic import AnthropicProvider  # noqa: E402
@@ -138,8 +138,8 @@ def one_run(attempts: int) -> list[tuple[float, float, float]]:
             provider = AnthropicProvider(max_retries=0)
             model_time = Timed(provider.complete)
             provider.complete = model_time  # type: ignore[method-assign]
-            checks_time = ChecksTimed(engine_module.run_configured)
-            engine_module.run_configured = checks_time
+            checks_time = ChecksTimed(checks_step.run_configured)
+            checks_step.run_configured = checks_time
             marks: list[tuple[float, ...]] = []
 
             def on_state(event) -> None:
@@ -172,7 +172,7 @@ def one_run(attempts: int) -> list[tuple[float, float, float]]:
             )
             start = (time.perf_counter(), 0.0, 0.0, time.thread_time(), 0.0, 0.0)
             assert engine.run() == 0
-            engine_module.run_configured = checks_time.function
+            checks_step.run_configured = checks_time.function
         overheads = []
         previous = start
         for mark in marks:

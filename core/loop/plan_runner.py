@@ -14,7 +14,7 @@ what a plan needs around it (DESIGN.md section 10):
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from orch_tui.core.attempt.conversation import CONTINUE_PROMPT
 from orch_tui.core.attempt.prompt_templates import render
@@ -27,13 +27,11 @@ from orch_tui.core.domain.plan import (
     TaskStatus,
     tasks_from_spec,
 )
+from orch_tui.core.loop.context import RunContext
 from orch_tui.core.providers.base import TurnRequest
 from orch_tui.core.runlog import layout as runlog
 from orch_tui.core.runlog.layout import PLAN_DRAFT_FILE, PLAN_FILE, TASK_FILE
 from orch_tui.core.workspace.boundary import read_tree
-
-if TYPE_CHECKING:
-    from orch_tui.core.loop.engine import Engine
 
 PLAN_TOOL_ERRORS = 2
 """Invalid plans sent back to the model before the run fails."""
@@ -65,19 +63,19 @@ def task_label(index: int, total: int, attempt: int, max_retries: int) -> str:
 
 
 class PlanRunner:
-    """The engine's plan-mode collaborator; it reads and writes the engine's state and log."""
+    """The run's plan-mode collaborator; it reads and writes the run's state and log."""
 
-    def __init__(self, engine: Engine) -> None:
-        self.engine = engine
+    def __init__(self, context: RunContext) -> None:
+        self.context = context
 
     # -- where the run stands ------------------------------------------------------------
 
     @property
     def tasks(self) -> list[dict[str, Any]]:
-        return self.engine.state.plan["tasks"] if self.engine.state.plan else []
+        return self.context.state.plan["tasks"] if self.context.state.plan else []
 
     def current(self) -> dict[str, Any] | None:
-        plan = self.engine.state.plan
+        plan = self.context.state.plan
         if not plan:
             return None
         return next((task for task in plan["tasks"] if task["id"] == plan.get("current")), None)
@@ -91,7 +89,7 @@ class PlanRunner:
         task = self.current()
         if task is None:
             return None
-        state = self.engine.state
+        state = self.context.state
         return task_label(
             self.tasks.index(task),
             len(self.tasks),
@@ -103,13 +101,13 @@ class PlanRunner:
         """Note in the attempt's folder which task it works on (plan mode only)."""
         task = self.current()
         if task is not None:
-            self.engine.log.write_json(attempt, TASK_FILE, {"task": task["id"]})
+            self.context.log.write_json(attempt, TASK_FILE, {"task": task["id"]})
 
     def stopped_while_planning(self) -> bool:
         """The run stopped in its planning conversation (attempt 0), before any plan was approved."""
-        if self.engine.state.plan is not None:
+        if self.context.state.plan is not None:
             return False
-        return bool((self.engine.log.read_json(0, TASK_FILE) or {}).get("planning"))
+        return bool((self.context.log.read_json(0, TASK_FILE) or {}).get("planning"))
 
     def reason(self, why: str) -> str:
         """A stop reason that names the task it happened in."""
@@ -121,7 +119,7 @@ class PlanRunner:
         task = self.current()
         if task is None:
             return ""
-        approved = Plan.from_json(self.engine.log.read_json(None, PLAN_FILE))
+        approved = Plan.from_json(self.context.log.read_json(None, PLAN_FILE))
         details = approved.tasks[approved.index(task["id"])]
         listing = "\n".join(f"- [{t['status']}] {t['id']}: {t['title']}" for t in self.tasks)
         return render(
@@ -140,32 +138,32 @@ class PlanRunner:
 
         Returns the attempt task 1 begins at; PlanFailed when the model gave no valid plan.
         """
-        engine = self.engine
-        draft = engine.log.read_json(None, PLAN_DRAFT_FILE)
+        context = self.context
+        draft = context.log.read_json(None, PLAN_DRAFT_FILE)
         if draft is None:
-            written = tasks_from_spec(engine.spec.text)
+            written = tasks_from_spec(context.spec.text)
             if written is not None:
                 draft = {"plan": written.to_json(), "source": "spec", "first_attempt": 0}
             else:
                 planned = self._ask_model()
                 draft = {"plan": planned.to_json(), "source": "model", "first_attempt": 1}
-            engine.log.write_json(None, PLAN_DRAFT_FILE, draft)
-        approved = engine.reviewer.review_plan(Plan.from_json(draft["plan"]))
-        engine.log.write_json(None, PLAN_FILE, approved.to_json())
-        engine.state.plan = {
+            context.log.write_json(None, PLAN_DRAFT_FILE, draft)
+        approved = context.reviewer.review_plan(Plan.from_json(draft["plan"]))
+        context.log.write_json(None, PLAN_FILE, approved.to_json())
+        context.state.plan = {
             "tasks": [
                 {"id": t.id, "title": t.title, "status": TaskStatus.PENDING, "first_attempt": None}
                 for t in approved.tasks
             ],
             "current": None,
         }
-        engine.emit(
+        context.emit(
             PlanApproved(tasks=[task.to_json() for task in approved.tasks], source=draft["source"])
         )
         return self._start_task(self.tasks[0], int(draft["first_attempt"]))
 
     def _start_task(self, task: dict[str, Any], attempt: int) -> int:
-        plan = self.engine.state.plan
+        plan = self.context.state.plan
         assert plan is not None, "tasks come from the plan, so a started task has one"
         task["status"], task["first_attempt"] = TaskStatus.RUNNING, attempt
         plan["current"] = task["id"]
@@ -176,7 +174,7 @@ class PlanRunner:
         """Tell subscribers which task the run is in (at its start, and on resume)."""
         task = self.current()
         if task is not None:
-            self.engine.emit(
+            self.context.emit(
                 TaskStarted(
                     task_id=task["id"],
                     title=task["title"],
@@ -192,11 +190,11 @@ class PlanRunner:
         if task is None:
             return None
         task["status"] = TaskStatus.DONE
-        self.engine.emit(TaskFinished(task_id=task["id"], status=TaskStatus.DONE))
+        self.context.emit(TaskFinished(task_id=task["id"], status=TaskStatus.DONE))
         following = next((t for t in self.tasks if t["status"] == TaskStatus.PENDING), None)
         if following is None:
             return None
-        return self._start_task(following, self.engine.state.attempt + 1)
+        return self._start_task(following, self.context.state.attempt + 1)
 
     def mark(self, status: str) -> None:
         """Record how the current task stands now the run stopped or reopened."""
@@ -204,42 +202,41 @@ class PlanRunner:
         if task is not None and task["status"] != status:
             task["status"] = status
             if status == TaskStatus.FAILED:
-                self.engine.emit(TaskFinished(task_id=task["id"], status=TaskStatus.FAILED))
+                self.context.emit(TaskFinished(task_id=task["id"], status=TaskStatus.FAILED))
 
     # -- the planning conversation --------------------------------------------------------
 
     def _ask_model(self) -> Plan:
         """Attempt 0: a conversation offering only ``submit_plan``, until a valid plan comes."""
-        engine = self.engine
-        config = engine.config
-        files = sorted(read_tree(engine.paths.workspace))
+        context = self.context
+        config = context.config
+        files = sorted(read_tree(context.paths.workspace))
         listing = "\n".join(f"- {path}" for path in files) or "(none: the workspace is empty)"
         messages: list[dict[str, Any]] = [
             {"role": "user", "content": render("plan", listing=listing)}
         ]
         turns: list[dict[str, Any]] = []
         errors: list[str] = []
-        system = engine.system_blocks()
+        system = context.system_blocks()
         tools = [dict(SUBMIT_PLAN_TOOL)]
-        engine.log.write_json(0, TASK_FILE, {"planning": True})
+        context.log.write_json(0, TASK_FILE, {"planning": True})
         for index in range(config.model.max_tool_turns):
             request = TurnRequest(
                 model=config.model.name,
                 system=system,
                 tools=tools,
                 messages=list(messages),
-                max_tokens=engine.request_max_tokens(config.model.max_tokens, config.model.name),
+                max_tokens=context.request_max_tokens(config.model.max_tokens, config.model.name),
                 attempt=0,
             )
-            turn = engine.provider.complete(
-                request, lambda text: engine.emit(ModelText(attempt=0, text=text))
+            turn = context.complete(
+                request, lambda text: context.emit(ModelText(attempt=0, text=text)), turn=index
             )
             turns.append(turn.to_json())
-            engine.add_usage(0, index, turn, engine.config.model.name)
             messages.append({"role": "assistant", "content": turn.content})
             calls = [block for block in turn.content if block.get("type") == "tool_use"]
             plan, reply = self._check_calls(calls, errors)
-            engine.log.write_json(
+            context.log.write_json(
                 0,
                 runlog.CONVERSATION,
                 {
@@ -257,7 +254,7 @@ class PlanRunner:
                 continue
             if len(errors) > PLAN_TOOL_ERRORS:
                 break
-            engine.emit(Notice(message=f"the plan was not valid, asking again: {errors[-1]}"))
+            context.emit(Notice(message=f"the plan was not valid, asking again: {errors[-1]}"))
             messages.append({"role": "user", "content": reply})
         last = errors[-1] if errors else "the planning conversation reached its turn limit"
         raise PlanFailed(f"no valid plan after {len(errors)} tries: {last}")

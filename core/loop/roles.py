@@ -25,19 +25,18 @@ instead of asking again, and a replay (``--script logs/<run_id>``) answers with 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from orch_tui.core.attempt.feedback import describe_files
 from orch_tui.core.attempt.prompt_templates import render
 from orch_tui.core.checks.runner import TestReport
 from orch_tui.core.domain.asking import GUIDANCE, Question
 from orch_tui.core.domain.events import Notice, RoleDecided, RoleDecision, RoleVerdict
+from orch_tui.core.loop.context import RunContext
+from orch_tui.core.loop.plan_runner import PlanRunner
 from orch_tui.core.providers.base import AssistantTurn, TurnRequest
 from orch_tui.core.runlog import layout as runlog
 from orch_tui.core.workspace.boundary import read_tree
-
-if TYPE_CHECKING:
-    from orch_tui.core.loop.engine import Engine
 
 JUDGE, VERIFIER = "judge", "verifier"
 RETRY, ASK, SUFFICIENT, INSUFFICIENT, NO_DECISION = (
@@ -160,20 +159,21 @@ def role_file(role: str) -> str:
 
 
 class Roles:
-    """The engine's judge and verifier; it reads and writes the engine's state and log."""
+    """The run's judge and verifier; they read and write the run's state and log."""
 
-    def __init__(self, engine: Engine) -> None:
-        self.engine = engine
+    def __init__(self, context: RunContext, planner: PlanRunner) -> None:
+        self.context = context
+        self.planner = planner
         self._refused: set[str] = set()
 
     def _model(self, role: str) -> str:
         """The role's model id; "" when the role is off (or the provider cannot force a tool)."""
-        engine = self.engine
-        model: str = getattr(engine.config.model, role)
-        if model and engine.provider.name == "claude-code":
+        context = self.context
+        model: str = getattr(context.config.model, role)
+        if model and context.provider_name == "claude-code":
             if role not in self._refused:
                 self._refused.add(role)
-                engine.emit(
+                context.emit(
                     Notice(
                         message=f"model.{role} is off: the claude-code provider has no tool calls"
                     )
@@ -200,10 +200,9 @@ class Roles:
         decision = self._decide(VERIFIER, attempt, self._verifier_prompt)
         if decision is None or decision.decision != INSUFFICIENT:
             return False
-        engine = self.engine
-        if attempt - engine.planner.base_attempt() < engine.state.max_retries:
+        if attempt - self.planner.base_attempt() < self.context.state.max_retries:
             return True
-        engine.emit(
+        self.context.emit(
             Notice(
                 message="no retries left for the verifier's gaps: "
                 + "; ".join(decision.gaps)
@@ -217,7 +216,7 @@ class Roles:
         attempt before it ("" when there are none)."""
         if attempt <= 0:
             return ""
-        log, folder = self.engine.log, self.engine.paths.prompts
+        log, folder = self.context.log, self.context.paths.prompts
         notes = []
         for role in (JUDGE, VERIFIER):
             saved = log.read_json(attempt - 1, role_file(role))
@@ -240,8 +239,8 @@ class Roles:
         model = self._model(role)
         if not model:
             return None
-        engine = self.engine
-        saved = engine.log.read_json(attempt, role_file(role))
+        context = self.context
+        saved = context.log.read_json(attempt, role_file(role))
         if saved and saved.get("decision"):
             return RoleDecision.from_json(saved["decision"])  # decided before a crash: never twice
         prompt = make_prompt(attempt)
@@ -250,20 +249,19 @@ class Roles:
             system=self._system(),
             tools=[dict(TOOLS[role])],
             messages=[{"role": "user", "content": prompt}],
-            max_tokens=min(engine.config.model.max_tokens, ROLE_MAX_TOKENS),
+            max_tokens=min(context.config.model.max_tokens, ROLE_MAX_TOKENS),
             attempt=attempt,
             tool_choice={"type": "tool", "name": TOOLS[role]["name"]},
             role=role,
         )
-        turn = engine.provider.complete(request, lambda text: None)
-        engine.add_usage(attempt, 0, turn, model)
+        turn = context.complete(request, lambda text: None)
         try:
             decision = parse_decision(role, model, turn)
         except RoleAnswerError as exc:
             decision = RoleDecision(
                 role=role, model=model, decision=NO_DECISION, reason=f"no usable answer: {exc}"
             )
-        engine.log.write_json(
+        context.log.write_json(
             attempt,
             role_file(role),
             {
@@ -273,14 +271,14 @@ class Roles:
                 "decision": decision.to_json(),
             },
         )
-        engine.emit(RoleDecided(attempt=attempt, **decision.to_json()))
-        roles = dict(engine.state.roles or {})
+        context.emit(RoleDecided(attempt=attempt, **decision.to_json()))
+        roles = dict(context.state.roles or {})
         roles[role] = {"attempt": attempt, **decision.to_json()}
-        engine.state.roles = roles
+        context.state.roles = roles
         return decision
 
     def _system(self) -> list[dict[str, Any]]:
-        spec = self.engine.spec
+        spec = self.context.spec
         return [
             {"type": "text", "text": ROLE_SYSTEM},
             {
@@ -291,19 +289,18 @@ class Roles:
         ]
 
     def _scope(self) -> str:
-        return "task" if self.engine.planner.current() is not None else "spec"
+        return "task" if self.planner.current() is not None else "spec"
 
     def _judge_prompt(self, attempt: int) -> str:
-        engine = self.engine
-        feedback = engine.planner.prompt_prefix() + engine._patch_prompt(attempt)
+        feedback = self.planner.prompt_prefix() + self.context.patch_prompt(attempt)
         return render(
-            "judge", engine.paths.prompts, history=self._history(attempt), feedback=feedback
+            "judge", self.context.paths.prompts, history=self._history(attempt), feedback=feedback
         )
 
     def _history(self, last: int) -> str:
         """One entry per attempt of the run (or task): changes, review, checks, advice given."""
-        log = self.engine.log
-        base = self.engine.planner.base_attempt()
+        log = self.context.log
+        base = self.planner.base_attempt()
         lines = []
         for number in range(base, last + 1):
             proposal = log.read_json(number, runlog.PROPOSAL) or {}
@@ -331,20 +328,20 @@ class Roles:
         return "\n".join(lines)
 
     def _verifier_prompt(self, attempt: int) -> str:
-        engine = self.engine
-        saved = engine.log.read_json(attempt, runlog.REPORT)
+        context = self.context
+        saved = context.log.read_json(attempt, runlog.REPORT)
         report = TestReport.from_json(saved) if saved is not None else TestReport(checks=[])
         passed = [test.id for check in report.checks for test in check.tests]
         summary = report.summary()
         if passed:
             summary += "\n\nTests run:\n" + "\n".join(f"- {test}" for test in passed[:200])
-        prefix = engine.planner.prompt_prefix()
-        tree = read_tree(engine.paths.workspace)
+        prefix = self.planner.prompt_prefix()
+        tree = read_tree(context.paths.workspace)
         return render(
             "verifier",
-            engine.paths.prompts,
+            context.paths.prompts,
             scope=self._scope(),
             task=f"\n{prefix.strip()}\n" if prefix else "",
             summary=summary,
-            files=describe_files(tree, engine.config.feedback.file_chars),
+            files=describe_files(tree, context.config.feedback.file_chars),
         )

@@ -31,7 +31,7 @@ RUN_ID = "20260101-120000-snap"
 @pytest.fixture(autouse=True)
 def _deterministic_run(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
-    monkeypatch.setattr("orch_tui.core.loop.engine.new_run_id", lambda: RUN_ID)
+    monkeypatch.setattr("orch_tui.core.loop.opening.new_run_id", lambda: RUN_ID)
 
 
 def review_app(tmp_path: Path, theme: str, layout: str) -> OrchApp:

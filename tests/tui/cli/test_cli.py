@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from orch_tui.core.loop import engine as engine_module
+from orch_tui.core.loop import checks_step
 from orch_tui.core.providers.factory import demo_dir
 from orch_tui.tui.cli.commands import main
 
@@ -46,7 +46,7 @@ def test_an_unexpected_error_is_a_sentence_and_a_crash_file(
     def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(engine_module, "run_configured", broken)
+    monkeypatch.setattr(checks_step, "run_configured", broken)
     code = run_demo(tmp_path, monkeypatch)
     err = capsys.readouterr().err
     assert code == 1
@@ -67,7 +67,7 @@ def test_a_crash_file_that_cannot_be_written_is_said_not_raised(
         (run_folder / "crash.txt").mkdir()  # where the crash file would go
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(engine_module, "run_configured", broken)
+    monkeypatch.setattr(checks_step, "run_configured", broken)
     code = run_demo(tmp_path, monkeypatch)
     err = capsys.readouterr().err
     assert code == 1

@@ -1,0 +1,89 @@
+"""The checks step (TESTING): apply the decided change, run the checks, judge the result.
+
+Applying ``applied.json`` is idempotent, so a resumed run re-applies it and runs the checks
+again. In git the applied attempt becomes one commit. Passing checks end the run (or the
+task, in plan mode) unless the verifier finds gaps; failing ones are returned as the
+:class:`~orch_tui.core.loop.retry.ChecksFailed` they are.
+"""
+
+from __future__ import annotations
+
+from orch_tui.core.checks.leftovers import RUNNING_DIR
+from orch_tui.core.checks.trial import run_configured
+from orch_tui.core.domain.events import ChangeApplied, CheckOutput, Notice, TestsFinished
+from orch_tui.core.domain.state import RunState
+from orch_tui.core.loop import finishing
+from orch_tui.core.loop.exit_codes import EXIT_SUCCESS
+from orch_tui.core.loop.retry import ChecksFailed, Failure
+from orch_tui.core.loop.run import Run
+from orch_tui.core.runlog import layout as runlog
+from orch_tui.core.util.wording import plural
+from orch_tui.core.workspace import run_workspace
+from orch_tui.core.workspace.boundary import apply_change
+
+
+def checks_step(run: Run) -> Failure | None:
+    """Apply the change and run the checks; the next step, or the failed checks."""
+    attempt = run.state.attempt
+    applied = run.log.read_json(attempt, runlog.APPLIED) or {"files": {}}
+    files = sorted(applied["files"])
+    apply_change(run.paths.workspace, applied["files"], commit=run.files)
+    _commit_applied(run, attempt, files)
+    run.emit(ChangeApplied(attempt=attempt, files=files))
+    report = run_configured(
+        run.config,
+        run.paths.workspace,
+        run.log.attempt_dir(attempt),
+        on_output=lambda name, text: run.emit(CheckOutput(attempt=attempt, check=name, text=text)),
+        running=run.paths.root / RUNNING_DIR,
+        on_notice=lambda message: run.emit(Notice(message=message)),
+    )
+    run.log.write_json(attempt, runlog.REPORT, report.to_json(), run.files)
+    run.log.write_text(
+        attempt, runlog.TEST_OUTPUT, "\n".join(f"$ {c.name}\n{c.output}" for c in report.checks)
+    )
+    failing = list(report.failing)
+    run.state.last_test = {"passed": report.passed, "summary": report.summary(), "failing": failing}
+    run.emit(
+        TestsFinished(
+            attempt=attempt,
+            passed=report.passed,
+            summary=report.summary(),
+            counts=dict(report.counts),
+            failing=failing,
+            errors=[f"{c.name}: {c.error}" for c in report.checks if c.error],
+        )
+    )
+    if not report.passed:
+        return ChecksFailed(summary=report.summary(), failing=tuple(failing))
+    _after_passing(run, attempt)
+    return None
+
+
+def _after_passing(run: Run, attempt: int) -> None:
+    """One more patch round for the verifier's gaps, the next task, or SUCCESS."""
+    if run.roles.wants_more(attempt):  # the verifier found gaps
+        run.transition(RunState.PATCHING, attempt=attempt + 1)
+        return
+    if run.state.plan is not None:
+        following = run.planner.task_passed()
+        if following is not None:
+            run.transition(RunState.GENERATING, attempt=following)
+            return
+    finishing.finish(
+        run,
+        RunState.SUCCESS,
+        EXIT_SUCCESS,
+        f"all checks passed after {plural(attempt + 1, 'attempt')}",
+    )
+    hint = run_workspace.merge_hint(run.state.workspace)
+    if hint:
+        run.emit(Notice(message=hint))
+
+
+def _commit_applied(run: Run, attempt: int, files: list[str]) -> None:
+    """In git, the applied attempt becomes one commit, recorded in state.json."""
+    conversation = run.log.read_json(attempt, runlog.CONVERSATION) or {}
+    summary = run_workspace.summary_line(conversation.get("turns") or [], attempt)
+    if run_workspace.commit_applied(run.state.workspace, run.state.run_id, attempt, files, summary):
+        run.store.save(run.state)

@@ -1,0 +1,57 @@
+"""How a run stops: a terminal state with its reason, a question for a person, the last event.
+
+A failed plan-mode run marks its task failed and names it in the stop reason. Stopping to
+ask (NEEDS_HELP) writes the question to ``state.json`` and the attempt's log first, so a
+resumed or continued run knows what was asked.
+"""
+
+from __future__ import annotations
+
+from orch_tui.core.domain.asking import QUESTION, Question
+from orch_tui.core.domain.events import QuestionAsked, RunFinished
+from orch_tui.core.domain.plan import TaskStatus
+from orch_tui.core.domain.state import RunState
+from orch_tui.core.loop.exit_codes import EXIT_NEEDS_HELP
+from orch_tui.core.loop.run import Run
+
+
+def finish(run: Run, final: RunState, exit_code: int, reason: str) -> None:
+    """Move to the terminal state ``final`` with ``reason`` and ``exit_code`` recorded."""
+    if final is RunState.FAILED and run.state.plan is not None:
+        run.planner.mark(TaskStatus.FAILED)
+        reason = run.planner.reason(reason)
+    run.state.stop_reason = reason
+    run.state.exit_code = exit_code
+    run.transition(final)
+
+
+def ask(run: Run, question: Question) -> None:
+    """Stop at NEEDS_HELP with ``question`` in state.json and the attempt's log."""
+    attempt = run.state.attempt
+    run.log.write_json(attempt, QUESTION, question.to_json())
+    run.state.question = question.to_json()
+    run.emit(
+        QuestionAsked(
+            attempt=attempt,
+            question=question.text,
+            options=list(question.options),
+            recommendation=question.recommendation,
+            source=question.source,
+        )
+    )
+    finish(run, RunState.NEEDS_HELP, EXIT_NEEDS_HELP, f"needs help: {question.text}")
+
+
+def announce_finish(run: Run) -> None:
+    """The run's last event: how it ended, why, and what it cost."""
+    run.emit(
+        RunFinished(
+            state=run.state.state,
+            attempt=run.state.attempt,
+            stop_reason=run.state.stop_reason,
+            retryable=run.state.retryable,
+            exit_code=int(run.state.exit_code or 0),
+            tokens=run.state.usage.total,
+            cost_usd=round(run.state.cost_usd, 6),
+        )
+    )

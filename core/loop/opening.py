@@ -1,0 +1,255 @@
+"""Opening a run: resume the saved one, or start a new one (``--fresh`` sets the old aside).
+
+- The saved run resumes when it is for the same spec and workspace and ``--fresh`` was not
+  given; a run stopped by a model error goes back to that attempt.
+- Otherwise a new run starts; in the default ``workspace/`` the old run's files move under
+  ``logs/<old run_id>/workspace`` (:func:`set_aside_workspace`), so the new run starts empty.
+- ``--continue`` / ``--guidance`` reopen a FAILED or NEEDS_HELP run with a fresh retry
+  budget (:func:`continue_if_asked`), the person's guidance going into the next prompt.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from orch_tui.core.checks.sandbox import resolve_sandbox
+from orch_tui.core.checks.venv import PROJECT_VENV, discard_created_venv
+from orch_tui.core.config.paths import ProjectPaths
+from orch_tui.core.domain.asking import GUIDANCE, Question, answer_from_choice
+from orch_tui.core.domain.cost import price_for
+from orch_tui.core.domain.events import GuidanceGiven, Notice, RunReopened, RunStarted
+from orch_tui.core.domain.plan import TaskStatus
+from orch_tui.core.domain.state import RunState, State, new_run_id
+from orch_tui.core.loop.escalation import model_at
+from orch_tui.core.loop.run import Run
+from orch_tui.core.runlog import layout as runlog
+from orch_tui.core.runlog.layout import RunLog
+from orch_tui.core.workspace import run_workspace
+
+
+class ReopenRefused(Exception):
+    """--continue or --guidance on a run that cannot be reopened (it succeeded)."""
+
+
+def open_run(run: Run) -> State:
+    """Resume the saved run for this spec, or start a fresh one. StateError: exit 3."""
+    saved = run.store.load()
+    kept: Path | None = None
+    resumed = bool(
+        saved
+        and not run.options.fresh
+        and saved.spec_hash == run.spec.digest
+        and run_workspace.same_workspace(saved.workspace, run.paths)
+    )
+    if saved and resumed:
+        run_workspace.resume_record(saved.workspace, run.paths)
+        run.state = saved
+        if run.options.max_retries_given:
+            saved.max_retries = run.options.max_retries
+    else:
+        if saved and run.paths.is_default_workspace and run.paths.workspace.is_dir():
+            kept = set_aside_workspace(run.paths, saved.run_id)
+        _start_new(run)
+    _open_log(run)
+    _announce_start(run, resumed)
+    if resumed:
+        run.planner.announce()
+    if resumed and reopen_after_error(run):
+        run.emit(
+            Notice(
+                message=f"asking the model again: attempt {run.state.attempt} had stopped on an error"
+            )
+        )
+    continue_if_asked(run, resumed)
+    if resumed and run.state.state.terminal:
+        run.emit(
+            Notice(
+                message=f"run {run.state.run_id} already finished ({run.state.state.value}); "
+                "to start again: --fresh (a new run, this one stays in logs/), "
+                "or `orch-tui reset` first"
+            )
+        )
+    if saved and not resumed:
+        _announce_new_run(run, saved, kept)
+    if price_for(run.config.prices, run.config.model.name) is None:
+        run.emit(Notice(message=f"no price for model {run.config.model.name}: cost shows as $0"))
+    return run.state
+
+
+def _start_new(run: Run) -> None:
+    run_id = new_run_id()
+    run.state = State(
+        run_id=run_id,
+        spec_path=str(run.spec.path),
+        spec_hash=run.spec.digest,
+        max_retries=run.options.max_retries,
+        workspace=run_workspace.new_record(
+            run.paths,
+            run_id,
+            allow_dirty=run.options.allow_dirty,
+            protect_tests=run.config.safety.protect_existing_tests,
+        ),
+    )
+    # state.json first: a kill before it leaves no run folder that nothing points to.
+    run.store.save(run.state)
+
+
+def _open_log(run: Run) -> None:
+    run.log = RunLog(run.paths.logs, run.state.run_id)
+    run.log.clear_after_kill()
+    if not (run.log.dir / runlog.RUN_META).exists():  # new, or killed before it was written
+        run.log.write_text(None, runlog.SPEC_COPY, run.spec.text, run.files)
+        run.log.stage_json(None, runlog.RUN_META, run_meta(run), run.files)
+    run.bus.subscribe(run.log)
+
+
+def _announce_start(run: Run, resumed: bool) -> None:
+    state, config = run.state, run.config
+    sandbox = resolve_sandbox(config.checks.sandbox)
+    run.emit(
+        RunStarted(
+            run_id=state.run_id,
+            spec_path=state.spec_path,
+            provider=run.provider.name,
+            model=config.model.name,
+            model_in_use=model_at(config, state.attempt, run.planner.base_attempt()),
+            max_retries=state.max_retries,
+            resumed=resumed,
+            state=state.state,
+            attempt=state.attempt,
+            sandbox=sandbox.name,
+            tokens=state.usage.total,
+            cost_usd=round(state.cost_usd, 6),
+        )
+    )
+    if not sandbox.confined and config.checks.sandbox == "auto":
+        run.emit(Notice(message=f"checks run without a sandbox: {sandbox.why}"))
+    for message in run.options.notices:
+        run.emit(Notice(message=message))
+
+
+def _announce_new_run(run: Run, saved: State, kept: Path | None) -> None:
+    """Why the saved run was not resumed, and where its workspace went."""
+    why = (
+        "--fresh was given"
+        if run.options.fresh
+        else "the spec changed"
+        if saved.spec_hash != run.spec.digest
+        else "the workspace changed"
+    )
+    where = f"; its workspace moved to {kept}" if kept else ""
+    run.emit(
+        Notice(
+            message=f"{why}: started run {run.state.run_id} "
+            f"(run {saved.run_id} stays in logs/{where})"
+        )
+    )
+
+
+def run_meta(run: Run) -> dict[str, Any]:
+    """``logs/<run_id>/run.json``: what the run was started with."""
+    return {
+        "run_id": run.state.run_id,
+        "spec_path": run.state.spec_path,
+        "spec_hash": run.state.spec_hash,
+        "provider": run.provider.name,
+        "model": run.config.model.name,
+        "sandbox": resolve_sandbox(run.config.checks.sandbox).name,
+        "max_retries": run.state.max_retries,
+        "created_at": run.state.created_at,
+    }
+
+
+def set_aside_workspace(paths: ProjectPaths, old_run_id: str) -> Path | None:
+    """A new run starts from an empty ``workspace/``: the old run's files move under its logs.
+
+    Otherwise the new run's tests would include the old project's, and an identical
+    regeneration would be an empty proposal. Returns where they went (None: nothing to move).
+    """
+    workspace = paths.workspace
+    discard_created_venv(workspace)  # made again in a second; moved, it would fill logs/
+    if workspace_is_empty(workspace):
+        return None
+    target = paths.logs / old_run_id / "workspace"
+    suffix = 1
+    while target.exists():
+        suffix += 1
+        target = paths.logs / old_run_id / f"workspace-{suffix}"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    workspace.rename(target)
+    workspace.mkdir()
+    return target
+
+
+def workspace_is_empty(workspace: Path) -> bool:
+    """No project file yet: the placeholder and the checks' .venv are not the project."""
+    ignored = {".gitkeep", PROJECT_VENV}
+    return not any(child.name not in ignored for child in workspace.iterdir())
+
+
+def reopen_after_error(run: Run) -> bool:
+    """A run stopped by a model error (network, overload, bad key) goes back to that attempt.
+
+    Nothing was written by the failed attempt, so asking again is safe; other
+    failures (retries spent, no progress, safety) stay final.
+    """
+    state = run.state
+    if not state.retryable:
+        return False
+    state.stop_reason = None
+    state.exit_code = None
+    state.last_error = None
+    run.planner.mark(TaskStatus.RUNNING)
+    if run.planner.stopped_while_planning():
+        run.transition(RunState.PLANNING)
+        return True
+    first = state.attempt == run.planner.base_attempt()
+    run.transition(RunState.GENERATING if first else RunState.PATCHING)
+    return True
+
+
+def continue_if_asked(run: Run, resumed: bool) -> None:
+    """--continue / --guidance: reopen a FAILED or NEEDS_HELP run, or guide the next attempt."""
+    options, state = run.options, run.state
+    if not (options.continue_run or options.guidance is not None):
+        return
+    if state.state is RunState.SUCCESS:
+        raise ReopenRefused(
+            f"run {state.run_id} already succeeded: there is nothing to continue "
+            "(--fresh starts a new run)"
+        )
+    if state.state in (RunState.FAILED, RunState.NEEDS_HELP):
+        reopened_from = state.state
+        state.max_retries = state.attempt - run.planner.base_attempt() + options.max_retries
+        run.planner.mark(TaskStatus.RUNNING)
+        state.stop_reason = None
+        state.exit_code = None
+        state.last_error = None
+        run.emit(
+            RunReopened(
+                from_state=reopened_from.value,
+                attempt=state.attempt + 1,
+                max_retries=state.max_retries,
+            )
+        )
+        _give_guidance(run, state.attempt + 1)
+        state.question = None
+        run.transition(RunState.PATCHING, attempt=state.attempt + 1)
+        return
+    if not resumed and options.continue_run and options.guidance is None:
+        run.emit(Notice(message="--continue: no stopped run to reopen; started a new one"))
+    waiting_for_model = state.state in (RunState.INIT, RunState.GENERATING, RunState.PATCHING)
+    _give_guidance(run, state.attempt if waiting_for_model else state.attempt + 1)
+
+
+def _give_guidance(run: Run, attempt: int) -> None:
+    """The person's guidance (``--guidance``, or the TUI's answer) for ``attempt``'s prompt."""
+    text = run.options.guidance
+    if text is None:
+        return
+    asked = run.state.question
+    if asked:
+        text = answer_from_choice(Question.from_json(asked), text)
+    run.log.write_json(attempt, GUIDANCE, {"text": text, "question": asked})
+    run.emit(GuidanceGiven(attempt=attempt, text=text, question=asked["text"] if asked else None))

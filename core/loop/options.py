@@ -1,0 +1,28 @@
+"""What the command line adds on top of the config for one run: :class:`RunOptions`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass
+class RunOptions:
+    """What the command line adds on top of the config."""
+
+    max_retries: int
+    max_cost_usd: float | None = None
+    fresh: bool = False
+    max_retries_given: bool = False
+    """A resumed run keeps its own bound unless the person gave one on the command line."""
+    notices: tuple[str, ...] = ()
+    """Said once the run is open: a replay announcement, a clamped setting."""
+    allow_dirty: bool = False
+    """Start a run in a git work tree with uncommitted changes to tracked files."""
+    plan: bool = False
+    """Plan mode (``--plan`` / ``loop.plan``): a new run plans tasks first, then one loop per task."""
+    continue_run: bool = False
+    """--continue: reopen a FAILED or NEEDS_HELP run with a fresh budget of max_retries patches."""
+    guidance: str | None = None
+    """--guidance: the person's answer, verbatim into the next prompt (implies continue_run)."""
+    ask_when_stuck: bool = False
+    """Ask a person instead of failing when stuck (the TUI; --auto follows loop.on_stuck)."""

@@ -1,0 +1,63 @@
+"""The prompt pieces a run's requests share: the system blocks and the patch prompt.
+
+The system blocks (instructions, the project's ``AGENTS.md``, the spec) form, with the
+tools, the cached prefix of every request. The patch prompt is built from the previous
+attempt's logs: its checks, its proposal, the person's decisions, the files as they stand.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from orch_tui.core.attempt.feedback import patch_prompt as render_patch_prompt
+from orch_tui.core.attempt.feedback import system_prompt
+from orch_tui.core.attempt.project_map import project_instructions
+from orch_tui.core.checks.runner import TestReport
+from orch_tui.core.config.models import Config
+from orch_tui.core.config.paths import ProjectPaths
+from orch_tui.core.domain.proposal import Decisions, Proposal
+from orch_tui.core.domain.spec import Spec
+from orch_tui.core.runlog import layout as runlog
+from orch_tui.core.runlog.layout import RunLog
+
+
+def system_blocks(config: Config, paths: ProjectPaths, spec: Spec) -> list[dict[str, Any]]:
+    """Instructions and spec: with the tools, the cached prefix of every request."""
+    return [
+        {"type": "text", "text": system_prompt(config, paths.prompts)},
+        *project_instructions(paths.workspace),
+        {
+            "type": "text",
+            "text": f'<spec path="{spec.path.name}">\n{spec.text}\n</spec>',
+            "cache_control": {"type": "ephemeral"},
+        },
+    ]
+
+
+def patch_prompt(
+    log: RunLog, config: Config, paths: ProjectPaths, spec: Spec, previous: int
+) -> str:
+    """The prompt of the attempt after ``previous``: what happened to it, what to fix."""
+    report_data = log.read_json(previous, runlog.REPORT)
+    proposal_data = log.read_json(previous, runlog.PROPOSAL)
+    decisions_data = log.read_json(previous, runlog.DECISIONS)
+    return render_patch_prompt(
+        previous=previous,
+        report=TestReport.from_json(report_data) if report_data else None,
+        proposal=Proposal.from_json(proposal_data) if proposal_data else None,
+        decisions=Decisions.from_json(decisions_data) if decisions_data else None,
+        workspace=paths.workspace,
+        config=config,
+        changed=changed_files(log, previous),
+        task=spec.text,
+        prompts_dir=paths.prompts,
+    )
+
+
+def changed_files(log: RunLog, last: int) -> list[str]:
+    """The files the run's applied attempts up to ``last`` changed, latest first."""
+    changed: list[str] = []
+    for attempt in range(last, -1, -1):
+        applied = log.read_json(attempt, runlog.APPLIED) or {"files": {}}
+        changed += [path for path in sorted(applied["files"]) if path not in changed]
+    return changed

@@ -1,0 +1,167 @@
+"""Where the retry is decided: after a failed attempt, patch again, stop, or ask a person.
+
+:func:`next_after_failure` is a pure function of what went wrong (:data:`Failure`) and where
+the run stands (:class:`Standing`); the engine reads both from the state and the logs, and
+acts on the :data:`Decision` returned. In order (DESIGN.md sections 1 and 11):
+
+- no retries left (``max_retries`` patches of the run, or of the task in plan mode): stuck;
+- the same failing tests after two patches in a row, or a proposal with no change or one
+  identical to an earlier attempt's: stuck, for no progress;
+- the cost budget spent: :class:`BudgetSpent`;
+- else :class:`Patch`, the next attempt (the judge, if one is set, may still ask a person).
+
+Stuck is :class:`Ask` (a question naming the failing tests) when the person is asked on
+being stuck (the TUI, or ``loop.on_stuck = "ask"``), else :class:`Stuck`: the run fails.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from orch_tui.core.domain.asking import Question, stuck_question
+from orch_tui.core.loop.budget import budget_spent
+
+# -- what went wrong ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ChecksFailed:
+    """The checks ran on the applied change and did not pass."""
+
+    summary: str
+    failing: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ProposalRejected:
+    """The reviewer rejected the whole proposal (or every hunk of it)."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class NoChange:
+    """The model proposed no change where one was needed."""
+
+
+@dataclass(frozen=True)
+class RepeatedProposal:
+    """The attempt's proposal is identical to the one of attempt ``earlier``."""
+
+    earlier: int
+
+
+Failure = ChecksFailed | ProposalRejected | NoChange | RepeatedProposal
+
+# -- where the run stands ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Standing:
+    """What the decision reads of the run, taken from ``state.json`` and the attempt logs."""
+
+    attempt: int
+    """The attempt that failed."""
+    base_attempt: int
+    """Where the run (or, in plan mode, the current task) began: its generation."""
+    max_retries: int
+    cost_usd: float
+    max_cost_usd: float | None
+    ask_when_stuck: bool
+    """Ask a person instead of failing when stuck (the TUI, or ``loop.on_stuck = "ask"``)."""
+    last_failing: tuple[str, ...] = ()
+    """The failing tests of the last checks run (``state.json``'s ``last_test``)."""
+    earlier_failing: tuple[tuple[str, ...] | None, ...] = ()
+    """The failing tests of the attempts before this one, latest first; None: no report."""
+
+
+# -- what happens next ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Patch:
+    """Ask the model for the next attempt."""
+
+    attempt: int
+
+
+@dataclass(frozen=True)
+class Stuck:
+    """Stop: the run fails (exit 1) with ``reason``."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class Ask:
+    """Stop at NEEDS_HELP (exit 4) with ``question`` for a person."""
+
+    question: Question
+
+
+@dataclass(frozen=True)
+class BudgetSpent:
+    """Stop: the cost budget is spent (exit 1). Decided between attempts, unlike the
+    exception of the same name in :mod:`orch_tui.core.domain.budget`, raised mid-request."""
+
+    reason: str
+
+
+Decision = Patch | Stuck | Ask | BudgetSpent
+
+
+def next_after_failure(failure: Failure, standing: Standing) -> Decision:
+    """What the run does after ``failure`` of ``standing.attempt``."""
+    attempt = standing.attempt
+    if isinstance(failure, NoChange):
+        return _stuck("no progress: the model proposed no change", standing.last_failing, standing)
+    if isinstance(failure, RepeatedProposal):
+        return _stuck(
+            f"no progress: the proposal of attempt {attempt} is identical to attempt "
+            f"{failure.earlier}'s",
+            standing.last_failing,
+            standing,
+        )
+    if isinstance(failure, ChecksFailed):
+        why, failing = f"checks failed: {failure.summary}", failure.failing
+    else:
+        why, failing = f"proposal rejected: {failure.reason}", ()
+    if attempt - standing.base_attempt >= standing.max_retries:
+        return _stuck(
+            f"retries exhausted: {why} after {standing.max_retries} patch attempts",
+            failing or standing.last_failing,
+            standing,
+        )
+    if failing and _same_failures_twice(failing, standing):
+        return _stuck(
+            f"no progress: the same {len(failing)} failing tests after two patches in a row",
+            failing,
+            standing,
+        )
+    return budget_stop(standing.cost_usd, standing.max_cost_usd) or Patch(attempt + 1)
+
+
+def budget_stop(spent: float, budget: float | None) -> BudgetSpent | None:
+    """:class:`BudgetSpent` when ``spent`` has reached the cost budget, else None.
+
+    Also asked before every model step, whatever happened to the attempt before.
+    """
+    if not budget_spent(spent, budget):
+        return None
+    return BudgetSpent(f"cost budget spent: ${spent:.4f} of ${budget:.4f}")
+
+
+def _same_failures_twice(failing: tuple[str, ...], standing: Standing) -> bool:
+    """The two attempts before this one, both patches of the run (or task), failed alike."""
+    if standing.attempt - standing.base_attempt < 2:
+        return False
+    earlier = standing.earlier_failing[:2]
+    return len(earlier) == 2 and all(
+        found is not None and sorted(found) == sorted(failing) for found in earlier
+    )
+
+
+def _stuck(reason: str, failing: tuple[str, ...], standing: Standing) -> Stuck | Ask:
+    if standing.ask_when_stuck:
+        return Ask(stuck_question(reason, list(failing)))
+    return Stuck(reason)
