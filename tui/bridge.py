@@ -63,6 +63,9 @@ class Mailbox:
 
 
 class TuiReviewer:
+    holds_locked_tests = True
+    """A person reviews: a locked test's change lands only with their own accept."""
+
     def __init__(self, target: MessageTarget) -> None:
         self.target = target
         self._answers: queue.Queue[Verdict | Plan] = queue.Queue()

@@ -143,6 +143,11 @@ class ReviewCursor:
 
 
 class Reviewer(Protocol):
+    holds_locked_tests: bool
+    """True for a person: an undecided hunk of a locked test file does not land (it needs its
+    own accept); False for ``--auto``, whose model may not edit locked tests in the first place
+    unless ``safety.allow_test_edits`` says so."""
+
     def review(self, session: ReviewSession) -> None:
         """Return when the decisions in ``session`` are final; raise ReviewAborted to leave."""
 
@@ -152,6 +157,8 @@ class Reviewer(Protocol):
 
 class AcceptAllReviewer:
     """``--auto``: every proposal lands as the model wrote it."""
+
+    holds_locked_tests = False
 
     def review(self, session: ReviewSession) -> None:
         return None

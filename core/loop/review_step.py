@@ -8,9 +8,10 @@ proposal rejected as a whole (or hunk by hunk) is returned as the failure it is.
 
 from __future__ import annotations
 
-from orch_tui.core.domain.events import ReviewFinished
+from orch_tui.core.domain.events import Notice, ReviewFinished
 from orch_tui.core.domain.proposal import Decisions, Proposal, render_patch, resolve
 from orch_tui.core.domain.state import RunState, StateError
+from orch_tui.core.domain.test_files import LOCKED_NOTE, hold_locked_tests
 from orch_tui.core.loop.retry import Failure, ProposalRejected
 from orch_tui.core.loop.review import ReviewSession
 from orch_tui.core.loop.run import Run
@@ -32,6 +33,9 @@ def review_step(run: Run) -> Failure | None:
     failing_before = last_test.get("failing") if last_test else None
     session = ReviewSession(attempt, proposal, decisions, persist, failing_before)
     run.reviewer.review(session)
+    if getattr(run.reviewer, "holds_locked_tests", True):
+        for path in hold_locked_tests(session.effective, decisions):
+            run.emit(Notice(message=f"{path}: {LOCKED_NOTE}"))
     run.log.stage_json(attempt, runlog.DECISIONS, decisions.to_json(), run.files)
     accepted, rejected, undecided = session.counts()
     resolved = {} if decisions.reject_reason is not None else resolve(proposal, decisions)

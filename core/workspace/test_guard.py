@@ -14,19 +14,12 @@ import posixpath
 from pathlib import Path
 
 from orch_tui.core.domain.proposal import FileChange
+from orch_tui.core.domain.test_files import is_test_file
 from orch_tui.core.domain.test_weakening import findings_by_hunk
 from orch_tui.core.workspace.boundary import SKIPPED_DIRS
 
 NOT_SEARCHED = frozenset({".venv", "venv", "node_modules", ".tox", ".nox", "build", "dist"})
 """Folders of installed or built code, never the person's own tests."""
-
-
-def is_test_file(rel: str) -> bool:
-    """pytest's default test file names (``test_*.py``, ``*_test.py``) and ``conftest.py``."""
-    name = posixpath.basename(rel)
-    return name.endswith(".py") and (
-        name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
-    )
 
 
 def existing_tests(root: Path) -> list[str]:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from orch_tui.core.domain.proposal import FileChange
-from orch_tui.core.workspace.test_guard import existing_tests, is_test_file, weakening_hunks
+from orch_tui.core.domain.test_files import is_test_file
+from orch_tui.core.workspace.test_guard import existing_tests, weakening_hunks
 
 TESTS = "import pytest\n\n\ndef test_one():\n    assert 1 == 1\n\n\ndef test_two():\n    assert 2 == 2\n"
 

@@ -1,0 +1,98 @@
+"""The tests present when an attempt starts are the contract: their changes need a person's yes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from orch_tui.core.domain.events import Event, Notice
+from orch_tui.core.domain.proposal import Decisions, FileChange, HunkDecision, Proposal
+from orch_tui.core.domain.test_files import hold_locked_tests, locked_test_paths
+from orch_tui.core.loop.engine import EXIT_SUCCESS
+from orch_tui.core.loop.review import ReviewSession
+from tests.core.loop.test_engine import BAD, GOOD, TEST, make_engine
+from tests.support.scripting import attempt, create, replace
+
+WEAK = TEST.replace("assert add(2, 3) == 5", "assert True")
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    (tmp_path / "spec.md").write_text("# calc\n\n`calc.add(a, b)` returns the sum.\n")
+    return tmp_path
+
+
+class Person:
+    """A reviewer who applies at once (undecided everywhere), or accepts the locked test."""
+
+    holds_locked_tests = True
+
+    def __init__(self, accept_tests: bool = False) -> None:
+        self.accept_tests = accept_tests
+
+    def review(self, session: ReviewSession) -> None:
+        if self.accept_tests:
+            for path in locked_test_paths(session.effective):
+                session.decide_file(path, HunkDecision.ACCEPTED)
+
+    def review_plan(self, plan):  # noqa: ANN001, ANN201
+        return plan
+
+
+def test_a_locked_test_change_left_undecided_does_not_land(project: Path) -> None:
+    events: list[Event] = []
+    engine, _ = make_engine(
+        project,
+        [
+            attempt(create("calc.py", BAD), create("tests/test_calc.py", TEST)),
+            attempt(replace("tests/test_calc.py", "assert add(2, 3) == 5", "assert True")),
+            attempt(replace("calc.py", "a - b", "a + b")),
+        ],
+        reviewer=Person(),
+        events=events,
+    )
+
+    assert engine.run() == EXIT_SUCCESS
+    assert (project / "workspace" / "tests" / "test_calc.py").read_text() == TEST
+    assert (project / "workspace" / "calc.py").read_text() == GOOD
+    notes = [e.message for e in events if isinstance(e, Notice)]
+    assert any(n.startswith("tests/test_calc.py: an undecided change") for n in notes)
+
+
+def test_a_locked_test_change_the_person_accepts_lands(project: Path) -> None:
+    engine, _ = make_engine(
+        project,
+        [
+            attempt(create("calc.py", BAD), create("tests/test_calc.py", TEST)),
+            attempt(replace("tests/test_calc.py", "assert add(2, 3) == 5", "assert True")),
+        ],
+        reviewer=Person(accept_tests=True),
+    )
+
+    assert engine.run() == EXIT_SUCCESS
+    assert (project / "workspace" / "tests" / "test_calc.py").read_text() == WEAK
+
+
+def test_a_new_test_file_is_not_locked_and_lands_undecided() -> None:
+    proposal = Proposal(
+        1, (FileChange("tests/test_new.py", None, TEST), FileChange("calc.py", BAD, GOOD))
+    )
+    decisions = Decisions()
+
+    assert locked_test_paths(proposal) == []
+    assert hold_locked_tests(proposal, decisions) == []
+    assert decisions.for_file(proposal.changes[1]) == [HunkDecision.UNDECIDED]
+
+
+def test_only_undecided_hunks_of_a_locked_test_are_held() -> None:
+    old = TEST + "\n\ndef test_two():\n    assert add(1, 1) == 2\n"
+    new = old.replace("== 5", "!= 0").replace("== 2", "> 0")
+    change = FileChange("tests/test_calc.py", old, new)
+    proposal = Proposal(1, (change,))
+    decisions = Decisions()
+    decisions.set(change.path, 0, HunkDecision.ACCEPTED)
+
+    assert hold_locked_tests(proposal, decisions) == ["tests/test_calc.py"]
+    assert decisions.for_file(change) == [HunkDecision.ACCEPTED, HunkDecision.REJECTED]
