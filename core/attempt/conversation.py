@@ -78,6 +78,8 @@ class AttemptSetup:
     max_turns: int
     attempt: int
     tools: list[dict[str, Any]] = field(default_factory=attempt_tools)
+    locked_tests: frozenset[str] = frozenset()
+    """Test files the model may not edit in this attempt (the contract, under ``--auto``)."""
 
 
 def _tool_result(
@@ -112,7 +114,7 @@ def run_attempt(
 ) -> AttemptResult:
     """Drive the conversation; a path outside the workspace raises ``SafetyViolation``."""
     callbacks = callbacks or AttemptCallbacks()
-    editor = EditorTool(staging)
+    editor = EditorTool(staging, locked=setup.locked_tests)
     messages: list[dict[str, Any]] = [{"role": "user", "content": setup.prompt}]
     turns: list[AssistantTurn] = []
     limit_hit = True

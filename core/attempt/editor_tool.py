@@ -8,14 +8,19 @@ can fix (no match, several matches, missing file, protected path, bad parameters
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import posixpath
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 
 from orch_tui.core.domain.tools import EDITOR_TOOL_NAME as TOOL_NAME
-from orch_tui.core.workspace.boundary import ProtectedPath, Staging
+from orch_tui.core.workspace.boundary import VIRTUAL_ROOT, ProtectedPath, Staging
 
 COMMANDS = ("view", "create", "str_replace", "insert")
 
+LOCKED_TEST = (
+    "Error: {path} is a test that existed before this attempt: the tests are the contract and "
+    "cannot be edited. If a test is wrong, ask the person with the ask_user tool instead."
+)
 NO_MATCH = "Error: No match found for replacement. Please check your text and try again."
 SNIPPET_CONTEXT_LINES = 4
 DEFAULT_MAX_FILE_BYTES = 2_000_000
@@ -48,8 +53,11 @@ class EditorTool:
         staging: Staging,
         max_view_chars: int = 100_000,
         max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+        locked: Collection[str] = (),
     ) -> None:
         self.staging = staging
+        self.locked = frozenset(locked)
+        """Test files that are the contract (``--auto``): an edit goes back as an error."""
         self.max_view_chars = max_view_chars
         self.max_file_bytes = max_file_bytes
         self._handlers: dict[str, Callable[[Mapping[str, object], str], str]] = {
@@ -204,6 +212,8 @@ class EditorTool:
         return text.removesuffix("\n").split("\n") if text else []
 
     def _refuse_protected(self, path: str) -> None:
+        if _relative(path) in self.locked:
+            raise _ToolError(LOCKED_TEST.format(path=path))
         if self.staging.is_protected(path):
             raise _ToolError(f"Error: {path} is protected and cannot be edited")
 
@@ -328,3 +338,10 @@ def _unknown_command(command: str) -> str:
         f"Error: Unrecognized command {command}. The allowed commands for the {TOOL_NAME} "
         f"tool are: {allowed}"
     )
+
+
+def _relative(path: str) -> str:
+    """``/workspace/tests/a.py`` or ``./tests//a.py`` as the workspace-relative ``tests/a.py``."""
+    if path == VIRTUAL_ROOT or path.startswith(f"{VIRTUAL_ROOT}/"):
+        path = path[len(VIRTUAL_ROOT) :]
+    return posixpath.normpath(path.lstrip("/"))

@@ -195,6 +195,10 @@ class SafetyConfig(Section):
     protected_paths: list[str] = []
     """Glob patterns (relative to workspace/) the model may not edit, e.g. "tests/test_acceptance.py"."""
 
+    allow_test_edits: bool = False
+    """With --auto, the model may edit test files that existed before its attempt (the
+    contract). Off: such an edit goes back to it as an error, and it may ask instead."""
+
     protect_existing_tests: bool = True
     """In an existing project (--workspace), the test files present when the run starts may not be
     edited by the model; set false to let it change them (weakening hunks are still marked)."""

@@ -27,6 +27,7 @@ from orch_tui.core.providers.base import AssistantTurn
 from orch_tui.core.runlog import layout as runlog
 from orch_tui.core.workspace import run_workspace
 from orch_tui.core.workspace.boundary import Staging
+from orch_tui.core.workspace.test_guard import existing_tests
 
 
 def model_step(run: Run) -> Failure | None:
@@ -65,7 +66,16 @@ def _setup(run: Run, attempt: int, first: bool) -> AttemptSetup:
         max_tokens=run.config.model.max_tokens,
         max_turns=run.config.model.max_tool_turns,
         attempt=attempt,
+        locked_tests=_locked_tests(run),
     )
+
+
+def _locked_tests(run: Run) -> frozenset[str]:
+    """Under ``--auto`` the tests present now are the contract the model may not edit (unless
+    ``safety.allow_test_edits``); a person reviewing holds their changes back instead."""
+    if getattr(run.reviewer, "holds_locked_tests", True) or run.config.safety.allow_test_edits:
+        return frozenset()
+    return frozenset(existing_tests(run.paths.workspace))
 
 
 def _callbacks(run: Run, setup: AttemptSetup) -> AttemptCallbacks:

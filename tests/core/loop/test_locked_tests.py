@@ -11,7 +11,7 @@ from orch_tui.core.domain.proposal import Decisions, FileChange, HunkDecision, P
 from orch_tui.core.domain.test_files import hold_locked_tests, locked_test_paths
 from orch_tui.core.loop.engine import EXIT_SUCCESS
 from orch_tui.core.loop.review import ReviewSession
-from tests.core.loop.test_engine import BAD, GOOD, TEST, make_engine
+from tests.core.loop.test_engine import BAD, GOOD, TEST, fast_config, make_engine
 from tests.support.scripting import attempt, create, replace
 
 WEAK = TEST.replace("assert add(2, 3) == 5", "assert True")
@@ -96,3 +96,45 @@ def test_only_undecided_hunks_of_a_locked_test_are_held() -> None:
 
     assert hold_locked_tests(proposal, decisions) == ["tests/test_calc.py"]
     assert decisions.for_file(change) == [HunkDecision.ACCEPTED, HunkDecision.REJECTED]
+
+
+def test_auto_refuses_an_edit_of_a_locked_test_back_to_the_model(project: Path) -> None:
+    engine, provider = make_engine(
+        project,
+        [
+            attempt(create("calc.py", BAD), create("tests/test_calc.py", TEST)),
+            attempt(
+                replace("/workspace/tests/test_calc.py", "assert add(2, 3) == 5", "assert True"),
+                replace("calc.py", "a - b", "a + b"),
+            ),
+        ],
+    )
+
+    assert engine.run() == EXIT_SUCCESS
+    assert (project / "workspace" / "tests" / "test_calc.py").read_text() == TEST
+    results = [
+        block
+        for request in provider.requests
+        for message in request.messages
+        if isinstance(message.get("content"), list)
+        for block in message["content"]
+        if block.get("type") == "tool_result" and block.get("is_error")
+    ]
+    assert any("tests are the contract" in str(r["content"]) for r in results)
+    assert any("ask_user" in str(r["content"]) for r in results)
+
+
+def test_allow_test_edits_lets_auto_change_a_test(project: Path) -> None:
+    config = fast_config()
+    config.safety.allow_test_edits = True
+    engine, _ = make_engine(
+        project,
+        [
+            attempt(create("calc.py", BAD), create("tests/test_calc.py", TEST)),
+            attempt(replace("tests/test_calc.py", "assert add(2, 3) == 5", "assert True")),
+        ],
+        config=config,
+    )
+
+    assert engine.run() == EXIT_SUCCESS
+    assert (project / "workspace" / "tests" / "test_calc.py").read_text() == WEAK
