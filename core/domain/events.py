@@ -14,6 +14,10 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from orch_tui.core.domain.asking import QuestionSource
+from orch_tui.core.domain.event_fields import FieldError, FieldReader, field_readers, read_fields
+from orch_tui.core.domain.plan import TaskStatus
+
 if TYPE_CHECKING:  # state.py stamps its files with utc_now: no import back at run time
     from orch_tui.core.domain.state import RunState
 
@@ -48,13 +52,82 @@ class EventKind(StrEnum):
     RUN_FINISHED = "run_finished"
 
 
+EVENT_TYPES: dict[str, type[Event]] = {}
+"""Every event class by its kind: what a logged line is read back as."""
+
+
 @dataclass(kw_only=True)
 class Event:
     kind: ClassVar[EventKind]
     at: str = field(default_factory=utc_now)
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if isinstance(kind := cls.__dict__.get("kind"), EventKind):
+            EVENT_TYPES[kind] = cls
+
+    @property
+    def name(self) -> str:
+        """The ``event`` key this event is logged under."""
+        return self.kind.value
+
     def to_json(self) -> dict[str, Any]:
         return {"event": self.kind, **asdict(self)}
+
+
+@dataclass(kw_only=True)
+class UnknownEvent(Event):
+    """A logged line this version cannot read as an event: an unknown kind (a newer version's)
+    or fields that do not fit. Kept, with what is wrong, so a reader can skip or show it."""
+
+    event: str
+    """The line's ``event`` key ("" when the line is no event object at all)."""
+    problem: str
+    data: dict[str, Any]
+    """The line as logged."""
+
+    @property
+    def name(self) -> str:
+        return self.event
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.data)
+
+
+def event_from_json(data: Any) -> Event:
+    """The event a logged JSON object holds (what :meth:`Event.to_json` wrote), of the class
+    its ``event`` key names. Never raises: an unknown kind, or a field missing or of the wrong
+    type, gives an :class:`UnknownEvent` that says what is wrong."""
+    if not isinstance(data, dict) or not isinstance(data.get("event"), str):
+        return UnknownEvent(event="", problem="not an event object", data={"value": data})
+    at = data.get("at")
+    unknown: dict[str, Any] = {
+        "event": data["event"],
+        "at": at if isinstance(at, str) else "",
+        "data": data,
+    }
+    kind = EVENT_TYPES.get(data["event"])
+    if kind is None:
+        return UnknownEvent(**unknown, problem="an event kind this version does not know")
+    try:
+        return kind(**read_fields(_readers(kind), data))
+    except FieldError as exc:
+        return UnknownEvent(**unknown, problem=str(exc))
+
+
+_READERS: dict[type[Event], tuple[FieldReader, ...]] = {}
+_NOT_LOGGED: dict[str, Callable[[], Any]] = {"at": str, "attempt": lambda: -1}
+"""What a line without these fields reads as: no time (not the time it is read), no attempt
+(not attempt 0)."""
+
+
+def _readers(kind: type[Event]) -> tuple[FieldReader, ...]:
+    """How to read each field of ``kind``, worked out on its first read."""
+    if kind not in _READERS:
+        from orch_tui.core.domain.state import RunState  # here: state imports this module
+
+        _READERS[kind] = field_readers(kind, {"RunState": RunState}, _NOT_LOGGED)
+    return _READERS[kind]
 
 
 @dataclass(kw_only=True)
@@ -128,6 +201,16 @@ class ModelTurn(Event):
     cache_read_tokens: int
     run_tokens: int
     run_cost_usd: float
+
+    @property
+    def tokens(self) -> int:
+        """This response's tokens of every kind."""
+        return (
+            self.input_tokens
+            + self.output_tokens
+            + self.cache_write_tokens
+            + self.cache_read_tokens
+        )
 
 
 @dataclass(kw_only=True)
@@ -205,7 +288,7 @@ class TaskStarted(Event):
 class TaskFinished(Event):
     kind: ClassVar[EventKind] = EventKind.TASK_FINISHED
     task_id: str
-    status: str
+    status: TaskStatus
 
 
 @dataclass(kw_only=True)
@@ -223,14 +306,14 @@ class RunFinished(Event):
 
 @dataclass(kw_only=True)
 class QuestionAsked(Event):
-    """The run stopped to ask a person (source "model": the ask_user tool; "stuck": the loop)."""
+    """The run stopped to ask a person (see :class:`QuestionSource` for who asked)."""
 
     kind: ClassVar[EventKind] = EventKind.QUESTION
     attempt: int
     question: str
     options: list[str]
     recommendation: str
-    source: str
+    source: QuestionSource
 
 
 @dataclass(kw_only=True)
@@ -313,6 +396,9 @@ class RoleDecided(Event, RoleDecision):
     kind: ClassVar[EventKind] = EventKind.ROLE_DECISION
     attempt: int
 
+
+NOTE_EVENTS = (QuestionAsked, GuidanceGiven, RunReopened, Escalated, RoleDecided)
+"""Events a person reads as a note on their attempt: in history, the export and the timeline."""
 
 # Events too chatty for the append-only log: their content is saved per attempt instead.
 STREAM_EVENTS = (ModelText, CheckOutput)

@@ -66,7 +66,7 @@ from orch_tui.core.loop.review import Reviewer, ReviewSession
 from orch_tui.core.loop.roles import Roles
 from orch_tui.core.providers.base import AssistantTurn, ModelError, Provider
 from orch_tui.core.runlog import layout as runlog
-from orch_tui.core.runlog.layout import RunLog
+from orch_tui.core.runlog.writer import RunLog
 from orch_tui.core.util import atomic
 from orch_tui.core.util.atomic import Commit
 from orch_tui.core.util.wording import plural

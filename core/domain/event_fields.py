@@ -1,0 +1,170 @@
+"""An event's fields read back from JSON, each value checked against its field's type.
+
+``events.jsonl`` outlives the version that wrote it and can be cut short or edited by hand, and
+history has always read what a line holds and passed over the rest. So a field that is missing,
+or whose value is not of its type, takes its default: the dataclass's own, else None where the
+field may be None, else the type's empty value (``""``, 0, False, an empty list). A field of an
+enum type has no empty value: without a valid value the line is unreadable (:class:`FieldError`,
+and the caller keeps it as an unknown event). Either way no wrong type reaches history or the TUI.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from collections.abc import Callable
+from enum import Enum
+from typing import Any
+
+Convert = Callable[[Any], Any]
+"""Turns a JSON value into the field's value, or raises :class:`FieldError`."""
+
+
+class FieldError(ValueError):
+    """A field's value is missing or not of the field's type; the message names the field."""
+
+
+def _scalar(kind: type, check: Callable[[Any], bool], make: Convert) -> Convert:
+    def convert(value: Any) -> Any:
+        if not check(value):
+            raise FieldError(f"not a {kind.__name__}: {value!r}")
+        return make(value)
+
+    return convert
+
+
+def _enum(kind: type[Enum]) -> Convert:
+    def convert(value: Any) -> Any:
+        try:
+            return kind(value)
+        except ValueError:
+            raise FieldError(f"not a {kind.__name__}: {value!r}") from None
+
+    return convert
+
+
+def _optional(inner: Convert) -> Convert:
+    return lambda value: None if value is None else inner(value)
+
+
+def _list(item: Convert) -> Convert:
+    def convert(value: Any) -> Any:
+        if not isinstance(value, list):
+            raise FieldError(f"not a list: {value!r}")
+        return [item(entry) for entry in value]
+
+    return convert
+
+
+def _dict(item: Convert) -> Convert:
+    def convert(value: Any) -> Any:
+        if not isinstance(value, dict):
+            raise FieldError(f"not an object: {value!r}")
+        return {key: item(entry) for key, entry in value.items()}
+
+    return convert
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+_SCALARS: dict[Any, Convert] = {
+    str: _scalar(str, lambda value: isinstance(value, str), str),
+    int: _scalar(int, _is_int, int),
+    float: _scalar(float, _is_number, float),
+    bool: _scalar(bool, lambda value: isinstance(value, bool), bool),
+    Any: lambda value: value,
+}
+
+
+def converter(hint: Any) -> Convert:
+    """The converter for a field annotated ``hint`` (the types events use: str, int, float,
+    bool, Any, enums, ``X | None``, lists and string-keyed dicts of those)."""
+    if hint in _SCALARS:
+        return _SCALARS[hint]
+    if isinstance(hint, type) and issubclass(hint, Enum):
+        return _enum(hint)
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (types.UnionType, typing.Union):
+        others = [arg for arg in args if arg is not type(None)]
+        if len(others) == 1 and len(args) == 2:
+            return _optional(converter(others[0]))
+    if origin is list:
+        return _list(converter(args[0]))
+    if origin is dict and args[0] is str:
+        return _dict(converter(args[1]))
+    raise TypeError(f"an event field of type {hint!r} cannot be read back")
+
+
+@dataclasses.dataclass(frozen=True)
+class FieldReader:
+    name: str
+    convert: Convert
+    default: Callable[[], Any] | None
+    """What a missing field becomes; None: the field is required."""
+
+
+def field_readers(
+    cls: type, namespace: dict[str, Any], defaults: dict[str, Callable[[], Any]]
+) -> tuple[FieldReader, ...]:
+    """A reader per field of the dataclass ``cls``. ``namespace`` resolves annotations its
+    module imports only for type checking; ``defaults`` overrides what a missing field
+    becomes (an event's ``at`` is not stamped with the time it is read)."""
+    hints = typing.get_type_hints(cls, localns=namespace)
+    return tuple(
+        FieldReader(
+            field.name,
+            converter(hints[field.name]),
+            defaults.get(field.name) or _default(field, hints[field.name]),
+        )
+        for field in dataclasses.fields(cls)
+    )
+
+
+def _default(field: dataclasses.Field[Any], hint: Any) -> Callable[[], Any] | None:
+    """What ``field`` becomes when a line lacks it or holds a value of another type; None
+    when nothing can stand in for it (an enum)."""
+    if field.default is not dataclasses.MISSING:
+        value = field.default
+        return lambda: value
+    if field.default_factory is not dataclasses.MISSING:
+        return field.default_factory
+    if type(None) in typing.get_args(hint) or hint is Any:
+        return lambda: None
+    origin = typing.get_origin(hint) or hint
+    return _EMPTY.get(origin)
+
+
+_EMPTY: dict[Any, Callable[[], Any]] = {
+    str: str,
+    int: int,
+    float: float,
+    bool: bool,
+    list: list,
+    dict: dict,
+}
+"""The empty value of each type that has one: ``str()`` is "", ``int()`` is 0, and so on."""
+
+
+def read_fields(readers: tuple[FieldReader, ...], data: dict[str, Any]) -> dict[str, Any]:
+    """The keyword arguments to construct the event from ``data``; keys no field names are
+    ignored (a newer version's additions)."""
+    values = {}
+    for reader in readers:
+        problem = f"{reader.name} is missing"
+        if reader.name in data:
+            try:
+                values[reader.name] = reader.convert(data[reader.name])
+                continue
+            except FieldError as exc:
+                problem = f"{reader.name}: {exc}"
+        if reader.default is None:
+            raise FieldError(problem)
+        values[reader.name] = reader.default()
+    return values
