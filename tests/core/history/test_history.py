@@ -44,7 +44,7 @@ from orch_tui.core.loop.engine import Engine, RunOptions
 from orch_tui.core.loop.review import AcceptAllReviewer, ReviewAborted, ReviewSession
 from orch_tui.core.providers.scripted import ScriptedProvider
 from orch_tui.core.runlog import layout as runlog
-from orch_tui.core.runlog.reader import parse_events, read_events
+from orch_tui.core.runlog.reader import read_events
 from orch_tui.core.runlog.writer import RunLog
 
 DEMO = Path(__file__).resolve().parents[3] / "core" / "demo"
@@ -645,40 +645,6 @@ def test_a_corrupt_state_file_blocks_resuming_with_its_message(demo: DemoProject
 
 def _damaged(demo: DemoProject, run_id: str) -> str | None:
     return next(r for r in list_runs(demo.logs) if r.run_id == run_id).damaged
-
-
-@pytest.mark.parametrize(
-    ("data", "events", "problems", "torn"),
-    [
-        (b'{"event": "a"}\n\n{"event": "b"}\n', ["a", "b"], [], False),
-        (b'{"event": "a"}\n{"event": "b"', ["a"], [], True),
-        (b'{"event": "a"}\n{"event": "b", "x": "\xc3', ["a"], [], True),
-        (b'{"event": "a"}\n{"event": "\xff"}\n{"event": "c"}\n', ["a", "c"], [2], False),
-        (b'{"event": "a"}, {"event": "b"}\n{"event": "c"}\n', ["c"], [1], False),
-        (b'{"event": "a", "x": [1,\n2]}\n{"event": "c"}\n', ["c"], [1, 2], False),
-        (b'[]\n{"event": 3}\n{"event": "c"}\n', ["c"], [1, 2], False),
-        (
-            b'{"event": "a"}\n{"event": "b\n{"event": "run_started"}\n',
-            ["a", "run_started"],
-            [],
-            False,
-        ),
-        (
-            b'{"event": "a"}\n{"event": "b", "x": "\xc3\n{"event": "run_started"}\n',
-            ["a", "run_started"],
-            [],
-            False,
-        ),
-        (b'{"event": "a"}\nnot json\n', ["a"], [2], False),
-    ],
-)
-def test_each_events_line_must_hold_one_event(
-    data: bytes, events: list[str], problems: list[int], torn: bool
-) -> None:
-    log = parse_events(data)
-    assert [event.name for event in log.events] == events
-    assert log.problems == [f"events.jsonl line {n} is not a valid event" for n in problems]
-    assert log.torn_tail is torn
 
 
 def test_torn_last_event_line_is_tolerated(demo: DemoProject) -> None:
