@@ -15,7 +15,7 @@ import types
 import typing
 from collections.abc import Callable
 from enum import Enum
-from typing import Any
+from typing import Any, NamedTuple
 
 Convert = Callable[[Any], Any]
 """Turns a JSON value into the field's value, or raises :class:`FieldError`."""
@@ -35,10 +35,12 @@ def _scalar(kind: type, check: Callable[[Any], bool], make: Convert) -> Convert:
 
 
 def _enum(kind: type[Enum]) -> Convert:
+    members = {member.value: member for member in kind}  # a lookup: faster than kind(value)
+
     def convert(value: Any) -> Any:
         try:
-            return kind(value)
-        except ValueError:
+            return members[value]
+        except (KeyError, TypeError):  # TypeError: a list or an object is no key
             raise FieldError(f"not a {kind.__name__}: {value!r}") from None
 
     return convert
@@ -102,9 +104,13 @@ def converter(hint: Any) -> Convert:
     raise TypeError(f"an event field of type {hint!r} cannot be read back")
 
 
-@dataclasses.dataclass(frozen=True)
-class FieldReader:
+class FieldReader(NamedTuple):
+    """How one field is read. (A tuple: history reads every event of every run through these,
+    so the common case, a value of exactly the field's type, is one ``type(value) is`` test.)"""
+
     name: str
+    exact: type | None
+    """A value of exactly this type is taken as it is; any other goes through ``convert``."""
     convert: Convert
     default: Callable[[], Any] | None
     """What a missing field becomes; None: the field is required."""
@@ -120,6 +126,7 @@ def field_readers(
     return tuple(
         FieldReader(
             field.name,
+            _EXACT.get(hints[field.name]),
             converter(hints[field.name]),
             defaults.get(field.name) or _default(field, hints[field.name]),
         )
@@ -141,6 +148,19 @@ def _default(field: dataclasses.Field[Any], hint: Any) -> Callable[[], Any] | No
     return _EMPTY.get(origin)
 
 
+_EXACT: dict[Any, type] = {
+    str: str,
+    int: int,
+    float: float,
+    bool: bool,
+    str | None: str,
+    int | None: int,
+    float | None: float,
+}
+"""The field types whose values JSON gives back as they are, by the type a value must be."""
+
+_MISSING = object()
+
 _EMPTY: dict[Any, Callable[[], Any]] = {
     str: str,
     int: int,
@@ -156,15 +176,19 @@ def read_fields(readers: tuple[FieldReader, ...], data: dict[str, Any]) -> dict[
     """The keyword arguments to construct the event from ``data``; keys no field names are
     ignored (a newer version's additions)."""
     values = {}
-    for reader in readers:
-        problem = f"{reader.name} is missing"
-        if reader.name in data:
+    for name, exact, convert, default in readers:
+        value = data.get(name, _MISSING)
+        if type(value) is exact:
+            values[name] = value
+            continue
+        problem = f"{name} is missing"
+        if value is not _MISSING:
             try:
-                values[reader.name] = reader.convert(data[reader.name])
+                values[name] = convert(value)
                 continue
             except FieldError as exc:
-                problem = f"{reader.name}: {exc}"
-        if reader.default is None:
+                problem = f"{name}: {exc}"
+        if default is None:
             raise FieldError(problem)
-        values[reader.name] = reader.default()
+        values[name] = default()
     return values
