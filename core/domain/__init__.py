@@ -4,7 +4,7 @@
 - ``budget``: The cost budget, checked before every model request so a run cannot overshoot it.
 - ``cost``: Token usage, and what it costs by the config's price table.
 - ``describe``: Every event in words, one line each, for the printer, the TUI timeline, history and exports.
-- ``event_fields``: An event's fields read back from JSON, each value checked against its field's type.
+- ``event_reading``: Events read back from the JSON they were logged as, each field checked against its type.
 - ``events``: What the engine tells the world, as typed events.
 - ``outcome``: How an attempt ended, as history tells it.
 - ``plan``: A plan: the ordered tasks a spec is built in (plan mode, DESIGN.md section 10).

@@ -15,7 +15,6 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from orch_tui.core.domain.asking import QuestionSource
-from orch_tui.core.domain.event_fields import FieldError, FieldReader, field_readers, read_fields
 from orch_tui.core.domain.plan import TaskStatus
 
 if TYPE_CHECKING:  # state.py stamps its files with utc_now: no import back at run time
@@ -77,7 +76,8 @@ class Event:
 
 @dataclass(kw_only=True)
 class UnknownEvent(Event):
-    """A logged line this version cannot read as an event: an unknown kind (a newer version's)
+    """A logged line this version cannot read as an event (see
+    :func:`~orch_tui.core.domain.event_reading.event_from_json`): an unknown kind (a newer version's)
     or fields that do not fit. Kept, with what is wrong, so a reader can skip or show it."""
 
     event: str
@@ -92,42 +92,6 @@ class UnknownEvent(Event):
 
     def to_json(self) -> dict[str, Any]:
         return dict(self.data)
-
-
-def event_from_json(data: Any) -> Event:
-    """The event a logged JSON object holds (what :meth:`Event.to_json` wrote), of the class
-    its ``event`` key names. Never raises: an unknown kind, or a field missing or of the wrong
-    type, gives an :class:`UnknownEvent` that says what is wrong."""
-    if not isinstance(data, dict) or not isinstance(data.get("event"), str):
-        return UnknownEvent(event="", problem="not an event object", data={"value": data})
-    at = data.get("at")
-    unknown: dict[str, Any] = {
-        "event": data["event"],
-        "at": at if isinstance(at, str) else "",
-        "data": data,
-    }
-    kind = EVENT_TYPES.get(data["event"])
-    if kind is None:
-        return UnknownEvent(**unknown, problem="an event kind this version does not know")
-    try:
-        return kind(**read_fields(_readers(kind), data))
-    except FieldError as exc:
-        return UnknownEvent(**unknown, problem=str(exc))
-
-
-_READERS: dict[type[Event], tuple[FieldReader, ...]] = {}
-_NOT_LOGGED: dict[str, Callable[[], Any]] = {"at": str, "attempt": lambda: -1}
-"""What a line without these fields reads as: no time (not the time it is read), no attempt
-(not attempt 0)."""
-
-
-def _readers(kind: type[Event]) -> tuple[FieldReader, ...]:
-    """How to read each field of ``kind``, worked out on its first read."""
-    if kind not in _READERS:
-        from orch_tui.core.domain.state import RunState  # here: state imports this module
-
-        _READERS[kind] = field_readers(kind, {"RunState": RunState}, _NOT_LOGGED)
-    return _READERS[kind]
 
 
 @dataclass(kw_only=True)

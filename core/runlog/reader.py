@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from orch_tui.core.domain.events import Event, EventKind, event_from_json
+from orch_tui.core.domain.event_reading import event_from_json
+from orch_tui.core.domain.events import Event, EventKind
 from orch_tui.core.runlog.layout import EVENTS
 
 

@@ -9,13 +9,13 @@ import pytest
 from orch_tui.core.domain import events as ev  # TestsFinished by name would be collected
 from orch_tui.core.domain.asking import QuestionSource
 from orch_tui.core.domain.describe import describe, describe_role_decision
+from orch_tui.core.domain.event_reading import event_from_json
 from orch_tui.core.domain.events import (
     Event,
     QuestionAsked,
     RoleDecided,
     RoleVerdict,
     RunFinished,
-    event_from_json,
 )
 from orch_tui.core.domain.state import RunState
 from tests.core.domain.test_events import SAMPLES

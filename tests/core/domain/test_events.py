@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from orch_tui.core.domain import events as ev  # TestsFinished by name would be collected
 from orch_tui.core.domain.asking import QuestionSource
+from orch_tui.core.domain.event_reading import event_from_json
 from orch_tui.core.domain.events import (
     EVENT_TYPES,
     ChangeApplied,
@@ -38,7 +39,6 @@ from orch_tui.core.domain.events import (
     TaskStarted,
     ToolEdit,
     UnknownEvent,
-    event_from_json,
 )
 from orch_tui.core.domain.plan import TaskStatus
 from orch_tui.core.domain.state import RunState

@@ -1,4 +1,4 @@
-"""An event's fields read back from JSON, each value checked against its field's type.
+"""Events read back from the JSON they were logged as, each field checked against its type.
 
 ``events.jsonl`` outlives the version that wrote it and can be cut short or edited by hand, and
 history has always read what a line holds and passed over the rest. So a field that is missing,
@@ -16,6 +16,9 @@ import typing
 from collections.abc import Callable
 from enum import Enum
 from typing import Any, NamedTuple
+
+from orch_tui.core.domain.events import EVENT_TYPES, Event, UnknownEvent
+from orch_tui.core.domain.state import RunState
 
 Convert = Callable[[Any], Any]
 """Turns a JSON value into the field's value, or raises :class:`FieldError`."""
@@ -192,3 +195,38 @@ def read_fields(readers: tuple[FieldReader, ...], data: dict[str, Any]) -> dict[
             raise FieldError(problem)
         values[name] = default()
     return values
+
+
+def event_from_json(data: Any) -> Event:
+    """The event a logged JSON object holds (what :meth:`Event.to_json` wrote), of the class
+    its ``event`` key names. Never raises: an unknown kind, or a field missing or of the wrong
+    type, gives an :class:`UnknownEvent` that says what is wrong."""
+    if not isinstance(data, dict) or not isinstance(data.get("event"), str):
+        return UnknownEvent(event="", problem="not an event object", data={"value": data})
+    kind = EVENT_TYPES.get(data["event"])
+    if kind is None:
+        return _unknown(data, "an event kind this version does not know")
+    try:
+        return kind(**read_fields(_readers(kind), data))
+    except FieldError as exc:
+        return _unknown(data, str(exc))
+
+
+def _unknown(data: dict[str, Any], problem: str) -> UnknownEvent:
+    at = data.get("at")
+    return UnknownEvent(
+        event=data["event"], at=at if isinstance(at, str) else "", problem=problem, data=data
+    )
+
+
+_READERS: dict[type[Event], tuple[FieldReader, ...]] = {}
+_NOT_LOGGED: dict[str, Callable[[], Any]] = {"at": str, "attempt": lambda: -1}
+"""What a line without these fields reads as: no time (not the time it is read), no attempt
+(not attempt 0)."""
+
+
+def _readers(kind: type[Event]) -> tuple[FieldReader, ...]:
+    """How to read each field of ``kind``, worked out on its first read."""
+    if kind not in _READERS:
+        _READERS[kind] = field_readers(kind, {"RunState": RunState}, _NOT_LOGGED)
+    return _READERS[kind]
