@@ -4,7 +4,7 @@
 history has always read what a line holds and passed over the rest. So a field that is missing,
 or whose value is not of its type, takes its default: the dataclass's own, else None where the
 field may be None, else the type's empty value (``""``, 0, False, an empty list). A field of an
-enum type has no empty value: without a valid value the line is unreadable (:class:`FieldError`,
+enum type has no empty value: without a valid value the line is unreadable (:class:`_FieldError`,
 and the caller keeps it as an unknown event). Either way no wrong type reaches history or the TUI.
 """
 
@@ -21,17 +21,17 @@ from orch_tui.core.domain.events import EVENT_TYPES, Event, UnknownEvent
 from orch_tui.core.domain.state import RunState
 
 Convert = Callable[[Any], Any]
-"""Turns a JSON value into the field's value, or raises :class:`FieldError`."""
+"""Turns a JSON value into the field's value, or raises :class:`_FieldError`."""
 
 
-class FieldError(ValueError):
+class _FieldError(ValueError):
     """A field's value is missing or not of the field's type; the message names the field."""
 
 
 def _scalar(kind: type, check: Callable[[Any], bool], make: Convert) -> Convert:
     def convert(value: Any) -> Any:
         if not check(value):
-            raise FieldError(f"not a {kind.__name__}: {value!r}")
+            raise _FieldError(f"not a {kind.__name__}: {value!r}")
         return make(value)
 
     return convert
@@ -44,7 +44,7 @@ def _enum(kind: type[Enum]) -> Convert:
         try:
             return members[value]
         except (KeyError, TypeError):  # TypeError: a list or an object is no key
-            raise FieldError(f"not a {kind.__name__}: {value!r}") from None
+            raise _FieldError(f"not a {kind.__name__}: {value!r}") from None
 
     return convert
 
@@ -56,7 +56,7 @@ def _optional(inner: Convert) -> Convert:
 def _list(item: Convert) -> Convert:
     def convert(value: Any) -> Any:
         if not isinstance(value, list):
-            raise FieldError(f"not a list: {value!r}")
+            raise _FieldError(f"not a list: {value!r}")
         return [item(entry) for entry in value]
 
     return convert
@@ -65,7 +65,7 @@ def _list(item: Convert) -> Convert:
 def _dict(item: Convert) -> Convert:
     def convert(value: Any) -> Any:
         if not isinstance(value, dict):
-            raise FieldError(f"not an object: {value!r}")
+            raise _FieldError(f"not an object: {value!r}")
         return {key: item(entry) for key, entry in value.items()}
 
     return convert
@@ -88,7 +88,7 @@ _SCALARS: dict[Any, Convert] = {
 }
 
 
-def converter(hint: Any) -> Convert:
+def _converter(hint: Any) -> Convert:
     """The converter for a field annotated ``hint`` (the types events use: str, int, float,
     bool, Any, enums, ``X | None``, lists and string-keyed dicts of those)."""
     if hint in _SCALARS:
@@ -99,15 +99,15 @@ def converter(hint: Any) -> Convert:
     if origin in (types.UnionType, typing.Union):
         others = [arg for arg in args if arg is not type(None)]
         if len(others) == 1 and len(args) == 2:
-            return _optional(converter(others[0]))
+            return _optional(_converter(others[0]))
     if origin is list:
-        return _list(converter(args[0]))
+        return _list(_converter(args[0]))
     if origin is dict and args[0] is str:
-        return _dict(converter(args[1]))
+        return _dict(_converter(args[1]))
     raise TypeError(f"an event field of type {hint!r} cannot be read back")
 
 
-class FieldReader(NamedTuple):
+class _FieldReader(NamedTuple):
     """How one field is read. (A tuple: history reads every event of every run through these,
     so the common case, a value of exactly the field's type, is one ``type(value) is`` test.)"""
 
@@ -116,21 +116,21 @@ class FieldReader(NamedTuple):
     """A value of exactly this type is taken as it is; any other goes through ``convert``."""
     convert: Convert
     default: Callable[[], Any] | None
-    """What a missing field becomes; None: the field is required."""
+    """What a missing or mistyped field becomes; None: nothing can (the line is unreadable)."""
 
 
-def field_readers(
+def _field_readers(
     cls: type, namespace: dict[str, Any], defaults: dict[str, Callable[[], Any]]
-) -> tuple[FieldReader, ...]:
+) -> tuple[_FieldReader, ...]:
     """A reader per field of the dataclass ``cls``. ``namespace`` resolves annotations its
     module imports only for type checking; ``defaults`` overrides what a missing field
     becomes (an event's ``at`` is not stamped with the time it is read)."""
     hints = typing.get_type_hints(cls, localns=namespace)
     return tuple(
-        FieldReader(
+        _FieldReader(
             field.name,
             _EXACT.get(hints[field.name]),
-            converter(hints[field.name]),
+            _converter(hints[field.name]),
             defaults.get(field.name) or _default(field, hints[field.name]),
         )
         for field in dataclasses.fields(cls)
@@ -175,7 +175,7 @@ _EMPTY: dict[Any, Callable[[], Any]] = {
 """The empty value of each type that has one: ``str()`` is "", ``int()`` is 0, and so on."""
 
 
-def read_fields(readers: tuple[FieldReader, ...], data: dict[str, Any]) -> dict[str, Any]:
+def _read_fields(readers: tuple[_FieldReader, ...], data: dict[str, Any]) -> dict[str, Any]:
     """The keyword arguments to construct the event from ``data``; keys no field names are
     ignored (a newer version's additions)."""
     values = {}
@@ -189,10 +189,10 @@ def read_fields(readers: tuple[FieldReader, ...], data: dict[str, Any]) -> dict[
             try:
                 values[name] = convert(value)
                 continue
-            except FieldError as exc:
+            except _FieldError as exc:
                 problem = f"{name}: {exc}"
         if default is None:
-            raise FieldError(problem)
+            raise _FieldError(problem)
         values[name] = default()
     return values
 
@@ -207,8 +207,8 @@ def event_from_json(data: Any) -> Event:
     if kind is None:
         return _unknown(data, "an event kind this version does not know")
     try:
-        return kind(**read_fields(_readers(kind), data))
-    except FieldError as exc:
+        return kind(**_read_fields(_readers(kind), data))
+    except _FieldError as exc:
         return _unknown(data, str(exc))
 
 
@@ -219,14 +219,14 @@ def _unknown(data: dict[str, Any], problem: str) -> UnknownEvent:
     )
 
 
-_READERS: dict[type[Event], tuple[FieldReader, ...]] = {}
+_READERS: dict[type[Event], tuple[_FieldReader, ...]] = {}
 _NOT_LOGGED: dict[str, Callable[[], Any]] = {"at": str, "attempt": lambda: -1}
 """What a line without these fields reads as: no time (not the time it is read), no attempt
 (not attempt 0)."""
 
 
-def _readers(kind: type[Event]) -> tuple[FieldReader, ...]:
+def _readers(kind: type[Event]) -> tuple[_FieldReader, ...]:
     """How to read each field of ``kind``, worked out on its first read."""
     if kind not in _READERS:
-        _READERS[kind] = field_readers(kind, {"RunState": RunState}, _NOT_LOGGED)
+        _READERS[kind] = _field_readers(kind, {"RunState": RunState}, _NOT_LOGGED)
     return _READERS[kind]
