@@ -1,9 +1,12 @@
-"""The nouns of a run: state, events, proposals and hunks, plans, questions, costs, tools.
+"""The nouns of a run: state, events, proposals and hunks, plans, questions, costs, tools, outcomes.
 
 - ``asking``: Asking a person: the question a run stops on, and the answer that restarts it.
 - ``budget``: The cost budget, checked before every model request so a run cannot overshoot it.
 - ``cost``: Token usage, and what it costs by the config's price table.
+- ``describe``: Every event in words, one line each, for the printer, the TUI timeline, history and exports.
+- ``event_reading``: Events read back from the JSON they were logged as, each field checked against its type.
 - ``events``: What the engine tells the world, as typed events.
+- ``outcome``: How an attempt ended, as history tells it.
 - ``plan``: A plan: the ordered tasks a spec is built in (plan mode, DESIGN.md section 10).
 - ``proposal``: Proposals: the file changes of one attempt, their hunks, and the person's decisions on them.
 - ``spec``: Reading the spec a run is built from.

@@ -10,10 +10,22 @@ again after a crash.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 QUESTION = "question.json"
 GUIDANCE = "guidance.json"
+
+
+class QuestionSource(StrEnum):
+    """Who asked a person."""
+
+    MODEL = "model"
+    """The model, through the ask_user tool."""
+    JUDGE = "judge"
+    """The judge model (``model.judge``), after failed checks."""
+    STUCK = "stuck"
+    """The loop itself: it could not go on (retries spent, no progress)."""
 
 
 @dataclass
@@ -23,9 +35,7 @@ class Question:
     text: str
     options: list[str] = field(default_factory=list)
     recommendation: str = ""
-    source: str = "model"
-    """Who asked: "model" (the ask_user tool), "judge" (model.judge) or "stuck" (the loop could
-    not go on)."""
+    source: QuestionSource = QuestionSource.MODEL
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -46,7 +56,7 @@ class Question:
             text=data["text"],
             options=[str(option) for option in options],
             recommendation=str(data.get("recommendation") or ""),
-            source=str(data.get("source") or "model"),
+            source=_source(data.get("source")),
         )
 
     @classmethod
@@ -69,6 +79,14 @@ class Question:
         return out
 
 
+def _source(value: Any) -> QuestionSource:
+    """A saved question's source; one written before sources were kept was the model's."""
+    try:
+        return QuestionSource(value or QuestionSource.MODEL)
+    except ValueError:
+        raise ValueError(f"bad question source {value!r}") from None
+
+
 def stuck_question(reason: str, failing: list[str]) -> Question:
     """The question a stuck run asks, naming the tests still failing."""
     tests = ", ".join(failing[:10]) + (f" (+{len(failing) - 10} more)" if len(failing) > 10 else "")
@@ -81,7 +99,7 @@ def stuck_question(reason: str, failing: list[str]) -> Question:
             "Give up on this run",
         ],
         recommendation="Explain what the failing tests expect, in a sentence or two.",
-        source="stuck",
+        source=QuestionSource.STUCK,
     )
 
 

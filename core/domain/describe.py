@@ -1,51 +1,206 @@
-"""Every logged event in words: one line each, for the printer, the TUI, history and exports."""
+"""Every event in words, one line each, for the printer, the TUI timeline, history and exports.
+
+This is the one wording of every event: the headless printer, the TUI and history all call it.
+
+Lines hold no terminal or Markdown escaping: each reader escapes for where it shows them.
+"""
 
 from __future__ import annotations
 
+from functools import singledispatch
 from typing import Any
 
-from orch_tui.core.domain.events import EventKind, RoleVerdict
+from orch_tui.core.domain.asking import QuestionSource
+from orch_tui.core.domain.events import (
+    ChangeApplied,
+    CheckOutput,
+    Escalated,
+    Event,
+    GuidanceGiven,
+    ModelText,
+    ModelTurn,
+    Notice,
+    PlanApproved,
+    ProposalReady,
+    QuestionAsked,
+    ReviewFinished,
+    RoleDecided,
+    RoleDecision,
+    RoleVerdict,
+    RunFinished,
+    RunReopened,
+    RunStarted,
+    StateChanged,
+    TaskFinished,
+    TaskStarted,
+    TestsFinished,
+    ToolEdit,
+    UnknownEvent,
+)
+from orch_tui.core.util.wording import plural
 
-_ASKERS = {"model": "the model asked", "judge": "the judge asked"}
+_ASKERS = {
+    QuestionSource.MODEL: "the model asked",
+    QuestionSource.JUDGE: "the judge asked",
+    QuestionSource.STUCK: "stuck, asked a person",
+}
+
+FAILING_SHOWN = 5
+"""Failing tests a ``tests`` line names; the rest are counted."""
 
 
-def describe_person_event(event: dict[str, Any]) -> str | None:
-    """One line for a logged question, answer, reopening or escalation; None for other events."""
-    kind = event.get("event")
-    if kind == EventKind.QUESTION:
-        options = event.get("options") or []
-        listed = f" (options: {'; '.join(map(str, options))})" if options else ""
-        recommended = event.get("recommendation")
-        advice = f"; recommended: {recommended}" if recommended else ""
-        who = _ASKERS.get(str(event.get("source")), "stuck, asked a person")
-        return f"{who}: {event.get('question')}{listed}{advice}"
-    if kind == EventKind.GUIDANCE:
-        return f"guidance: {event.get('text')}"
-    if kind == EventKind.REOPENED:
-        return f"reopened from {event.get('from_state')} (retries up to {event.get('max_retries')})"
-    if kind == EventKind.ESCALATED:
-        return f"escalated from {event.get('from_model')} to {event.get('to_model')}"
-    return None
+@singledispatch
+def describe(event: Event) -> str:
+    """One line for ``event``."""
+    return event.name
 
 
-def describe_role_event(event: dict[str, Any]) -> str | None:
-    """One line for a logged judge or verifier decision; None for other events."""
-    if event.get("event") != EventKind.ROLE_DECISION:
-        return None
-    role, decision = event.get("role"), event.get("decision")
-    why = f" ({event.get('reason')})" if event.get("reason") else ""
-    if decision == RoleVerdict.RETRY:
-        advice = f": {event.get('guidance')}" if event.get("guidance") else ""
+@describe.register
+def _(event: UnknownEvent) -> str:
+    return f"unknown event {event.name!r} ({event.problem})"
+
+
+@describe.register
+def _(event: RunStarted) -> str:
+    how = f"resuming at {event.state}" if event.resumed else "new run"
+    return (
+        f"run {event.run_id} · {event.spec_path} · {event.provider} {event.model} · "
+        f"sandbox {event.sandbox} · {how}"
+    )
+
+
+@describe.register
+def _(event: Notice) -> str:
+    return f"note: {event.message}"
+
+
+@describe.register
+def _(event: StateChanged) -> str:
+    return str(event.state)
+
+
+@describe.register
+def _(event: ModelText) -> str:
+    return f"model text: {plural(len(event.text), 'character')}"
+
+
+@describe.register
+def _(event: ToolEdit) -> str:
+    first_line = event.detail.splitlines()[0] if event.detail else ""
+    refused = "" if event.ok else f" (refused: {first_line})"
+    return f"{event.command} {event.path or ''}{refused}"
+
+
+@describe.register
+def _(event: ModelTurn) -> str:
+    return f"model turn {event.turn}: {event.stop_reason}, {plural(event.tokens, 'token')}"
+
+
+@describe.register
+def _(event: ProposalReady) -> str:
+    return (
+        f"proposal: {plural(len(event.files), 'file')}, +{event.added} -{event.removed}, "
+        f"{plural(event.hunks, 'hunk')}"
+    )
+
+
+@describe.register
+def _(event: ReviewFinished) -> str:
+    if event.reject_reason:
+        return f"review: rejected ({event.reject_reason})"
+    return (
+        f"review: {plural(event.accepted, 'hunk')} accepted, {event.rejected} rejected → "
+        f"{plural(len(event.files_landing), 'file')} to land"
+    )
+
+
+@describe.register
+def _(event: ChangeApplied) -> str:
+    return f"applied {plural(len(event.files), 'file')} to workspace/"
+
+
+@describe.register
+def _(event: CheckOutput) -> str:
+    return f"output of {event.check}: {plural(len(event.text), 'character')}"
+
+
+@describe.register
+def _(event: TestsFinished) -> str:
+    shown = event.failing[:FAILING_SHOWN]
+    failing = f" · failing: {', '.join(shown)}" if shown else ""
+    more = len(event.failing) - len(shown)
+    return f"tests: {event.summary}{failing}{f' (+{more} more)' if more else ''}"
+
+
+@describe.register
+def _(event: PlanApproved) -> str:
+    where = "written in the spec" if event.source == "spec" else "from the model"
+    return f"plan ({plural(len(event.tasks), 'task')}, {where})"
+
+
+@describe.register
+def _(event: TaskStarted) -> str:
+    return f"task {event.index + 1}/{event.total}: {event.task_id}: {event.title}"
+
+
+@describe.register
+def _(event: TaskFinished) -> str:
+    return f"task {event.task_id} {event.status}"
+
+
+@describe.register
+def _(event: QuestionAsked) -> str:
+    listed = f" (options: {'; '.join(event.options)})" if event.options else ""
+    advice = f"; recommended: {event.recommendation}" if event.recommendation else ""
+    return f"{_ASKERS[event.source]}: {event.question}{listed}{advice}"
+
+
+@describe.register
+def _(event: GuidanceGiven) -> str:
+    return f"guidance for attempt {event.attempt}: {event.text}"
+
+
+@describe.register
+def _(event: RunReopened) -> str:
+    return (
+        f"reopened a {event.from_state} run at attempt {event.attempt} "
+        f"(retries up to {event.max_retries})"
+    )
+
+
+@describe.register
+def _(event: Escalated) -> str:
+    return (
+        f"escalated from {event.from_model} to {event.to_model} after "
+        f"{plural(event.failed_attempts, 'failed attempt')}"
+    )
+
+
+@describe.register
+def _(event: RoleDecided) -> str:
+    return _decision_line(event)
+
+
+@describe.register
+def _(event: RunFinished) -> str:
+    return f"{event.state}: {event.stop_reason}" if event.stop_reason else str(event.state)
+
+
+def _decision_line(decision: RoleDecision) -> str:
+    why = f" ({decision.reason})" if decision.reason else ""
+    if decision.decision == RoleVerdict.RETRY:
+        advice = f": {decision.guidance}" if decision.guidance else ""
         return f"judge: retry{advice}"
-    if decision == RoleVerdict.ASK:
-        return f"judge: ask a person: {event.get('question')}"
-    if decision == RoleVerdict.INSUFFICIENT:
-        return f"verifier: insufficient: {'; '.join(map(str, event.get('gaps') or []))}"
-    if decision == RoleVerdict.SUFFICIENT:
+    if decision.decision == RoleVerdict.ASK:
+        return f"judge: ask a person: {decision.question}"
+    if decision.decision == RoleVerdict.INSUFFICIENT:
+        return f"verifier: insufficient: {'; '.join(decision.gaps)}"
+    if decision.decision == RoleVerdict.SUFFICIENT:
         return f"verifier: sufficient{why}"
-    return f"{role}: no decision{why}"
+    return f"{decision.role}: no decision{why}"
 
 
 def describe_role_decision(decided: dict[str, Any]) -> str:
-    """One line for a decision as ``state.json``'s ``roles`` keeps it."""
-    return describe_role_event({**decided, "event": EventKind.ROLE_DECISION}) or ""
+    """One line for a decision as ``state.json``'s ``roles`` keeps it, worded as its event is."""
+    unnamed = {"role": "role", "model": "", "decision": RoleVerdict.NONE}
+    return _decision_line(RoleDecision.from_json({**unnamed, **decided}))

@@ -14,6 +14,9 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from orch_tui.core.domain.asking import QuestionSource
+from orch_tui.core.domain.plan import TaskStatus
+
 if TYPE_CHECKING:  # state.py stamps its files with utc_now: no import back at run time
     from orch_tui.core.domain.state import RunState
 
@@ -48,13 +51,47 @@ class EventKind(StrEnum):
     RUN_FINISHED = "run_finished"
 
 
+EVENT_TYPES: dict[str, type[Event]] = {}
+"""Every event class by its kind: what a logged line is read back as."""
+
+
 @dataclass(kw_only=True)
 class Event:
     kind: ClassVar[EventKind]
     at: str = field(default_factory=utc_now)
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if isinstance(kind := cls.__dict__.get("kind"), EventKind):
+            EVENT_TYPES[kind] = cls
+
+    @property
+    def name(self) -> str:
+        """The ``event`` key this event is logged under."""
+        return self.kind.value
+
     def to_json(self) -> dict[str, Any]:
         return {"event": self.kind, **asdict(self)}
+
+
+@dataclass(kw_only=True)
+class UnknownEvent(Event):
+    """A logged line this version cannot read as an event (see
+    :func:`~orch_tui.core.domain.event_reading.event_from_json`): an unknown kind (a newer version's)
+    or fields that do not fit. Kept, with what is wrong, so a reader can skip or show it."""
+
+    event: str
+    """The line's ``event`` key ("" when the line is no event object at all)."""
+    problem: str
+    data: dict[str, Any]
+    """The line as logged."""
+
+    @property
+    def name(self) -> str:
+        return self.event
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.data)
 
 
 @dataclass(kw_only=True)
@@ -128,6 +165,16 @@ class ModelTurn(Event):
     cache_read_tokens: int
     run_tokens: int
     run_cost_usd: float
+
+    @property
+    def tokens(self) -> int:
+        """This response's tokens of every kind."""
+        return (
+            self.input_tokens
+            + self.output_tokens
+            + self.cache_write_tokens
+            + self.cache_read_tokens
+        )
 
 
 @dataclass(kw_only=True)
@@ -205,7 +252,7 @@ class TaskStarted(Event):
 class TaskFinished(Event):
     kind: ClassVar[EventKind] = EventKind.TASK_FINISHED
     task_id: str
-    status: str
+    status: TaskStatus
 
 
 @dataclass(kw_only=True)
@@ -223,14 +270,14 @@ class RunFinished(Event):
 
 @dataclass(kw_only=True)
 class QuestionAsked(Event):
-    """The run stopped to ask a person (source "model": the ask_user tool; "stuck": the loop)."""
+    """The run stopped to ask a person (see :class:`QuestionSource` for who asked)."""
 
     kind: ClassVar[EventKind] = EventKind.QUESTION
     attempt: int
     question: str
     options: list[str]
     recommendation: str
-    source: str
+    source: QuestionSource
 
 
 @dataclass(kw_only=True)
@@ -313,6 +360,9 @@ class RoleDecided(Event, RoleDecision):
     kind: ClassVar[EventKind] = EventKind.ROLE_DECISION
     attempt: int
 
+
+NOTE_EVENTS = (QuestionAsked, GuidanceGiven, RunReopened, Escalated, RoleDecided)
+"""Events a person reads as a note on their attempt: in history, the export and the timeline."""
 
 # Events too chatty for the append-only log: their content is saved per attempt instead.
 STREAM_EVENTS = (ModelText, CheckOutput)

@@ -1,7 +1,12 @@
-"""Reading past runs: the list and its index, one run in detail, exports and costs.
+"""Reading past runs: scan, index, search, one run in detail, the test grid, exports and costs.
 
 - ``costs``: ``orch-tui history --costs``: tokens and dollars per day and per model across all runs.
-- ``index``: One line per past run, and the index that lists ten thousand of them at once.
+- ``detail``: One past run attempt by attempt, read from its logs; and its workspace between attempts.
+- ``export``: ``orch-tui history --export``: one run as a Markdown report.
+- ``grid``: Tests × attempts: each test's result in every attempt that ran the checks.
+- ``index``: The runs list: every run's summary, cached in ``logs/.index.json`` so ten thousand list at once.
 - ``plan_history``: A planned run in history: its tasks, their outcomes, and the attempts under each.
-- ``runs``: Past runs, read from ``logs/``: the list, one run attempt by attempt, compares and exports.
+- ``resume``: Whether a past run can be resumed: only the run ``state.json`` holds, with its spec unchanged.
+- ``scan``: One run folder summarised from its files: a line of the runs list.
+- ``search``: Runs sorted by a column and filtered as a person types.
 """

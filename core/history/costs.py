@@ -11,11 +11,9 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from orch_tui.core.domain.events import EventKind
-from orch_tui.core.history.index import read_events
+from orch_tui.core.domain.events import ModelTurn, RunStarted
 from orch_tui.core.runlog import layout as runlog
-
-TOKEN_FIELDS = ("input_tokens", "output_tokens", "cache_write_tokens", "cache_read_tokens")
+from orch_tui.core.runlog.reader import read_events
 
 
 @dataclass
@@ -33,13 +31,13 @@ def cost_rows(logs: Path) -> list[CostRow]:
     for folder in folders:
         model, run_cost = "unknown", 0.0
         for event in read_events(folder / runlog.EVENTS).events:
-            if event["event"] == EventKind.RUN_STARTED:
-                model = str(event.get("model") or model)
-            elif event["event"] == EventKind.MODEL_TURN:
-                day = str(event.get("at", ""))[:10] or "unknown"
+            if isinstance(event, RunStarted):
+                model = event.model or model
+            elif isinstance(event, ModelTurn):
+                day = event.at[:10] or "unknown"
                 row = rows.setdefault((day, model), CostRow(day, model))
-                row.tokens += sum(int(event.get(name) or 0) for name in TOKEN_FIELDS)
-                total = float(event.get("run_cost_usd") or 0.0)
+                row.tokens += event.tokens
+                total = event.run_cost_usd
                 row.cost_usd += total - run_cost if total >= run_cost else total
                 run_cost = total
     return [rows[key] for key in sorted(rows)]

@@ -1,9 +1,6 @@
-"""One line per past run, and the index that lists ten thousand of them at once.
+"""The runs list: every run's summary, cached in ``logs/.index.json`` so ten thousand list at once.
 
-``logs/`` is the only truth. Summarising a run reads its ``run.json``, ``spec.md`` and
-``events.jsonl`` (one ``os`` read each, the events parsed as one JSON array and walked once)
-and stats the attempt files its events promise: about 0.1 ms a run, which is what a full
-rebuild of the index costs per run.
+``logs/`` is the only truth (:mod:`~orch_tui.core.history.scan` summarises one run folder).
 ``logs/.index.json`` caches every run's summary with a signature of what it was computed
 from: the size and mtime of ``events.jsonl`` and the mtime of the run folder (an atomic
 rewrite or removal of ``run.json``/``spec.md`` changes it). Listing stats each run twice and
@@ -15,10 +12,6 @@ The index is columnar: one JSON array per summary field, one position per run, a
 lowercase copy of each distinct spec text (for filtering) that runs point to by position.
 Loading it is a few list reads, not one object per run. Each run gets one lowercase haystack
 to filter, laid out the first time a filter needs it (see :class:`SearchTexts`).
-
-A run folder with missing or corrupt files is summarised as far as it can be and marked
-damaged with what is wrong; nothing here raises on bad logs. Files deleted inside an attempt
-folder change no signature: the run view (``load_run``) reports them when the run is opened.
 """
 
 from __future__ import annotations
@@ -26,20 +19,17 @@ from __future__ import annotations
 import gc
 import json
 import os
-import stat
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
-from datetime import datetime
-from functools import lru_cache
-from pathlib import Path, PurePath
-from typing import Any, NamedTuple
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
 
-from orch_tui.core.domain.events import EventKind
-from orch_tui.core.domain.state import RunState
+from orch_tui.core.history.scan import RunSummary, scan_run
 from orch_tui.core.runlog import layout as runlog
+from orch_tui.core.runlog.reader import read_json_file
 from orch_tui.core.util.atomic import write_bytes_atomic
 
 INDEX_NAME = ".index.json"
@@ -47,392 +37,15 @@ INDEX_VERSION = 4
 """4: a run's signature is one string (its three numbers as lists of three took a third of
 the file's parse). 3: columnar. 2: a summary per run, with a ghost run's stop reason."""
 
-NEVER_STARTED = "stopped before its first step (killed or interrupted): nothing was done"
-"""The stop reason history gives a run that never left INIT (a ghost of a kill)."""
-
-TERMINAL_STATES = (RunState.SUCCESS, RunState.FAILED)
-
-# Which attempt file an event promises: a log that has the event but not the file is damaged.
-_EVENT_FILES: dict[str, str] = {
-    EventKind.MODEL_TURN: runlog.CONVERSATION,
-    EventKind.PROPOSAL: runlog.PROPOSAL,
-    EventKind.APPLIED: runlog.APPLIED,
-    EventKind.TESTS: runlog.REPORT,
-}
-
-
-class RunSummary(NamedTuple):
-    """One row of the runs list. ``state`` is the last state the run reached.
-
-    A named tuple, immutable as the worker that makes it and the UI that shows it share it:
-    10,000 are made from the index on the way to the first list, 3 ms where a frozen
-    dataclass took 10.
-    """
-
-    run_id: str
-    started: str
-    spec_path: str
-    spec_name: str
-    state: str
-    attempts: int
-    duration_s: float | None
-    tokens: int
-    cost_usd: float
-    stop_reason: str | None
-    damaged: str | None = None
-    resumable: bool = False
-    """Set by :func:`core.history.mark_resumable`, which compares against state.json."""
-
-    @property
-    def finished(self) -> bool:
-        return self.state in TERMINAL_STATES
-
-
 _STORED_FIELDS = tuple(name for name in RunSummary._fields if name not in ("run_id", "resumable"))
 """The summary fields the index keeps, in constructor order after the run id."""
 
-
-# -- reading a run's files ------------------------------------------------------------------
-
-
-@dataclass
-class EventLog:
-    """The parsed ``events.jsonl``: good events in order, and what was wrong with the rest."""
-
-    events: list[dict[str, Any]] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
-    torn_tail: bool = False
-
-
-_decode_at = json.JSONDecoder().raw_decode
-_BLANKS = " \t\r"
-_NOT_JSON = "\x00"
-"""Stands in for a line that is not UTF-8, so that it fails to parse under its own number."""
-
-
-def _decoded(data: bytes) -> str:
-    """``data`` as text; a line that is not UTF-8 (a torn multi-byte character, garbage)
-    becomes a line that no JSON parser accepts, so it is reported (or dropped as a torn tail)
-    like any other bad line."""
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        lines = []
-        for raw in data.split(b"\n"):
-            try:
-                lines.append(raw.decode("utf-8"))
-            except UnicodeDecodeError:  # keeps its "{": a cut-short event may be a torn one
-                lines.append(("{" if raw.startswith(b"{") else "") + _NOT_JSON)
-        return "\n".join(lines)
-
-
-def _event_lines(text: str) -> Iterator[tuple[int, Any, bool]]:
-    """(line number, the line's JSON value or None when it holds no single value, does the
-    line start with ``{``) for every line that is not blank. The lines are parsed in place (no copy of
-    each line): a value must end where its line ends."""
-    size = len(text)
-    start = number = 0
-    while start < size:
-        end = text.find("\n", start)
-        if end < 0:
-            end = size
-        number += 1
-        first = start
-        while first < end and text[first] in _BLANKS:
-            first += 1
-        if first < end:
-            try:
-                value, after = _decode_at(text, first)
-            except ValueError:
-                value, after = None, end + 1
-            if after > end or text[after:end].strip(_BLANKS):
-                value = None
-            yield number, value, text.startswith("{", start)
-        start = end + 1
-
-
-def _whole_file_events(text: str, complete: bool) -> list[Any] | None:
-    """Every line's event from one parse of the whole file, when each non-blank line is one
-    JSON object with an ``event`` string; None when any line is not, or a line is blank, or
-    the last line is torn: the line-by-line parse then finds which lines are wrong.
-
-    One parse of the file as a JSON array is several times faster than a parse per line. The
-    array must hold exactly one object per line, so a bad line cannot hide: it either breaks
-    the array or changes its length (only lines crafted to close each other's brackets
-    could pass together)."""
-    body = text[:-1] if complete else text
-    if not body or "\n\n" in body or body.startswith("\n"):
-        return None
-    try:
-        values = json.loads("[" + body.replace("\n", ",") + "]")
-    except ValueError:
-        return None
-    if not isinstance(values, list) or len(values) != body.count("\n") + 1:
-        return None
-    for value in values:
-        if not isinstance(value, dict) or not isinstance(value.get("event"), str):
-            return None
-    return values
-
-
-def parse_events(data: bytes) -> EventLog:
-    """Events from the bytes of an events file. A line torn by a kill mid-write is dropped,
-    not a problem: the last line, or one the next session ended (``RunLog``) right before
-    its ``run_started``."""
-    text = _decoded(data)
-    events = _whole_file_events(text, data.endswith(b"\n"))
-    if events is not None:
-        return EventLog(events)
-    log = EventLog()
-    torn: int | None = None  # the line number of a bad line: torn, if a new session follows
-    bad: list[int] = []
-    for number, value, brace in _event_lines(text):
-        if not isinstance(value, dict) or not isinstance(value.get("event"), str):
-            if torn is not None:
-                bad.append(torn)
-            torn = number if brace else None  # an event cut short by a kill, unless more follows
-            if not brace:
-                bad.append(number)
-            continue
-        if torn is not None and value["event"] != EventKind.RUN_STARTED:
-            bad.append(torn)
-        torn = None
-        log.events.append(value)
-    log.torn_tail = torn is not None
-    log.problems += [f"{runlog.EVENTS} line {number} is not a valid event" for number in bad]
-    if not log.events and not log.problems:
-        log.problems.append(f"{runlog.EVENTS} is empty")
-    return log
-
-
-_READ_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
-_CHUNK = 1 << 16
-
-
-def _read_file(path: str) -> bytes:
-    """The whole file at ``path``, read with ``os`` calls: one open and, for a small file,
-    one read (a buffered file object costs more than the read itself for the few hundred
-    bytes of most run files)."""
-    handle = os.open(path, _READ_FLAGS)
-    try:
-        data = os.read(handle, _CHUNK)
-        if len(data) < _CHUNK:  # a short read of a file is its end
-            return data
-        chunks = [data]
-        while chunk := os.read(handle, _CHUNK):
-            chunks.append(chunk)
-        return b"".join(chunks)
-    finally:
-        os.close(handle)
-
-
-def _read_events_at(path: str) -> EventLog:
-    try:
-        data = _read_file(path)
-    except FileNotFoundError:
-        return EventLog(problems=[f"{runlog.EVENTS} is missing"])
-    except OSError as exc:
-        return EventLog(problems=[f"{runlog.EVENTS} is unreadable ({exc.strerror})"])
-    return parse_events(data)
-
-
-def read_events(path: Path) -> EventLog:
-    """Parse an events file (see :func:`parse_events`)."""
-    return _read_events_at(os.fspath(path))
-
-
-def read_json_file(path: Path) -> tuple[Any | None, str | None]:
-    """(data, None), or (None, what is wrong) for a missing or corrupt file."""
-    try:
-        return json.loads(path.read_text(encoding="utf-8")), None
-    except FileNotFoundError:
-        return None, f"{path.name} is missing"
-    except (OSError, UnicodeDecodeError, ValueError):
-        return None, f"{path.name} is not valid JSON"
-
-
-def parse_time(value: Any) -> datetime | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        return datetime.fromisoformat(value)
-    except ValueError:
-        return None
-
-
-def active_seconds(events: list[dict[str, Any]], starts: list[int]) -> float | None:
-    """Time the run was actually running: each session (a ``run_started``, at the positions
-    ``starts`` in ``events``, to the last event before the next one) added up, so a run
-    resumed days later does not count the pause.
-
-    Only the times at session edges are parsed: a session ends at the last event before the
-    next start whose time can be read (an event with a bad time does not count)."""
-    sessions = [
-        (position, at)
-        for position in starts
-        if (at := parse_time(events[position].get("at"))) is not None
-    ]
-    if not sessions:
-        return None
-    total = 0.0
-    ends = [position for position, _at in sessions[1:]] + [len(events)]
-    for (first, start), end in zip(sessions, ends, strict=True):
-        for position in range(end - 1, first, -1):
-            if (last := parse_time(events[position].get("at"))) is not None:
-                total += (last - start).total_seconds()
-                break
-    return total
-
-
-def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
-def _float(value: Any) -> float:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
-
-
-@lru_cache(maxsize=4096)
-def _promised_path(attempt: int, name: str) -> str:
-    """``attempt-NN/name``: the same few strings for every run, made once."""
-    return f"{runlog.attempt_dir_name(attempt)}/{name}"
-
-
-def _missing_attempt_files(folder: str, promised: set[tuple[int, str]]) -> list[str]:
-    """What the events promise in the attempt folders and is not there. (A stat per file
-    costs less than reading the attempt folder's listing.)"""
-    missing = []
-    for attempt, name in sorted(promised):
-        relative = _promised_path(attempt, name)
-        try:
-            if stat.S_ISREG(os.stat(f"{folder}/{relative}").st_mode):
-                continue
-        except OSError:
-            pass
-        missing.append(f"{relative} is missing")
-    return missing
-
-
-def _read_meta(folder: str, problems: list[str]) -> dict[str, Any]:
-    try:
-        meta = json.loads(_read_file(folder + _META_IN_FOLDER))
-    except FileNotFoundError:
-        problems.append(f"{runlog.RUN_META} is missing")
-        return {}
-    except (OSError, ValueError):
-        problems.append(f"{runlog.RUN_META} is not valid JSON")
-        return {}
-    if not isinstance(meta, dict):
-        problems.append(f"{runlog.RUN_META} is not an object")
-        return {}
-    return meta
-
-
-def _read_spec(folder: str, problems: list[str]) -> str | None:
-    try:
-        return _read_file(folder + _SPEC_IN_FOLDER).decode("utf-8")
-    except FileNotFoundError:
-        problems.append(f"{runlog.SPEC_COPY} is missing")
-    except (OSError, UnicodeDecodeError):
-        problems.append(f"{runlog.SPEC_COPY} is unreadable")
-    return None
-
-
-_META_IN_FOLDER = os.sep + runlog.RUN_META
-_SPEC_IN_FOLDER = os.sep + runlog.SPEC_COPY
 _EVENTS_IN_FOLDER = os.sep + runlog.EVENTS
 
 
-@lru_cache(maxsize=4096)
-def _file_name(path: str) -> str:
-    """The last part of a spec path (most runs share a few of them)."""
-    return PurePath(path).name if path else ""
-
-
-@dataclass
-class ScannedRun:
-    summary: RunSummary
-    spec_lower: str | None
-    """The spec's text in lowercase (for filtering); None when it cannot be read."""
-
-
-_STATE = EventKind.STATE.value
-_MODEL_TURN = EventKind.MODEL_TURN.value
-_RUN_FINISHED = EventKind.RUN_FINISHED.value
-_RUN_STARTED = EventKind.RUN_STARTED.value
-_INIT = RunState.INIT.value
-
-
-def scan_run(folder: str | os.PathLike[str]) -> ScannedRun:
-    """Summarise one run folder from its files; never raises on bad content.
-
-    This is what an index rebuild does for every run, so it reads each file with one
-    ``os`` call and walks the events once."""
-    path = os.fspath(folder)
-    problems: list[str] = []
-    meta = _read_meta(path, problems)
-    spec_text = _read_spec(path, problems)
-    log = _read_events_at(path + _EVENTS_IN_FOLDER)
-    problems += log.problems
-    events = log.events
-    state: str = _INIT
-    attempts = tokens = 0
-    cost = 0.0
-    finished: dict[str, Any] | None = None
-    starts: list[int] = []
-    promised: set[tuple[int, str]] = set()
-    for position, event in enumerate(events):
-        kind = event["event"]
-        attempt = event.get("attempt")
-        if not isinstance(attempt, int) or attempt < 0:
-            attempt = None
-        if kind == _STATE:
-            if isinstance(new_state := event.get("state"), str):
-                state = new_state
-                if attempt is not None and state != _INIT:
-                    attempts = max(attempts, attempt + 1)
-        elif kind == _MODEL_TURN:
-            tokens = _int(event.get("run_tokens"))
-            cost = _float(event.get("run_cost_usd"))
-        elif kind == _RUN_FINISHED:
-            finished = event
-            if isinstance(event.get("state"), str):
-                state = event["state"]
-        elif kind == _RUN_STARTED:
-            starts.append(position)
-        if attempt is not None and (promised_file := _EVENT_FILES.get(kind)) is not None:
-            promised.add((attempt, promised_file))
-    if events and not starts:
-        problems.append(f"{runlog.EVENTS} has no run_started")
-    if promised:
-        problems += _missing_attempt_files(path, promised)
-    first_start = events[starts[0]] if starts else {}
-    if finished is not None:
-        tokens = _int(finished.get("tokens")) or tokens
-        cost = _float(finished.get("cost_usd")) or cost
-    stop_reason = finished.get("stop_reason") if finished and state in TERMINAL_STATES else None
-    if state == _INIT and finished is None and events:
-        stop_reason = NEVER_STARTED
-        # run.json lands with the first step's commit: a ghost never wrote it, and lacks nothing
-        problems = [p for p in problems if p != f"{runlog.RUN_META} is missing"]
-    spec_path = str(meta.get("spec_path") or first_start.get("spec_path") or "")
-    summary = RunSummary(
-        run_id=os.path.basename(path),
-        started=str(meta.get("created_at") or first_start.get("at") or ""),
-        spec_path=spec_path,
-        spec_name=_file_name(spec_path),
-        state=state,
-        attempts=attempts,
-        duration_s=active_seconds(events, starts),
-        tokens=tokens,
-        cost_usd=cost,
-        stop_reason=stop_reason if isinstance(stop_reason, str) else None,
-        damaged="; ".join(problems) or None,
-    )
-    return ScannedRun(summary, spec_text.lower() if spec_text is not None else None)
-
-
-# -- the index ------------------------------------------------------------------------------
+def list_runs(logs: Path) -> list[RunSummary]:
+    """Every run in ``logs``, newest first (damaged ones included, marked)."""
+    return build_index(logs).runs
 
 
 @contextmanager

@@ -8,13 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from orch_tui.core.domain.events import EventKind
+from orch_tui.core.domain.events import Event, TaskFinished
 from orch_tui.core.domain.plan import Plan, PlanError, TaskStatus
-from orch_tui.core.history.index import read_json_file
 from orch_tui.core.runlog import layout as runlog
 from orch_tui.core.runlog.layout import PLAN_FILE, TASK_FILE
+from orch_tui.core.runlog.reader import read_json_file
 from orch_tui.core.util.markdown_text import inline_text
 
 PLANNING = "plan"
@@ -27,7 +26,7 @@ class TaskOutcome:
     title: str
     description: str
     acceptance: str
-    status: str
+    status: TaskStatus
     attempts: list[int] = field(default_factory=list)
 
 
@@ -42,7 +41,7 @@ def attempt_task(folder: Path, number: int) -> str | None:
 
 
 def task_outcomes(
-    folder: Path, attempt_tasks: dict[int, str | None], events: list[dict[str, Any]]
+    folder: Path, attempt_tasks: dict[int, str | None], events: list[Event]
 ) -> list[TaskOutcome] | None:
     """The plan's tasks in order with their outcome and attempts; None for a run without a plan."""
     data, problem = read_json_file(folder / PLAN_FILE)
@@ -52,11 +51,7 @@ def task_outcomes(
         plan = Plan.from_json(data)
     except PlanError:
         return None
-    finished = {
-        str(event.get("task_id")): str(event.get("status"))
-        for event in events
-        if event.get("event") == EventKind.TASK_FINISHED
-    }
+    finished = {event.task_id: event.status for event in events if isinstance(event, TaskFinished)}
     outcomes = []
     for task in plan.tasks:
         numbers = sorted(n for n, owner in attempt_tasks.items() if owner == task.id)

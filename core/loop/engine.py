@@ -53,7 +53,7 @@ from orch_tui.core.loop.review_step import review_step
 from orch_tui.core.loop.run import Run
 from orch_tui.core.providers.base import ModelError, Provider
 from orch_tui.core.runlog import layout as runlog
-from orch_tui.core.runlog.layout import RunLog
+from orch_tui.core.runlog.writer import RunLog
 from orch_tui.core.util import atomic
 from orch_tui.core.workspace.boundary import SafetyViolation
 

@@ -19,7 +19,8 @@ from orch_tui.core.config.paths import ProjectPaths
 from orch_tui.core.domain.events import Notice
 from orch_tui.core.domain.state import RunState, State, StateStore
 from orch_tui.core.runlog import layout as runlog
-from orch_tui.core.runlog.layout import MANIFEST, ORIGINALS, RunLog
+from orch_tui.core.runlog.layout import MANIFEST, ORIGINALS
+from orch_tui.core.runlog.writer import RunLog
 from orch_tui.core.util.atomic import write_json_atomic
 from orch_tui.core.workspace.boundary import apply_change
 from orch_tui.core.workspace.git import RESTORE_TRAILER, GitError, Repo

@@ -30,7 +30,7 @@ from typing import Any
 from orch_tui.core.attempt.feedback import describe_files
 from orch_tui.core.attempt.prompt_templates import render
 from orch_tui.core.checks.runner import TestReport
-from orch_tui.core.domain.asking import GUIDANCE, Question
+from orch_tui.core.domain.asking import GUIDANCE, Question, QuestionSource
 from orch_tui.core.domain.events import Notice, RoleDecided, RoleDecision, RoleVerdict
 from orch_tui.core.loop.context import RunContext
 from orch_tui.core.loop.plan_runner import PlanRunner
@@ -192,7 +192,7 @@ class Roles:
             text=decision.question,
             options=decision.options,
             recommendation=decision.recommendation,
-            source=JUDGE,
+            source=QuestionSource.JUDGE,
         )
 
     def wants_more(self, attempt: int) -> bool:

@@ -1,4 +1,6 @@
 """logs/<run_id>/: the layout, the writer and the reader.
 
-- ``layout``: ``logs/<run_id>/``: everything about one run, the only truth history reads.
+- ``layout``: ``logs/<run_id>/``: the names of everything about one run, the only truth history reads.
+- ``reader``: Reads ``logs/<run_id>/`` back: the events as the typed events they were written as.
+- ``writer``: Writes ``logs/<run_id>/``: the append-only event log and the files of each attempt.
 """

@@ -676,7 +676,8 @@ def workspace_entries(workspace: Path) -> list[Path]:
 
 def _history(paths: ProjectPaths, config: Config, export: str | None) -> int:
     if export:
-        from orch_tui.core.history.runs import HistoryError, export_markdown
+        from orch_tui.core.history.detail import HistoryError
+        from orch_tui.core.history.export import export_markdown
 
         try:
             sys.stdout.write(export_markdown(paths.logs, export))
@@ -702,7 +703,8 @@ def _history(paths: ProjectPaths, config: Config, export: str | None) -> int:
 
 def _print_runs(paths: ProjectPaths) -> int:
     """``orch-tui history`` without a terminal: the runs list as tab-separated lines."""
-    from orch_tui.core.history.runs import list_runs, mark_resumable
+    from orch_tui.core.history.index import list_runs
+    from orch_tui.core.history.resume import mark_resumable
     from orch_tui.tui.widgets.runs_table import RUN_COLUMNS, cell_texts
 
     print("\t".join(column.heading for column in RUN_COLUMNS))

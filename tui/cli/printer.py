@@ -8,35 +8,24 @@ import os
 from enum import Enum
 from typing import Any, TextIO
 
-from orch_tui.core.domain.describe import describe_role_event
+from orch_tui.core.domain.describe import describe
 from orch_tui.core.domain.events import (
     STREAM_EVENTS,
-    ChangeApplied,
-    Escalated,
     Event,
-    GuidanceGiven,
     ModelTurn,
     Notice,
     PlanApproved,
     ProposalReady,
-    QuestionAsked,
-    ReviewFinished,
     RoleDecided,
     RunFinished,
-    RunReopened,
     RunStarted,
     StateChanged,
-    TaskFinished,
     TaskStarted,
     TestsFinished,
     ToolEdit,
 )
 from orch_tui.core.loop.plan_runner import task_label
 from orch_tui.core.util.terminal_text import escape_controls, escape_json_controls
-
-
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def silence(stream: TextIO) -> None:
@@ -129,87 +118,40 @@ class LinePrinter:
     def _money(self) -> str:
         return f"tokens {self.tokens:,} · ${self.cost:.4f}"
 
-    def __call__(self, event: Event) -> None:  # noqa: C901 - a flat dispatch reads best here
+    def __call__(self, event: Event) -> None:
         if isinstance(event, STREAM_EVENTS):
             return
         event = printable(event)
         if isinstance(event, RunStarted):
             self.max_retries, self.attempt = event.max_retries, event.attempt
             self.tokens, self.cost = event.tokens, event.cost_usd
-            how = f"resuming at {event.state}" if event.resumed else "new run"
-            self.out.write(
-                f"orch-tui · run {event.run_id} · {event.spec_path} · {event.provider} "
-                f"{event.model} · sandbox {event.sandbox} · {how}\n"
-            )
-        elif isinstance(event, Notice):
-            self.out.write(f"note: {event.message}\n")
-        elif isinstance(event, PlanApproved):
-            where = "written in the spec" if event.source == "spec" else "from the model"
-            self.out.write(f"plan ({_count(len(event.tasks), 'task')}, {where}):\n")
-            for number, task in enumerate(event.tasks, start=1):
-                self.out.write(f"  {number}. {task['id']}: {task['title']}\n")
+            self.out.write(f"orch-tui · {describe(event)}\n")
         elif isinstance(event, TaskStarted):
             self.task = event
-            self.out.write(
-                f"task {event.index + 1}/{event.total}: {event.task_id}: {event.title}\n"
-            )
-        elif isinstance(event, TaskFinished):
-            self._line(f"task {event.task_id} {event.status}")
+            self.out.write(f"{describe(event)}\n")
+        elif isinstance(event, Notice):
+            self.out.write(f"{describe(event)}\n")
+        elif isinstance(event, PlanApproved):
+            self.out.write(f"{describe(event)}:\n")
+            for number, task in enumerate(event.tasks, start=1):
+                self.out.write(f"  {number}. {task['id']}: {task['title']}\n")
         elif isinstance(event, StateChanged):
             self.attempt, self.max_retries = event.attempt, event.max_retries
             if not event.state.terminal:
-                self._line(event.state)
+                self._line(describe(event))
         elif isinstance(event, ToolEdit):
-            mark = (
-                ""
-                if event.ok
-                else f" (refused: {event.detail.splitlines()[0] if event.detail else ''})"
-            )
             if event.command != "view" or not event.ok:
-                self._line(f"  {event.command} {event.path or ''}{mark}")
+                self._line(f"  {describe(event)}")
         elif isinstance(event, ModelTurn):
             self.tokens, self.cost = event.run_tokens, event.run_cost_usd
-        elif isinstance(event, ProposalReady):
-            self._line(
-                f"proposal: {_count(len(event.files), 'file')}, +{event.added} -{event.removed}, "
-                f"{_count(event.hunks, 'hunk')} · {self._money()}"
-            )
-        elif isinstance(event, ReviewFinished):
-            if event.reject_reason:
-                self._line(f"review: rejected ({event.reject_reason})")
-            else:
-                self._line(
-                    f"review: {_count(event.accepted, 'hunk')} accepted, {event.rejected} rejected → "
-                    f"{_count(len(event.files_landing), 'file')} to land"
-                )
-        elif isinstance(event, ChangeApplied):
-            self._line(f"applied {_count(len(event.files), 'file')} to workspace/")
+        elif isinstance(event, ProposalReady | RoleDecided):
+            self._line(f"{describe(event)} · {self._money()}")
         elif isinstance(event, TestsFinished):
-            failing = f" · failing: {', '.join(event.failing[:5])}" if event.failing else ""
-            more = f" (+{len(event.failing) - 5} more)" if len(event.failing) > 5 else ""
-            errors = "".join(f"\n      {error}" for error in event.errors)
-            self._line(f"tests: {event.summary}{failing}{more}{errors}")
-        elif isinstance(event, QuestionAsked):
-            who = {"model": "the model asks", "judge": "the judge asks"}.get(
-                event.source, "stuck: asking a person"
-            )
-            self._line(f"{who}: {event.question}")
-        elif isinstance(event, GuidanceGiven):
-            self._line(f"guidance for attempt {event.attempt}: {event.text}")
-        elif isinstance(event, RunReopened):
-            self._line(
-                f"reopened a {event.from_state} run at attempt {event.attempt} "
-                f"(retries up to {event.max_retries})"
-            )
-        elif isinstance(event, RoleDecided):
-            self._line(f"{describe_role_event(event.to_json())} · {self._money()}")
-        elif isinstance(event, Escalated):
-            self._line(
-                f"escalated to {event.to_model} after {_count(event.failed_attempts, 'failed attempt')}"
-            )
+            self._line(describe(event) + "".join(f"\n      {error}" for error in event.errors))
         elif isinstance(event, RunFinished):
             self.tokens, self.cost = event.tokens, event.cost_usd
             # Every line above names its attempt, and the stop reason counts them where it matters.
-            reason = f": {event.stop_reason}" if event.stop_reason else ""
-            self.out.write(f"{event.state}{reason} · {self._money()} · exit {event.exit_code}\n")
+            self.out.write(f"{describe(event)} · {self._money()} · exit {event.exit_code}\n")
             self.out.flush()
+        else:
+            self._line(describe(event))

@@ -32,8 +32,8 @@ from textual.strip import Strip
 from textual.style import Style
 
 from orch_tui.core.domain.state import RunState
-from orch_tui.core.history.index import RunSummary, parse_time
-from orch_tui.core.history.runs import format_duration
+from orch_tui.core.history.export import format_duration
+from orch_tui.core.history.scan import RunSummary, parse_time
 from orch_tui.core.util.terminal_text import escape_controls
 
 __all__ = ["RUN_COLUMNS", "RunsTable", "cell_texts", "local_time"]

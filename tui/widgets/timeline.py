@@ -9,7 +9,8 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from orch_tui.core.domain.events import TaskStarted
-from orch_tui.core.history.runs import DECIDED_OUTCOMES, AttemptDetail
+from orch_tui.core.domain.outcome import DECIDED_OUTCOMES
+from orch_tui.core.history.detail import AttemptDetail
 from orch_tui.core.util.terminal_text import escape_controls
 from orch_tui.core.util.wording import plural
 

@@ -7,7 +7,7 @@ import tempfile
 from pathlib import Path
 
 from orch_tui.core.checks import leftovers
-from orch_tui.core.runlog.layout import RunLog
+from orch_tui.core.runlog.writer import RunLog
 
 OURS = ".state.json.k3v_9x2a.tmp"
 """A temp file as ``write_bytes_atomic`` names it (mkstemp's 8 characters)."""

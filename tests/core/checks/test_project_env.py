@@ -44,6 +44,7 @@ from orch_tui.core.domain.state import StateStore
 from orch_tui.core.loop.engine import EXIT_SUCCESS
 from orch_tui.core.loop.reset import reset_workspace
 from orch_tui.core.runlog import layout as runlog
+from orch_tui.core.runlog.writer import RunLog
 from tests.core.loop.test_engine import GOOD, TEST, fast_config, make_engine
 from tests.core.workspace.test_existing_project import make_engine as make_engine_in
 from tests.support.scripting import attempt, create, prompt_text, replace
@@ -146,7 +147,7 @@ def test_a_generated_project_gets_its_dependencies_and_none_of_orch_tuis_package
     said = notices(events)
     assert sum("creating the project's environment" in line for line in said) == 1
     assert sum("installing dependencies from requirements.txt" in line for line in said) == 2
-    first = runlog.RunLog(tmp_path / "logs", engine.state.run_id).read_json(0, runlog.REPORT)
+    first = RunLog(tmp_path / "logs", engine.state.run_id).read_json(0, runlog.REPORT)
     assert [check["name"] for check in first["checks"]] == [INSTALL_CHECK]
     assert first["failing"] == [f"check:{INSTALL_CHECK}"]
     patch_prompt = prompt_text(provider.requests[-1])

@@ -192,7 +192,7 @@ def test_escalation_switches_the_model_after_n_failures_and_prices_it(project: P
 
 
 def test_export_and_status_show_question_answer_and_escalation(project: Path, capsys) -> None:
-    from orch_tui.core.history.runs import export_markdown
+    from orch_tui.core.history.export import export_markdown
     from orch_tui.tui.cli.commands import main
 
     config = fast_config()
@@ -215,5 +215,5 @@ def test_export_and_status_show_question_answer_and_escalation(project: Path, ca
     report = export_markdown(project / "logs", state_of(project).run_id)
     assert "## Attempt 0: asked" in report
     assert f"- the model asked: {QUESTION} (options: yes; no); recommended: no" in report
-    assert "- guidance: yes" in report
+    assert "- guidance for attempt 1: yes" in report
     assert "- escalated from claude-sonnet-5 to claude-opus-4-1" in report

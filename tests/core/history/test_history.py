@@ -20,39 +20,32 @@ from orch_tui.core.domain.events import EventBus, Notice, RunStarted
 from orch_tui.core.domain.spec import Spec
 from orch_tui.core.domain.state import RunState
 from orch_tui.core.history import index as history_index
+from orch_tui.core.history.detail import (
+    HistoryError,
+    compare,
+    load_run,
+    reviewed_changes,
+    workspace_at,
+)
+from orch_tui.core.history.export import export_markdown
+from orch_tui.core.history.grid import ABSENT, FAILED, PASSED, SKIPPED
+from orch_tui.core.history.grid import test_grid as grid_of  # aliased: pytest would collect test_*
 from orch_tui.core.history.index import (
     INDEX_NAME,
     INDEX_VERSION,
-    NEVER_STARTED,
-    RunSummary,
-    parse_events,
-    read_events,
+    build_index,
+    list_runs,
     recorded_then_checked,
 )
-from orch_tui.core.history.runs import (
-    ABSENT,
-    FAILED,
-    PASSED,
-    SKIPPED,
-    HistoryError,
-    RunSearch,
-    build_index,
-    compare,
-    export_markdown,
-    list_runs,
-    load_run,
-    mark_resumable,
-    resume_blocker,
-    reviewed_changes,
-    sort_runs,
-    workspace_at,
-)
-from orch_tui.core.history.runs import test_grid as grid_of  # aliased: pytest would collect test_*
+from orch_tui.core.history.resume import mark_resumable, resume_blocker
+from orch_tui.core.history.scan import NEVER_STARTED, RunSummary
+from orch_tui.core.history.search import RunSearch, sort_runs
 from orch_tui.core.loop.engine import Engine, RunOptions
 from orch_tui.core.loop.review import AcceptAllReviewer, ReviewAborted, ReviewSession
 from orch_tui.core.providers.scripted import ScriptedProvider
 from orch_tui.core.runlog import layout as runlog
-from orch_tui.core.runlog.layout import RunLog
+from orch_tui.core.runlog.reader import read_events
+from orch_tui.core.runlog.writer import RunLog
 
 DEMO = Path(__file__).resolve().parents[3] / "core" / "demo"
 FAILING_TEST = "tests/test_wordstats.py::test_counting_ignores_case"
@@ -552,7 +545,7 @@ def test_load_run_reads_attempts(demo: DemoProject) -> None:
     assert first.turns == 3 and second.turns == 2
     assert first.tokens + second.tokens == detail.summary.tokens
     assert first.cost_usd + second.cost_usd == pytest.approx(detail.summary.cost_usd)
-    assert [e["command"] for e in second.edits] == ["str_replace"]
+    assert [e.command for e in second.edits] == ["str_replace"]
     assert detail.problems == [] and detail.spec_text.startswith("# wordstats")
     changes = reviewed_changes(second)
     assert [(c.path, len(d)) for c, d in changes] == [("wordstats.py", 1)]
@@ -652,40 +645,6 @@ def test_a_corrupt_state_file_blocks_resuming_with_its_message(demo: DemoProject
 
 def _damaged(demo: DemoProject, run_id: str) -> str | None:
     return next(r for r in list_runs(demo.logs) if r.run_id == run_id).damaged
-
-
-@pytest.mark.parametrize(
-    ("data", "events", "problems", "torn"),
-    [
-        (b'{"event": "a"}\n\n{"event": "b"}\n', ["a", "b"], [], False),
-        (b'{"event": "a"}\n{"event": "b"', ["a"], [], True),
-        (b'{"event": "a"}\n{"event": "b", "x": "\xc3', ["a"], [], True),
-        (b'{"event": "a"}\n{"event": "\xff"}\n{"event": "c"}\n', ["a", "c"], [2], False),
-        (b'{"event": "a"}, {"event": "b"}\n{"event": "c"}\n', ["c"], [1], False),
-        (b'{"event": "a", "x": [1,\n2]}\n{"event": "c"}\n', ["c"], [1, 2], False),
-        (b'[]\n{"event": 3}\n{"event": "c"}\n', ["c"], [1, 2], False),
-        (
-            b'{"event": "a"}\n{"event": "b\n{"event": "run_started"}\n',
-            ["a", "run_started"],
-            [],
-            False,
-        ),
-        (
-            b'{"event": "a"}\n{"event": "b", "x": "\xc3\n{"event": "run_started"}\n',
-            ["a", "run_started"],
-            [],
-            False,
-        ),
-        (b'{"event": "a"}\nnot json\n', ["a"], [2], False),
-    ],
-)
-def test_each_events_line_must_hold_one_event(
-    data: bytes, events: list[str], problems: list[int], torn: bool
-) -> None:
-    log = parse_events(data)
-    assert [event["event"] for event in log.events] == events
-    assert log.problems == [f"events.jsonl line {n} is not a valid event" for n in problems]
-    assert log.torn_tail is torn
 
 
 def test_torn_last_event_line_is_tolerated(demo: DemoProject) -> None:
@@ -837,7 +796,7 @@ def test_an_event_after_a_torn_line_starts_a_line_of_its_own(demo: DemoProject) 
 
     log = read_events(events)
     assert log.problems == []
-    assert [event["event"] for event in log.events[-2:]] == ["run_started", "notice"]
+    assert [event.name for event in log.events[-2:]] == ["run_started", "notice"]
     assert _damaged(demo, demo.unfinished) is None
 
 

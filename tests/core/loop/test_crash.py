@@ -29,7 +29,7 @@ from typing import Any
 import pytest
 
 from orch_tui.core.checks.leftovers import trial_prefix
-from orch_tui.core.history.index import read_events
+from orch_tui.core.runlog.reader import read_events
 from tests.support.e2e_support import (
     FAST_CONFIG,
     Project,

@@ -287,7 +287,8 @@ def test_a_scripts_roles_and_a_runs_logs_replay_role_answers(project: Path, tmp_
 
 
 def test_status_history_and_export_show_role_decisions(project: Path, capsys) -> None:
-    from orch_tui.core.history.runs import export_markdown, load_run
+    from orch_tui.core.history.detail import load_run
+    from orch_tui.core.history.export import export_markdown
     from orch_tui.tui.cli.commands import main
 
     script = [

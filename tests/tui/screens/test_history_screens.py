@@ -22,7 +22,7 @@ from textual.widgets import DataTable, Input, OptionList, TabbedContent
 
 from bench.synthetic_runs import write_synthetic_runs
 from orch_tui.core.history import index as history_index
-from orch_tui.core.history.runs import RunSummary
+from orch_tui.core.history.scan import RunSummary
 from orch_tui.core.runlog import layout as runlog
 from orch_tui.themes import DEFAULT_THEME, register_themes, theme_variable_defaults
 from orch_tui.tui.screens.history import screens as history_screens

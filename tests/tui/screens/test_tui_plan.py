@@ -122,7 +122,7 @@ async def test_q_on_the_plan_screen_leaves_and_the_plan_is_asked_again_without_t
 def test_history_shows_a_planned_runs_attempts_under_their_tasks(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from orch_tui.core.history.runs import load_run
+    from orch_tui.core.history.detail import load_run
     from orch_tui.tui.screens.history.screens import task_cells
     from tests.core.loop.test_plan_engine import (
         PLAIN_SPEC,

@@ -42,28 +42,21 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from orch_tui.core.config.paths import ProjectPaths
 from orch_tui.core.domain.proposal import ChangeKind, FileChange, HunkDecision
 from orch_tui.core.domain.state import RunState, StateError
-from orch_tui.core.history.plan_history import PLANNING
-from orch_tui.core.history.runs import (
-    ABSENT,
-    FAILED,
-    PASSED,
-    SKIPPED,
+from orch_tui.core.history.detail import (
     AttemptDetail,
     HistoryError,
     RunDetail,
-    RunIndex,
-    RunSearch,
-    RunSummary,
     compare,
-    format_duration,
     load_run,
-    mark_resumable,
-    recorded_then_checked,
-    resume_blocker,
     reviewed_changes,
-    sort_runs,
-    test_grid,
 )
+from orch_tui.core.history.export import format_duration
+from orch_tui.core.history.grid import ABSENT, FAILED, PASSED, SKIPPED, test_grid
+from orch_tui.core.history.index import RunIndex, recorded_then_checked
+from orch_tui.core.history.plan_history import PLANNING
+from orch_tui.core.history.resume import mark_resumable, resume_blocker
+from orch_tui.core.history.scan import RunSummary
+from orch_tui.core.history.search import RunSearch, sort_runs
 from orch_tui.core.loop.restore import RestoreError, restore_current_run
 from orch_tui.core.util.terminal_text import escape_controls
 from orch_tui.core.util.wording import plural

@@ -30,11 +30,11 @@ from orch_tui.core.config.models import Config
 from orch_tui.core.config.paths import ProjectPaths
 from orch_tui.core.domain import events as ev
 from orch_tui.core.domain.asking import Question
-from orch_tui.core.domain.describe import describe_person_event, describe_role_event
+from orch_tui.core.domain.describe import describe
 from orch_tui.core.domain.plan import Plan
 from orch_tui.core.domain.proposal import Decisions, FileChange, HunkDecision
 from orch_tui.core.domain.state import RunState, StateStore
-from orch_tui.core.history.runs import HistoryError, load_run
+from orch_tui.core.history.detail import HistoryError, load_run
 from orch_tui.core.loop.engine import EXIT_SAFETY
 from orch_tui.core.loop.review import ReviewCursor, ReviewSession
 from orch_tui.core.util.terminal_text import escape_controls
@@ -250,14 +250,10 @@ class ReviewScreen(Screen[None]):
             log_write(self.query_one("#test-log", Log), event.text)
         elif isinstance(event, ev.TestsFinished):
             self._tests_finished(event)
-        elif isinstance(event, (ev.QuestionAsked, ev.GuidanceGiven, ev.RunReopened, ev.Escalated)):
+        elif isinstance(event, ev.NOTE_EVENTS):
             if isinstance(event, ev.Escalated):
                 header.model = event.to_model
-            note = describe_person_event(event.to_json()) or ""
-            log_line(self.model_log, f"── {note}")
-            timeline.note(event.attempt, note)
-        elif isinstance(event, ev.RoleDecided):
-            note = describe_role_event(event.to_json()) or ""
+            note = describe(event)
             log_line(self.model_log, f"── {note}")
             timeline.note(event.attempt, note)
         elif isinstance(event, ev.RunFinished):

@@ -1,0 +1,129 @@
+"""``orch-tui history --export``: one run as a Markdown report."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from orch_tui.core.history.detail import AttemptDetail, load_run
+from orch_tui.core.history.grid import ABSENT, FAILED, PASSED, SKIPPED, TestGrid, test_grid
+from orch_tui.core.history.plan_history import plan_section
+from orch_tui.core.util.markdown_text import code_span, inline_text
+
+_MARKS = {PASSED: "✓", FAILED: "✗", SKIPPED: "s", ABSENT: "·"}
+
+
+def format_duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "–"
+    seconds = int(round(seconds))
+    if seconds < 60:
+        return f"{seconds}s"
+    minutes, seconds = divmod(seconds, 60)
+    if minutes < 60:
+        return f"{minutes}m {seconds:02d}s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h {minutes:02d}m"
+
+
+def _fence(text: str, info: str = "") -> list[str]:
+    """A code fence longer than any run of backticks inside ``text``."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    ticks = "`" * max(3, longest + 1)
+    return [f"{ticks}{info}", text.rstrip("\n"), ticks]
+
+
+def _decision_lines(attempt: AttemptDetail) -> list[str]:
+    decisions, proposal = attempt.decisions, attempt.proposal
+    if decisions is None or proposal is None:
+        return ["- no decisions recorded"]
+    accepted, rejected, undecided = decisions.counts(proposal)
+    lines = [f"- hunks: {accepted + undecided} accepted, {rejected} rejected"]
+    if decisions.edits:
+        lines.append(f"- edited by hand: {', '.join(map(code_span, sorted(decisions.edits)))}")
+    if decisions.reject_reason:
+        lines.append(f"- proposal rejected: {inline_text(decisions.reject_reason)}")
+    return lines
+
+
+def _attempt_section(attempt: AttemptDetail) -> list[str]:
+    task = f" (task {attempt.task})" if attempt.task else ""
+    out = [f"## Attempt {attempt.number}{task}: {attempt.outcome}", ""]
+    if attempt.summary:
+        out += [inline_text(attempt.summary), ""]
+    out += [
+        f"- tokens: {attempt.tokens:,} · cost: ${attempt.cost_usd:.4f} · model turns: "
+        f"{attempt.turns} · duration: {format_duration(attempt.duration_s)}",
+    ]
+    out += [f"- problem: {inline_text(problem)}" for problem in attempt.problems]
+    out += [f"- {inline_text(note)}" for note in attempt.notes]
+    if attempt.proposal is not None:
+        out += ["", "### Proposal", "", "| file | change | + | - |", "|---|---|---|---|"]
+        out += [
+            f"| {code_span(c.path, in_table=True)} | {c.kind.value} | {c.added} | {c.removed} |"
+            for c in attempt.proposal.changes
+        ] or ["| (no change) | | | |"]
+        out += ["", "### Decisions", "", *_decision_lines(attempt)]
+    if attempt.patch_counts:
+        landed = ", ".join(
+            f"{code_span(path)} +{added} -{removed}"
+            for path, (added, removed) in sorted(attempt.patch_counts.items())
+        )
+        out.append(f"- landed: {landed}")
+    if attempt.report is not None:
+        out += ["", "### Tests", "", f"{attempt.report.summary()}"]
+        for failing in attempt.report.failing:
+            out.append(f"- ✗ {code_span(failing)}")
+    if attempt.model_text:
+        out += ["", "### Model's text", "", *_fence(attempt.model_text, "text")]
+    return out + [""]
+
+
+def _grid_section(grid: TestGrid) -> list[str]:
+    if not grid.tests:
+        return []
+    header = "| test | " + " | ".join(str(n) for n in grid.attempts) + " |"
+    rule = "|---|" + "---|" * len(grid.attempts)
+    rows = [
+        f"| {code_span(test, in_table=True)} | "
+        + " | ".join(_MARKS.get(c, c) for c in cells)
+        + " |"
+        for test, cells in zip(grid.tests, grid.cells, strict=True)
+    ]
+    return ["## Tests across attempts", "", header, rule, *rows, ""]
+
+
+def export_markdown(logs: Path, run_id: str) -> str:
+    """One run as a Markdown report: summary, attempts, decisions, test results and cost."""
+    detail = load_run(logs, run_id)
+    run = detail.summary
+    lines = [
+        f"# Run {run.run_id}",
+        "",
+        "| | |",
+        "|---|---|",
+        f"| spec | {code_span(run.spec_path, in_table=True)} |",
+        f"| started | {run.started or '–'} |",
+        f"| model | {inline_text(detail.meta.get('model', '–'))} "
+        f"({inline_text(detail.meta.get('provider', '–'))}) |",
+        f"| final state | {run.state} |",
+        f"| attempts | {run.attempts} |",
+        f"| duration | {format_duration(run.duration_s)} |",
+        f"| tokens | {run.tokens:,} |",
+        f"| cost | ${run.cost_usd:.4f} |",
+        f"| stop reason | {inline_text(run.stop_reason or '–')} |",
+        "",
+    ]
+    if detail.problems:
+        lines += [
+            "**Damaged:**",
+            "",
+            *(f"- {inline_text(problem)}" for problem in detail.problems),
+            "",
+        ]
+    if detail.tasks is not None:
+        lines += plan_section(detail.tasks)
+    lines += _grid_section(test_grid(detail))
+    for attempt in detail.attempts:
+        lines += _attempt_section(attempt)
+    return "\n".join(lines).rstrip("\n") + "\n"

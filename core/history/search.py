@@ -1,0 +1,127 @@
+"""Runs sorted by a column and filtered as a person types."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, overload
+
+from orch_tui.core.history.index import NO_TEXT, RunIndex, collector_paused
+from orch_tui.core.history.scan import RunSummary
+
+SORT_KEYS: dict[str, Callable[[RunSummary], Any]] = {
+    "started": lambda run: run.started,
+    "run_id": lambda run: run.run_id,
+    "spec": lambda run: run.spec_name.lower(),
+    "state": lambda run: "DAMAGED" if run.damaged else run.state,
+    "attempts": lambda run: run.attempts,
+    "duration": lambda run: run.duration_s,
+    "tokens": lambda run: run.tokens,
+    "cost": lambda run: run.cost_usd,
+    "stop_reason": lambda run: (run.stop_reason or "").lower() or None,
+}
+"""The columns runs can be sorted by."""
+
+
+def sort_runs(runs: Iterable[RunSummary], column: str, descending: bool) -> list[RunSummary]:
+    """Runs ordered by ``column`` (a :data:`SORT_KEYS` name); empty values go last either way,
+    and ties keep newest first."""
+    try:
+        key = SORT_KEYS[column]
+    except KeyError:
+        raise ValueError(f"unknown column {column!r}; one of {', '.join(SORT_KEYS)}") from None
+    newest_first = sorted(runs, key=lambda run: (run.started, run.run_id), reverse=True)
+    present = [run for run in newest_first if key(run) is not None]
+    empty = [run for run in newest_first if key(run) is None]
+    return sorted(present, key=key, reverse=descending) + empty
+
+
+class Matches(Sequence[RunSummary]):
+    """The runs a filter matched, in order: positions in the searched list, not a list of
+    runs of its own, so a keystroke does not touch every matched run (the list shows a
+    screenful of them)."""
+
+    def __init__(self, runs: list[RunSummary], rows: Sequence[int]) -> None:
+        self._runs = runs
+        self._rows = rows
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    @overload
+    def __getitem__(self, item: int) -> RunSummary: ...
+
+    @overload
+    def __getitem__(self, item: slice) -> list[RunSummary]: ...
+
+    def __getitem__(self, item: int | slice) -> RunSummary | list[RunSummary]:
+        if isinstance(item, slice):
+            return [self._runs[row] for row in self._rows[item]]
+        return self._runs[self._rows[item]]
+
+    def __iter__(self) -> Iterator[RunSummary]:
+        return map(self._runs.__getitem__, self._rows)
+
+
+class RunSearch:
+    """Runs in one order, filtered as a person types: those whose id, spec name or spec text
+    holds every word of the query (any case), in that order.
+
+    The lowercase texts come from the index, one haystack per run laid out beside the runs
+    once, so a keystroke touches no file, makes no string and sorts nothing: it is one pass
+    over a list of strings. A spec that many runs share is searched once per word. A query
+    that extends the previous one (a key typed) narrows that one's result, checking only
+    its new words.
+    """
+
+    def __init__(self, runs: Sequence[RunSummary], index: RunIndex) -> None:
+        self._runs = list(runs)
+        self._index = index
+        self._lock = threading.Lock()
+        self._texts: tuple[list[str], list[int]] | None = None
+        """Each run's haystack and the number of its shared spec, in this order: laid out by
+        :meth:`prepare` or the first word searched."""
+        self._last: tuple[str, list[int] | None] = ("", None)
+        """The last query and the positions of the runs it matched (None: every run)."""
+
+    def prepare(self) -> None:
+        """Lay out the texts to search now (a worker does, once the list is on screen), so
+        that the first keystroke does not; every run matches an empty query without them."""
+        self._laid_out()
+
+    def _laid_out(self) -> tuple[list[str], list[int]]:
+        with self._lock:
+            if self._texts is None:
+                search = self._index.search
+                with collector_paused():
+                    texts = [search.get(run.run_id, NO_TEXT) for run in self._runs]
+                    self._texts = (
+                        [haystack for haystack, _spec in texts],
+                        [spec for _haystack, spec in texts],
+                    )
+            return self._texts
+
+    def matching(self, query: str) -> Matches:
+        query = query.lower()
+        last_query, rows = self._last
+        searched = set(last_query.split())
+        if not (last_query and query.startswith(last_query)):
+            rows, searched = None, set()
+        for word in query.split():
+            if word not in searched:
+                rows = self._with_word(word, rows)
+                searched.add(word)
+        self._last = (query, rows)
+        return Matches(self._runs, range(len(self._runs)) if rows is None else rows)
+
+    def _with_word(self, word: str, rows: list[int] | None) -> list[int]:
+        """The positions among ``rows`` (None: every run) of the runs that hold ``word``."""
+        haystacks, specs = self._laid_out()
+        in_shared = [word in spec for spec in self._index.shared_specs]
+        if not any(in_shared):
+            if rows is None:
+                return [row for row, haystack in enumerate(haystacks) if word in haystack]
+            return [row for row in rows if word in haystacks[row]]
+        in_shared.append(False)  # at -1: the runs whose spec text is in their haystack
+        candidates = range(len(haystacks)) if rows is None else rows
+        return [row for row in candidates if word in haystacks[row] or in_shared[specs[row]]]

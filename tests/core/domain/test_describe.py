@@ -1,0 +1,112 @@
+"""One wording for every event (core/domain/describe.py)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from orch_tui.core.domain import events as ev  # TestsFinished by name would be collected
+from orch_tui.core.domain.asking import QuestionSource
+from orch_tui.core.domain.describe import describe, describe_role_decision
+from orch_tui.core.domain.event_reading import event_from_json
+from orch_tui.core.domain.events import (
+    Event,
+    QuestionAsked,
+    RoleDecided,
+    RoleVerdict,
+    RunFinished,
+)
+from orch_tui.core.domain.state import RunState
+from tests.core.domain.test_events import SAMPLES
+
+EXPECTED = {
+    "run_started": "run r1 · spec.md · scripted m · sandbox bwrap · resuming at REVIEWING",
+    "notice": "note: checks run without a sandbox",
+    "state": "TESTING",
+    "model_text": "model text: 8 characters",
+    "tool_edit": "str_replace a.py (refused: No match)",
+    "model_turn": "model turn 1: end_turn, 100 tokens",
+    "proposal": "proposal: 2 files, +3 -1, 2 hunks",
+    "review": "review: 2 hunks accepted, 1 rejected → 1 file to land",
+    "applied": "applied 1 file to workspace/",
+    "check_output": "output of pytest: 5 characters",
+    "tests": "tests: 4 passed, 7 failed · failing: t0, t1, t2, t3, t4 (+2 more)",
+    "plan": "plan (1 task, from the model)",
+    "task_started": "task 1/2: t1: Parse",
+    "task_finished": "task t1 done",
+    "question": "the model asked: Strings too? (options: yes; no); recommended: no",
+    "guidance": "guidance for attempt 1: yes",
+    "reopened": "reopened a FAILED run at attempt 3 (retries up to 8)",
+    "escalated": "escalated from small to big after 2 failed attempts",
+    "role_decision": "verifier: insufficient: no test of empty input; no CLI",
+    "run_finished": "SUCCESS",
+}
+
+
+@pytest.mark.parametrize("event", SAMPLES, ids=lambda event: event.name)
+def test_every_kind_of_event_has_its_own_line(event: Event) -> None:
+    line = describe(event)
+    assert line == EXPECTED[event.name]
+    assert "\n" not in line
+
+
+@pytest.mark.parametrize(
+    ("source", "who"),
+    [
+        (QuestionSource.MODEL, "the model asked"),
+        (QuestionSource.JUDGE, "the judge asked"),
+        (QuestionSource.STUCK, "stuck, asked a person"),
+    ],
+)
+def test_a_question_names_who_asked(source: QuestionSource, who: str) -> None:
+    question = QuestionAsked(
+        attempt=0, question="Go on?", options=[], recommendation="", source=source
+    )
+    assert describe(question) == f"{who}: Go on?"
+
+
+@pytest.mark.parametrize(
+    ("decision", "line"),
+    [
+        ({"decision": RoleVerdict.RETRY, "guidance": "check the sign"}, "judge: retry: check the sign"),
+        ({"decision": RoleVerdict.RETRY}, "judge: retry"),
+        ({"decision": RoleVerdict.ASK, "question": "Which?"}, "judge: ask a person: Which?"),
+        ({"decision": RoleVerdict.SUFFICIENT, "reason": "all tested"}, "verifier: sufficient (all tested)"),
+        ({"decision": RoleVerdict.NONE, "reason": "no tool call"}, "judge: no decision (no tool call)"),
+    ],
+)  # fmt: skip
+def test_a_role_decision_reads_the_same_from_its_event_and_from_state_json(
+    decision: dict[str, str], line: str
+) -> None:
+    event = RoleDecided(attempt=1, role="judge", model="m", **decision)
+    assert describe(event) == line
+    saved = {key: value for key, value in event.to_json().items() if key not in ("event", "at")}
+    assert describe_role_decision(saved) == line
+
+
+def test_a_role_decision_in_a_hand_edited_state_file_still_reads() -> None:
+    assert describe_role_decision({"reason": "?"}) == "role: no decision (?)"
+
+
+def test_the_stop_reason_follows_the_final_state() -> None:
+    finished = dataclasses.replace(SAMPLES[-1], stop_reason="no retries left")
+    assert isinstance(finished, RunFinished)
+    assert describe(finished) == "SUCCESS: no retries left"
+    failed = dataclasses.replace(finished, state=RunState.FAILED)
+    assert describe(failed) == "FAILED: no retries left"
+
+
+def test_passing_tests_name_no_failures() -> None:
+    passed = ev.TestsFinished(
+        attempt=1, passed=True, summary="5 passed", counts={}, failing=[], errors=[]
+    )
+    assert describe(passed) == "tests: 5 passed"
+
+
+def test_an_unknown_event_says_what_it_is_and_why() -> None:
+    unknown = event_from_json({"event": "batch_started", "jobs": 4})
+    assert (
+        describe(unknown)
+        == "unknown event 'batch_started' (an event kind this version does not know)"
+    )
