@@ -17,7 +17,7 @@ from orch_tui.core.domain.spec import Spec
 from orch_tui.core.domain.state import State
 from orch_tui.core.loop.review import Reviewer
 from orch_tui.core.providers.base import AssistantTurn, TurnRequest
-from orch_tui.core.runlog.layout import RunLog
+from orch_tui.core.runlog.writer import RunLog
 
 
 class RunContext(Protocol):

@@ -24,7 +24,7 @@ from orch_tui.core.domain.state import RunState, State, new_run_id
 from orch_tui.core.loop.escalation import model_at
 from orch_tui.core.loop.run import Run
 from orch_tui.core.runlog import layout as runlog
-from orch_tui.core.runlog.layout import RunLog
+from orch_tui.core.runlog.writer import RunLog
 from orch_tui.core.workspace import run_workspace
 
 

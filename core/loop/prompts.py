@@ -18,7 +18,7 @@ from orch_tui.core.config.paths import ProjectPaths
 from orch_tui.core.domain.proposal import Decisions, Proposal
 from orch_tui.core.domain.spec import Spec
 from orch_tui.core.runlog import layout as runlog
-from orch_tui.core.runlog.layout import RunLog
+from orch_tui.core.runlog.writer import RunLog
 
 
 def system_blocks(config: Config, paths: ProjectPaths, spec: Spec) -> list[dict[str, Any]]:

@@ -25,7 +25,7 @@ from orch_tui.core.loop.plan_runner import PlanRunner
 from orch_tui.core.loop.review import Reviewer
 from orch_tui.core.loop.roles import Roles
 from orch_tui.core.providers.base import AssistantTurn, Provider, TurnRequest
-from orch_tui.core.runlog.layout import RunLog
+from orch_tui.core.runlog.writer import RunLog
 from orch_tui.core.util import atomic
 from orch_tui.core.util.atomic import Commit
 
