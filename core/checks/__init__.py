@@ -3,6 +3,7 @@
 - ``junit``: Read a JUnit XML report into per-test results with stable, workspace-relative ids.
 - ``leftovers``: What a killed orch-tui leaves behind, and clearing it on the next start (under the lock).
 - ``process_guard``: Linux process hardening through ``prctl``, used with or without the sandbox.
+- ``pytest_config``: Pin a pytest check's configuration to the workspace: nothing of its parent folders counts.
 - ``runner``: Run the checks (the tests, then ruff or whatever else the config names) on the workspace.
 - ``sandbox``: The sandbox every check runs in: bubblewrap when it is there (DESIGN section 13).
 - ``trial``: Running the configured checks: for real in the workspace, or on trial in a scratch copy.

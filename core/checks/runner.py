@@ -38,6 +38,7 @@ from typing import Any
 from orch_tui.core.checks.junit import TestCase, label_xpassed, parse_junit, trim_traceback
 from orch_tui.core.checks.leftovers import recorded
 from orch_tui.core.checks.process_guard import die_with_parent, guard_with_parent, guarded
+from orch_tui.core.checks.pytest_config import is_pytest, pin_config
 from orch_tui.core.checks.sandbox import NO_SANDBOX, Sandbox
 from orch_tui.core.config.models import is_secret_env_name
 
@@ -289,7 +290,7 @@ def run_check(
         raise ValueError("max_output_bytes must be positive")
     report_dir = report_dir.resolve()
     junit_path = report_dir / f"{_file_safe(spec.name)}.junit.xml"
-    command = [_expand(arg, junit_path, workspace) for arg in spec.command]
+    command = pin_config([_expand(arg, junit_path, workspace) for arg in spec.command], workspace)
 
     def not_started(error: str) -> CheckResult:
         return CheckResult(spec.name, command, None, False, 0.0, "", 0, [], error)
@@ -464,16 +465,9 @@ def _error_for(
         except ValueError:
             signal_name = f"signal {-exit_code}"
         return f"{command[0]} was killed by {signal_name}"
-    if exit_code is not None and _is_pytest(command):
+    if exit_code is not None and is_pytest(command):
         return _PYTEST_EXIT_ERRORS.get(exit_code)
     return None
-
-
-def _is_pytest(command: list[str]) -> bool:
-    names = [Path(arg).name for arg in command]
-    if names and names[0].startswith(("pytest", "py.test")):
-        return True
-    return any(a == "-m" and b == "pytest" for a, b in zip(command, command[1:], strict=False))
 
 
 class _OutputCapture:
