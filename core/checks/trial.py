@@ -15,7 +15,7 @@ from pathlib import Path
 
 from orch_tui.core.checks.leftovers import trial_prefix
 from orch_tui.core.checks.runner import CheckSpec, TestReport, run_checks
-from orch_tui.core.checks.sandbox import resolve_sandbox
+from orch_tui.core.checks.sandbox import Limits, resolve_sandbox
 from orch_tui.core.checks.venv import INSTALL_CHECK, PROJECT_VENV, prepare_env
 from orch_tui.core.config.models import Config
 from orch_tui.core.domain.proposal import Decisions, Proposal, resolve
@@ -45,8 +45,9 @@ def run_configured(
 ) -> TestReport:
     """Prepare the project's environment (:mod:`core.project_env`), then run the checks.
 
-    ``project``: the folder whose environment runs them, when not ``workspace`` (a trial runs
-    in a copy); ``running``: where the running check's process group is recorded
+    ``report_dir``: where the installer's output is kept (the checks' own reports go to a
+    private folder); ``project``: the folder whose environment runs them, when not
+    ``workspace`` (a trial runs in a copy); ``running``: where the running check's process group is recorded
     (``leftovers``); ``on_notice`` hears what the preparation does. A failed preparation is
     the report's only check: the tests do not run without the project's dependencies.
     """
@@ -60,18 +61,23 @@ def run_configured(
     )
     if env.failure is not None:
         return TestReport(checks=[env.failure])
-    return run_checks(
-        configured_checks(config, env.python),
-        workspace,
-        report_dir,
-        timeout_s=config.checks.timeout_seconds,
-        max_output_bytes=config.checks.max_output_bytes,
-        extra_env_allow=config.checks.env_allow,
-        on_output=on_output,
-        sandbox=resolve_sandbox(config.checks.sandbox),
-        running=running,
-        read_only=[workspace / PROJECT_VENV],
-    )
+    sandbox = resolve_sandbox(config.checks.sandbox).with_limits(Limits.from_config(config.checks))
+    # The checks write their reports into a folder of their own, never into report_dir (the
+    # run's log folder, where a check could forge or break what orch-tui reads back later).
+    with tempfile.TemporaryDirectory(prefix="orch-reports-") as own_reports:
+        return run_checks(
+            configured_checks(config, env.python),
+            workspace,
+            Path(own_reports),
+            timeout_s=config.checks.timeout_seconds,
+            max_output_bytes=config.checks.max_output_bytes,
+            extra_env_allow=config.checks.env_allow,
+            on_output=on_output,
+            sandbox=sandbox,
+            running=running,
+            read_only=[workspace / PROJECT_VENV, workspace / ".git"],
+            allow_all_skipped=config.checks.allow_all_skipped,
+        )
 
 
 @dataclass(frozen=True)
