@@ -34,6 +34,13 @@ def configured_checks(config: Config, python: str) -> list[CheckSpec]:
     ]
 
 
+def kept_read_only(workspace: Path) -> list[Path]:
+    """What of the workspace a sandboxed check may read but not write: the project's ``.venv``
+    (its interpreter runs the installer outside the sandbox) and ``.git`` (orch-tui's own git
+    commands read it outside the sandbox)."""
+    return [workspace / PROJECT_VENV, workspace / ".git"]
+
+
 def run_configured(
     config: Config,
     workspace: Path,
@@ -75,7 +82,7 @@ def run_configured(
             on_output=on_output,
             sandbox=sandbox,
             running=running,
-            read_only=[workspace / PROJECT_VENV, workspace / ".git"],
+            read_only=kept_read_only(workspace),
             allow_all_skipped=config.checks.allow_all_skipped,
         )
 
