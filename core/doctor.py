@@ -19,16 +19,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from orch_tui.core.checks.declarations import DeclarationError, declared_requirements
+from orch_tui.core.checks.installer import installer_command
 from orch_tui.core.checks.pytest_config import is_pytest
 from orch_tui.core.checks.sandbox import SandboxError, resolve_sandbox
 from orch_tui.core.checks.trial import configured_checks
-from orch_tui.core.checks.venv import (
-    PROJECT_VENV,
-    DeclarationError,
-    declared_requirements,
-    installer_command,
-    venv_python,
-)
+from orch_tui.core.checks.venv import PROJECT_VENV, venv_python
 from orch_tui.core.config.models import Config
 from orch_tui.core.config.paths import ProjectPaths
 from orch_tui.core.domain.spec import Spec

@@ -1,5 +1,7 @@
 """Running the checks: runner, sandbox, JUnit reports, the project's venv, trial runs.
 
+- ``declarations``: What a project declares it depends on; what a check wrote of it is put back.
+- ``installer``: Installing the declared dependencies into ``.venv``: wheels only, a scrubbed environment.
 - ``junit``: Read a JUnit XML report into per-test results with stable, workspace-relative ids.
 - ``leftovers``: What a killed orch-tui leaves behind, and clearing it on the next start (under the lock).
 - ``process_guard``: Linux process hardening through ``prctl``, used with or without the sandbox.

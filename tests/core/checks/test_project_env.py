@@ -20,19 +20,16 @@ from pathlib import Path
 
 import pytest
 
+from orch_tui.core.checks.declarations import DeclarationError, declared_requirements
+from orch_tui.core.checks.installer import INSTALL_CHECK, INSTALL_OUTPUT, installer_command
 from orch_tui.core.checks.sandbox import resolve_sandbox
 from orch_tui.core.checks.trial import run_configured, run_trial
 from orch_tui.core.checks.venv import (
-    INSTALL_CHECK,
-    INSTALL_OUTPUT,
     MARKER,
     PROJECT_VENV,
-    DeclarationError,
     _put,
     check_python,
-    declared_requirements,
     discard_created_venv,
-    installer_command,
     prepare_env,
     read_marker,
 )
