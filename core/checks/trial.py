@@ -21,7 +21,7 @@ from orch_tui.core.checks.sandbox import Limits, resolve_sandbox
 from orch_tui.core.checks.venv import PROJECT_VENV, prepare_env
 from orch_tui.core.config.models import Config
 from orch_tui.core.domain.proposal import Decisions, Proposal, resolve
-from orch_tui.core.workspace.boundary import apply_change, copy_tree
+from orch_tui.core.workspace.apply import apply_change, copy_tree
 
 
 def configured_checks(config: Config, python: str) -> list[CheckSpec]:

@@ -14,7 +14,7 @@ import pytest
 from orch_tui.core.checks.declarations import put_back, snapshot
 from orch_tui.core.checks.trial import run_configured
 from orch_tui.core.config.models import Config
-from tests.core.checks.test_project_env import local_index, make_wheel  # noqa: F401
+from tests.core.checks.test_project_env import local_index  # noqa: F401 - a fixture
 
 RECORDING_UV = """\
 import json, os, subprocess, sys
@@ -58,10 +58,9 @@ def calls(uv: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
 
 
+@pytest.mark.usefixtures("local_index")
 def test_declarations_a_check_wrote_are_put_back_and_never_installed(
-    tmp_path: Path,
-    local_index: Path,
-    recording_uv: Path,  # noqa: F811
+    tmp_path: Path, recording_uv: Path
 ) -> None:
     workspace = tmp_path / "ws"
     (workspace / "tests").mkdir(parents=True)
