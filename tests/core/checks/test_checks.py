@@ -34,16 +34,7 @@ ABSOLUTE_PATH = re.compile(r"(?<![\w.])/\w[^\s:]*/")
 FAST = ("PYTEST_DISABLE_PLUGIN_AUTOLOAD",)
 
 
-@pytest.fixture(autouse=True)
-def no_plugin_autoload(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    path = tmp_path / "workspace"
-    (path / "tests").mkdir(parents=True)
-    return path
+pytestmark = pytest.mark.usefixtures("no_plugin_autoload")
 
 
 @pytest.fixture

@@ -5,8 +5,6 @@ a stand-in ``uv`` on the PATH that records how it was called."""
 from __future__ import annotations
 
 import json
-import os
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,7 +12,7 @@ import pytest
 from orch_tui.core.checks.declarations import put_back, snapshot
 from orch_tui.core.checks.trial import run_configured
 from orch_tui.core.config.models import Config
-from tests.core.checks.test_project_env import local_index  # noqa: F401 - a fixture
+from tests.core.checks.test_project_env import fake_uv, local_index  # noqa: F401 - a fixture
 
 RECORDING_UV = """\
 import json, os, subprocess, sys
@@ -42,12 +40,7 @@ def test_plants_requirements():
 
 @pytest.fixture
 def recording_uv(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    uv = bin_dir / "uv"
-    uv.write_text(f"#!{sys.executable}\n{RECORDING_UV}")
-    uv.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    uv = fake_uv(tmp_path, monkeypatch, RECORDING_UV)
     for name, value in SECRETS.items():
         monkeypatch.setenv(name, value)
     return uv

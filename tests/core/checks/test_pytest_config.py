@@ -15,6 +15,7 @@ from orch_tui.core.checks.runner import CheckResult, CheckSpec, run_check
 from orch_tui.core.checks.sandbox import NO_SANDBOX, Sandbox, resolve_sandbox
 from orch_tui.core.config.models import DEFAULT_TEST_COMMAND
 
+pytestmark = pytest.mark.usefixtures("no_plugin_autoload")
 BWRAP = resolve_sandbox("auto")
 SANDBOXES = [
     pytest.param(NO_SANDBOX, id="unsandboxed"),
@@ -32,11 +33,6 @@ HOSTILE_CONFTEST = (
     "import pytest\n\n\ndef pytest_sessionstart(session):\n"
     '    pytest.exit("the parent conftest.py was loaded", returncode=3)\n'
 )
-
-
-@pytest.fixture(autouse=True)
-def no_plugin_autoload(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
 
 
 @pytest.fixture

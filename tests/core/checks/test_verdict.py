@@ -11,19 +11,8 @@ import pytest
 from orch_tui.core.checks.runner import CheckResult, CheckSpec, run_check
 from orch_tui.core.config.models import DEFAULT_TEST_COMMAND
 
+pytestmark = pytest.mark.usefixtures("no_plugin_autoload")
 PYTEST = CheckSpec("tests", list(DEFAULT_TEST_COMMAND))
-
-
-@pytest.fixture(autouse=True)
-def no_plugin_autoload(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    path = tmp_path / "workspace"
-    (path / "tests").mkdir(parents=True)
-    return path
 
 
 def run(spec: CheckSpec, workspace: Path, **options: bool) -> CheckResult:

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from orch_tui.core.workspace.git import Repo, git_env
+from tests.core.workspace.test_existing_project import git
 
 SECRETS = {
     "ANTHROPIC_API_KEY": "sk-ant-secret",
@@ -18,17 +19,6 @@ SECRETS = {
     "AWS_SECRET_ACCESS_KEY": "aws-secret",
     "GITHUB_TOKEN": "ghp-secret",
 }
-
-
-def git(repo: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-c", "user.name=Person", "-c", "user.email=person@example.com", *args],
-        cwd=repo,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return done.stdout.strip()
 
 
 def plant(path: Path, marker: Path) -> None:
