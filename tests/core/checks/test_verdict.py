@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from orch_tui.core.checks.runner import CheckResult, CheckSpec, run_check
-from orch_tui.core.config.models import DEFAULT_TEST_COMMAND
+from orch_tui.core.checks.trial import run_configured
+from orch_tui.core.config.models import DEFAULT_TEST_COMMAND, Config
 
 pytestmark = pytest.mark.usefixtures("no_plugin_autoload")
 PYTEST = CheckSpec("tests", list(DEFAULT_TEST_COMMAND))
@@ -116,3 +117,18 @@ def test_a_report_that_is_a_fifo_or_a_symlink_is_refused_without_hanging(
     assert not through_fifo.passed and "is not a regular file" in str(through_fifo.error)
     assert not through_link.passed and "cannot be read" in str(through_link.error)
     assert through_link.tests == []
+
+
+def test_the_configured_checks_write_no_report_into_the_run_s_log_folder(tmp_path: Path) -> None:
+    """The engine hands run_configured the attempt's log folder; the checks' JUnit reports
+    go to a private folder instead, so no check can write beside proposal.json."""
+    workspace = tmp_path / "ws"
+    (workspace / "tests").mkdir(parents=True)
+    (workspace / "tests" / "test_ok.py").write_text("def test_ok():\n    pass\n")
+    log_folder = tmp_path / "logs" / "run-1" / "attempt-1"
+
+    report = run_configured(Config(), workspace, log_folder)
+
+    assert report.passed, report.summary()
+    assert [t.id for t in report.checks[0].tests] == ["tests/test_ok.py::test_ok"]
+    assert not list(log_folder.rglob("*.xml"))
