@@ -19,16 +19,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from orch_tui.core.checks.runner import _is_pytest
+from orch_tui.core.checks.declarations import DeclarationError, declared_requirements
+from orch_tui.core.checks.installer import installer_command
+from orch_tui.core.checks.pytest_config import is_pytest
 from orch_tui.core.checks.sandbox import SandboxError, resolve_sandbox
 from orch_tui.core.checks.trial import configured_checks
-from orch_tui.core.checks.venv import (
-    PROJECT_VENV,
-    DeclarationError,
-    declared_requirements,
-    installer_command,
-    venv_python,
-)
+from orch_tui.core.checks.venv import PROJECT_VENV, venv_python
 from orch_tui.core.config.models import Config
 from orch_tui.core.config.paths import ProjectPaths
 from orch_tui.core.domain.spec import Spec
@@ -75,7 +71,7 @@ launch (a project's ``.venv`` is another interpreter than orch-tui's own)."""
 
 
 def _pytest_finding(command: list[str]) -> Finding | None:
-    if not _is_pytest(command) or "python" not in Path(command[0]).name:
+    if not is_pytest(command) or "python" not in Path(command[0]).name:
         return None
     interpreter = command[0]
     what = f"pytest importable by {interpreter}"

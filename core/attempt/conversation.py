@@ -19,7 +19,7 @@ from orch_tui.core.domain.proposal import Proposal
 from orch_tui.core.domain.tools import ASK_USER_NAME, attempt_tools
 from orch_tui.core.domain.tools import EDITOR_TOOL_NAME as TOOL_NAME
 from orch_tui.core.providers.base import AssistantTurn, Provider, TextSink, TurnRequest
-from orch_tui.core.workspace.boundary import Staging
+from orch_tui.core.workspace.staging import Staging
 
 CONTINUE_PROMPT = "Your response was cut off by the token limit. Continue where you stopped."
 BREAKPOINT = {"type": "ephemeral"}

@@ -13,7 +13,8 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 
 from orch_tui.core.domain.tools import EDITOR_TOOL_NAME as TOOL_NAME
-from orch_tui.core.workspace.boundary import VIRTUAL_ROOT, ProtectedPath, Staging
+from orch_tui.core.workspace.boundary import VIRTUAL_ROOT, ProtectedPath
+from orch_tui.core.workspace.staging import Staging
 
 COMMANDS = ("view", "create", "str_replace", "insert")
 

@@ -24,7 +24,7 @@ from orch_tui.core.checks.junit import TestCase, strip_paths
 from orch_tui.core.checks.runner import TestReport, trim_traceback
 from orch_tui.core.config.models import Config
 from orch_tui.core.domain.proposal import Decisions, HunkDecision, Proposal, effective_proposal
-from orch_tui.core.workspace.boundary import read_tree
+from orch_tui.core.workspace.apply import read_tree
 
 
 def clip_middle(text: str, budget: int) -> str:

@@ -9,7 +9,9 @@ back to the exit code and the output.
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 import xml.etree.ElementTree as ET
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -76,12 +78,40 @@ def trim_traceback(text: str, workspace: Path, max_lines: int = 30) -> str:
     return "\n".join([f"[... {dropped} earlier lines ...]", *lines[-max_lines:]])
 
 
+MAX_REPORT_BYTES = 64 * 1024 * 1024
+"""A report larger than this is not read: a check writes it, and a check may be hostile."""
+
+
 def parse_junit(path: Path, workspace: Path) -> list[TestCase] | None:
     """The tests in the JUnit XML file at ``path``, in report order; ``None`` if unreadable."""
+    tests, problem = read_junit(path, workspace)
+    return None if problem is not None else tests
+
+
+def read_junit(path: Path, workspace: Path) -> tuple[list[TestCase], str | None]:
+    """The tests in the JUnit XML file at ``path``, or why it cannot be read (naming it).
+
+    The check wrote the file, so it is opened as a regular file only: a symlink, a FIFO (which
+    would block the read forever) or a huge file is refused with a sentence saying so.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
-        root = ET.parse(path).getroot()
-    except (OSError, ET.ParseError):
-        return None
+        fd = os.open(path, flags)
+        with open(fd, "rb") as file:
+            status = os.fstat(file.fileno())
+            if not stat.S_ISREG(status.st_mode):
+                return [], f"the JUnit report {path} is not a regular file"
+            if status.st_size > MAX_REPORT_BYTES:
+                return [], f"the JUnit report {path} is too large to read ({status.st_size} bytes)"
+            root = ET.parse(file).getroot()
+    except OSError as exc:
+        return [], f"the JUnit report {path} cannot be read: {exc.strerror or exc}"
+    except ET.ParseError as exc:
+        return [], f"the JUnit report {path} is not valid XML ({exc})"
+    return _cases(root, workspace), None
+
+
+def _cases(root: ET.Element, workspace: Path) -> list[TestCase]:
     merged: dict[tuple[str, bool], TestCase] = {}
     for element in root.iter("testcase"):
         for case in _test_cases(element, workspace):

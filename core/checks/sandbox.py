@@ -1,16 +1,22 @@
 """The sandbox every check runs in: bubblewrap when it is there (DESIGN section 13).
 
 Generated code is untrusted. Under bubblewrap (``bwrap``, the Debian package ``bubblewrap``) a
-check gets:
+check gets (docs/sandbox.md has the table of what it can and cannot reach):
 
+- a user namespace where it is the unprivileged uid and gid 65534, with every capability dropped
+  (``--cap-drop ALL``), so even when orch-tui runs as root it cannot remount, unmount or ptrace;
 - no network (``--unshare-net``: a loopback of its own, nothing of this machine's 127.0.0.1);
 - its own PID namespace (``--unshare-pid``): it cannot see or signal orch-tui, and when the
   check's first process exits the kernel kills everything left in the namespace, ``setsid()``
   children included;
-- the whole file system read-only (``--ro-bind / /``), except the workspace and the folder
-  its JUnit report goes to, a private empty ``/tmp`` and fresh ``/proc`` and ``/dev``; so
-  ``$HOME`` is not writable, and neither is the project's ``.venv`` in the workspace (its
-  interpreter later runs the installer outside the sandbox);
+- an empty root with only what a check needs, read-only: the system folders (``/usr``, ``/bin``,
+  ``/lib*``, ``/sbin``), a few files of ``/etc`` (:data:`ETC_FILES`; never ``shadow`` and its
+  kind), and the Python environments it runs with; the workspace and the folder its JUnit
+  report goes to are its only writable places, with ``.venv`` and ``.git`` in it read-only.
+  The project folder (``.env``, ``orchestrator.toml``, ``state.json``, ``logs/``), the home
+  folder, ``/run`` and host sockets are not there at all;
+- a private ``/tmp`` of bounded size, fresh ``/proc`` and ``/dev``, ``HOME=/tmp``, and process
+  and memory limits (:class:`Limits`, set by a small launcher inside before the command starts);
 - ``--die-with-parent``: it dies with orch-tui, however orch-tui dies.
 
 The sandbox wraps the check's command (:meth:`Sandbox.wrap`) and knows nothing else about
@@ -19,6 +25,7 @@ checks, so whatever builds the command (a project virtualenv, say) composes with
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import shutil
 import subprocess
@@ -27,15 +34,58 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from orch_tui.core.config.models import SandboxMode
+from orch_tui.core.config.models import ChecksConfig, SandboxMode
 
 INSTALL_HINT = (
     "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)"
 )
 
+SANDBOX_UID = 65534
+"""The uid and gid a check has inside its user namespace (``nobody``)."""
+
+SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+"""Bound read-only (or recreated as the symlinks they are, on a merged /usr)."""
+
+ETC_FILES = (
+    "alternatives", "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "timezone",
+    "nsswitch.conf", "passwd", "group", "hosts", "host.conf", "protocols", "services",
+    "mime.types", "os-release", "locale.alias", "ssl", "ca-certificates", "pki",
+    "python3", f"python{sys.version_info.major}.{sys.version_info.minor}",
+)  # fmt: skip
+"""What of /etc a check sees: what the loader, Python and its standard library read. No
+``shadow``, ``gshadow``, ``sudoers``, ``ssh``, nor anything else that holds a secret."""
+
+# Runs as ``python -I -S -c LAUNCHER nproc as_bytes command...`` inside the sandbox: the limits
+# are set in there, on the check's own processes only, then the command replaces it.
+_LAUNCHER = """\
+import os, resource, sys
+resource.setrlimit(resource.RLIMIT_NPROC, (int(sys.argv[1]),) * 2)
+resource.setrlimit(resource.RLIMIT_AS, (int(sys.argv[2]),) * 2)
+os.execvp(sys.argv[3], sys.argv[3:])
+"""
+
+_MIB = 1024 * 1024
+
 
 class SandboxError(Exception):
     """``checks.sandbox = "bwrap"`` and bubblewrap cannot be used; the message says why."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What a sandboxed check may use: its /tmp's size, its processes, each one's memory."""
+
+    tmp_bytes: int = 512 * _MIB
+    max_processes: int = 256
+    max_memory_bytes: int = 4096 * _MIB
+
+    @classmethod
+    def from_config(cls, checks: ChecksConfig) -> Limits:
+        return cls(
+            tmp_bytes=checks.tmp_size_mb * _MIB,
+            max_processes=checks.max_processes,
+            max_memory_bytes=checks.max_memory_mb * _MIB,
+        )
 
 
 @dataclass(frozen=True)
@@ -46,6 +96,7 @@ class Sandbox:
     name: str
     why: str
     bwrap: str | None = None
+    limits: Limits = Limits()
 
     @property
     def confined(self) -> bool:
@@ -53,6 +104,9 @@ class Sandbox:
 
     def describe(self) -> str:
         return f"{self.name} ({self.why})"
+
+    def with_limits(self, limits: Limits) -> Sandbox:
+        return dataclasses.replace(self, limits=limits)
 
     def wrap(
         self,
@@ -63,59 +117,72 @@ class Sandbox:
     ) -> list[str]:
         """``command`` as run in this sandbox, with ``workspace`` (its working folder) and the
         ``writable`` folders the only places it may write besides its private /tmp; the
-        existing ``read_only`` folders inside them (the project's ``.venv``) stay read-only."""
+        existing ``read_only`` paths inside them (the project's ``.venv``, ``.git``) stay
+        read-only."""
         if self.bwrap is None:
             return list(command)
-        binds = [workspace.resolve(), *(folder.resolve() for folder in writable)]
-        args = _bwrap_args(self.bwrap, binds, _programs_under_tmp(command))
-        for folder in read_only:  # after the writable binds, so that they cover them
-            if folder.is_dir():
-                args += ["--ro-bind", str(folder.resolve()), str(folder.resolve())]
-        return [*args, "--chdir", str(binds[0]), "--", *command]
+        workspace = workspace.resolve()
+        args = [*_bwrap_args(self.bwrap, self.limits.tmp_bytes)]
+        for folder in _environments(command, workspace):
+            args += ["--ro-bind", str(folder), str(folder)]
+        for folder in (workspace, *(path.resolve() for path in writable)):
+            args += ["--bind", str(folder), str(folder)]
+        for path in read_only:  # after the writable binds, so that they cover them
+            if path.exists():
+                args += ["--ro-bind", str(path.resolve()), str(path.resolve())]
+        limits = self.limits
+        launcher = [sys.executable, "-I", "-S", "-c", _LAUNCHER]
+        launcher += [str(limits.max_processes), str(limits.max_memory_bytes)]
+        # The root is a tmpfs of bwrap's holding the mount points: read-only once they are made.
+        args += ["--remount-ro", "/", "--chdir", str(workspace)]
+        return [*args, "--", *launcher, *command]
 
 
 NO_SANDBOX = Sandbox("none", 'checks.sandbox is "none"')
 
 
-def _programs_under_tmp(command: Sequence[str]) -> list[Path]:
-    """Folders under /tmp the check needs to read: the private /tmp would hide them.
+def _environments(command: Sequence[str], workspace: Path) -> list[Path]:
+    """The Python environments and program folders a check needs to read: orch-tui's own
+    interpreter (it runs the launcher) and its base installation, and the environment of the
+    command's program (``<env>/bin/python``), each as given and resolved.
 
-    This interpreter's environment (``sys.prefix``: a virtualenv made in /tmp, as CI may) and
-    the environment of the command's program (``<env>/bin/python``).
+    Left out: what the system folders already hold, and any folder that is or holds the
+    workspace (the project folder around it) or the home folder.
     """
+    candidates = [Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).resolve().parent]
     found = shutil.which(command[0]) if command else None
-    candidates = [Path(sys.prefix)]
     if found:
-        candidates.append(Path(found).parent.parent)
-    tmp = Path("/tmp")
+        candidates += [Path(found).parent.parent, Path(found).resolve().parent.parent]
+    home = Path.home().resolve()
     folders: list[Path] = []
     for folder in candidates:
         resolved = folder.resolve()
-        if resolved != tmp and resolved.is_relative_to(tmp) and resolved not in folders:
+        covered = any(resolved.is_relative_to(system) for system in SYSTEM_FOLDERS)
+        exposes = workspace.is_relative_to(resolved) or home.is_relative_to(resolved)
+        if not covered and not exposes and resolved not in folders and resolved.is_dir():
             folders.append(resolved)
     return folders
 
 
-def _bwrap_args(bwrap: str, writable: Sequence[Path], readable: Sequence[Path] = ()) -> list[str]:
+def _bwrap_args(bwrap: str, tmp_bytes: int) -> list[str]:
     args = [
         bwrap,
-        "--ro-bind", "/", "/",
-        "--dev", "/dev",
-        "--proc", "/proc",
-        "--tmpfs", "/tmp",
-        "--unshare-net",
-        "--unshare-pid",
-        "--unshare-ipc",
-        "--unshare-uts",
+        "--unshare-user", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID),
+        "--cap-drop", "ALL",
+        "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
         "--die-with-parent",
         "--new-session",
     ]  # fmt: skip
-    # After the tmpfs, so that folders under /tmp (a workspace there) are bound on top of it.
-    for folder in readable:
-        args += ["--ro-bind", str(folder), str(folder)]
-    for folder in writable:
-        args += ["--bind", str(folder), str(folder)]
-    return args
+    for folder in SYSTEM_FOLDERS:
+        path = Path(folder)
+        if path.is_symlink():
+            args += ["--symlink", str(path.readlink()), folder]
+        elif path.is_dir():
+            args += ["--ro-bind", folder, folder]
+    for name in ETC_FILES:
+        args += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
+    args += ["--dev", "/dev", "--proc", "/proc", "--size", str(tmp_bytes), "--tmpfs", "/tmp"]
+    return [*args, "--setenv", "HOME", "/tmp"]
 
 
 def resolve_sandbox(mode: SandboxMode) -> Sandbox:
@@ -128,10 +195,16 @@ def resolve_sandbox(mode: SandboxMode) -> Sandbox:
         return NO_SANDBOX
     found, problem = _probe_bwrap()
     if found is not None:
-        return Sandbox("bwrap", "no network, own PID namespace, read-only file system", found)
+        return Sandbox("bwrap", _CONFINED, found)
     if mode == "bwrap":
         raise SandboxError(f'checks.sandbox is "bwrap" but {problem}; {INSTALL_HINT}')
     return Sandbox("none", f"{problem}; {INSTALL_HINT} to confine checks")
+
+
+_CONFINED = (
+    "no network, own PID namespace, unprivileged user without capabilities, only the workspace "
+    "writable"
+)
 
 
 @functools.cache
@@ -141,7 +214,7 @@ def _probe_bwrap() -> tuple[str | None, str]:
     found = shutil.which("bwrap")
     if found is None:
         return None, "bwrap is not on the PATH"
-    probe = [*_bwrap_args(found, ()), "--", "true"]
+    probe = [*_bwrap_args(found, Limits().tmp_bytes), "--", "true"]
     try:
         done = subprocess.run(probe, capture_output=True, text=True, timeout=30, check=False)
     except (OSError, subprocess.TimeoutExpired) as exc:

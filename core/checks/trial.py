@@ -13,13 +13,15 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
+from orch_tui.core.checks.declarations import put_back, snapshot
+from orch_tui.core.checks.installer import INSTALL_CHECK
 from orch_tui.core.checks.leftovers import trial_prefix
 from orch_tui.core.checks.runner import CheckSpec, TestReport, run_checks
-from orch_tui.core.checks.sandbox import resolve_sandbox
-from orch_tui.core.checks.venv import INSTALL_CHECK, PROJECT_VENV, prepare_env
+from orch_tui.core.checks.sandbox import Limits, resolve_sandbox
+from orch_tui.core.checks.venv import PROJECT_VENV, prepare_env
 from orch_tui.core.config.models import Config
 from orch_tui.core.domain.proposal import Decisions, Proposal, resolve
-from orch_tui.core.workspace.boundary import apply_change, copy_tree
+from orch_tui.core.workspace.apply import apply_change, copy_tree
 
 
 def configured_checks(config: Config, python: str) -> list[CheckSpec]:
@@ -34,6 +36,13 @@ def configured_checks(config: Config, python: str) -> list[CheckSpec]:
     ]
 
 
+def kept_read_only(workspace: Path) -> list[Path]:
+    """What of the workspace a sandboxed check may read but not write: the project's ``.venv``
+    (its interpreter runs the installer outside the sandbox) and ``.git`` (orch-tui's own git
+    commands read it outside the sandbox)."""
+    return [workspace / PROJECT_VENV, workspace / ".git"]
+
+
 def run_configured(
     config: Config,
     workspace: Path,
@@ -45,10 +54,12 @@ def run_configured(
 ) -> TestReport:
     """Prepare the project's environment (:mod:`core.project_env`), then run the checks.
 
-    ``project``: the folder whose environment runs them, when not ``workspace`` (a trial runs
-    in a copy); ``running``: where the running check's process group is recorded
-    (``leftovers``); ``on_notice`` hears what the preparation does. A failed preparation is
-    the report's only check: the tests do not run without the project's dependencies.
+    ``report_dir``: where the installer's output is kept (the checks' own reports go to a
+    private folder); ``project``: the folder whose environment runs them, when not
+    ``workspace`` (a trial runs in a copy); ``running``: where the running check's process
+    group is recorded (``leftovers``); ``on_notice`` hears what the preparation does, and
+    which declaration files a check wrote and were put back. A failed preparation is the
+    report's only check: the tests do not run without the project's dependencies.
     """
     env = prepare_env(
         config,
@@ -60,18 +71,31 @@ def run_configured(
     )
     if env.failure is not None:
         return TestReport(checks=[env.failure])
-    return run_checks(
-        configured_checks(config, env.python),
-        workspace,
-        report_dir,
-        timeout_s=config.checks.timeout_seconds,
-        max_output_bytes=config.checks.max_output_bytes,
-        extra_env_allow=config.checks.env_allow,
-        on_output=on_output,
-        sandbox=resolve_sandbox(config.checks.sandbox),
-        running=running,
-        read_only=[workspace / PROJECT_VENV],
-    )
+    sandbox = resolve_sandbox(config.checks.sandbox).with_limits(Limits.from_config(config.checks))
+    # The checks write their reports into a folder of their own, never into report_dir (the
+    # run's log folder, where a check could forge or break what orch-tui reads back later).
+    declared = snapshot(workspace)
+    with tempfile.TemporaryDirectory(prefix="orch-reports-") as own_reports:
+        report = run_checks(
+            configured_checks(config, env.python),
+            workspace,
+            Path(own_reports),
+            timeout_s=config.checks.timeout_seconds,
+            max_output_bytes=config.checks.max_output_bytes,
+            extra_env_allow=config.checks.env_allow,
+            on_output=on_output,
+            sandbox=sandbox,
+            running=running,
+            read_only=kept_read_only(workspace),
+            allow_all_skipped=config.checks.allow_all_skipped,
+        )
+    undone = put_back(workspace, declared)
+    if undone and on_notice is not None:
+        on_notice(
+            f"a check wrote {', '.join(undone)}; put back as reviewed: the installer installs "
+            "only what the person accepted"
+        )
+    return report
 
 
 @dataclass(frozen=True)

@@ -22,64 +22,33 @@ reads, never an exception.
 
 from __future__ import annotations
 
-import hashlib
 import importlib.metadata
 import json
 import os
-import re
 import shutil
 import sys
 import threading
-import tomllib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from orch_tui.core.checks.runner import CheckResult, CheckSpec, run_check
-from orch_tui.core.checks.sandbox import NO_SANDBOX
-from orch_tui.core.config.models import Config, is_secret_env_name
+from orch_tui.core.checks.declarations import DeclarationError, declared_requirements
+from orch_tui.core.checks.installer import Installing, failed_install, install
+from orch_tui.core.checks.runner import CheckResult
+from orch_tui.core.config.models import Config
 from orch_tui.core.util.atomic import write_json_atomic, write_text_atomic
 
 PROJECT_VENV = ".venv"
 MARKER = ".orch-deps"
 """In ``.venv``: whether orch-tui created it, and the digest of what was last installed."""
 
-INSTALL_CHECK = "dependencies"
-"""The name of the installation when it fails, as a check in the report."""
-
-INSTALL_OUTPUT = "install-output.txt"
-"""The installer's output, beside the attempt's reports."""
-
-TEST_GROUPS = ("test", "tests", "testing", "dev")
-"""Optional-dependency extras and dependency groups of pyproject.toml installed for the tests."""
-
 SEED = "pytest"
 """Copied from orch-tui's environment into a ``.venv`` it creates, with what it requires."""
 
-_INSTALLER_ENV_PREFIXES = ("PIP_", "UV_")
-_INSTALLER_ENV_NAMES = frozenset(
-    {
-        "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY",
-        "SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "XDG_CACHE_HOME", "XDG_CONFIG_HOME",
-    }
-)  # fmt: skip
 # One preparation at a time: the engine's checks and a trial run of the review screen may
 # both reach for the same .venv.
 _LOCK = threading.Lock()
-
-
-class DeclarationError(Exception):
-    """A file that declares dependencies cannot be read; the message says which and why."""
-
-
-@dataclass(frozen=True)
-class Declared:
-    """What a project declares: the files (for people) and the installer's arguments."""
-
-    files: list[str]
-    args: list[str]
-    digest: str
 
 
 @dataclass(frozen=True)
@@ -130,7 +99,7 @@ def prepare_env(
     except OSError as exc:  # a full disk, a folder it may not write: a failed check, no crash
         where = f"{exc.filename}: " if exc.filename else ""
         problem = f"cannot prepare {workspace / PROJECT_VENV}: {where}{exc.strerror or exc}"
-        return ProjectEnv(sys.executable, _failed([], problem))
+        return ProjectEnv(sys.executable, failed_install([], problem))
 
 
 def _prepare(
@@ -147,7 +116,7 @@ def _prepare(
         if venv_python(workspace) is None or (marker.get("created") and not marker.get("seeded")):
             problem = _make_venv(workspace, marker, say)
             if problem is not None:
-                return ProjectEnv(sys.executable, _failed([], problem))
+                return ProjectEnv(sys.executable, failed_install([], problem))
             marker = read_marker(workspace)
         python = venv_python(workspace)
         assert python is not None
@@ -155,7 +124,7 @@ def _prepare(
         try:
             declared = declared_requirements(workspace)
         except DeclarationError as exc:
-            return ProjectEnv(interpreter, _failed([], str(exc)))
+            return ProjectEnv(interpreter, failed_install([], str(exc)))
         missing_pytest = not _has_distribution(workspace, SEED)
         if marker.get("digest") != declared.digest or missing_pytest:
             what = [f"dependencies from {', '.join(declared.files)}"] if declared.files else []
@@ -163,79 +132,11 @@ def _prepare(
             if what:
                 args = [*declared.args, *([SEED] if missing_pytest else [])]
                 installing = Installing(" and ".join(what), args, report_dir, running)
-                failure = _install(config, workspace, interpreter, installing, say, on_output)
+                failure = install(config, workspace, interpreter, installing, say, on_output)
                 if failure is not None:
                     return ProjectEnv(interpreter, failure)
             _write_marker(workspace, {**marker, "digest": declared.digest})
         return ProjectEnv(interpreter)
-
-
-def declared_requirements(workspace: Path) -> Declared:
-    """The dependencies ``workspace`` declares, as installer arguments, and their digest.
-
-    The installer runs outside the sandbox with the network on, and the model (or a check) can
-    write these files: only plain requirements by name pass (``name[extra] >= 1 ; marker``).
-    Option lines (``-e .``, ``-r``, ``--index-url``) and direct URLs or paths are refused, so
-    nothing but a published wheel can be installed (see :func:`installer_command`).
-    """
-    requirement_files = sorted(
-        path.name for path in workspace.glob("requirements*.txt") if path.is_file()
-    )
-    args: list[str] = []
-    files = list(requirement_files)
-    digest = hashlib.sha256()
-    for name in requirement_files:
-        try:
-            data = (workspace / name).read_bytes()
-        except OSError as exc:
-            raise DeclarationError(f"{name} cannot be read: {exc.strerror or exc}") from None
-        digest.update(name.encode() + b"\0" + data + b"\0")
-        args += [_plain_requirement(line, name) for line in _requirement_lines(data, name)]
-    pyproject = workspace / "pyproject.toml"
-    if pyproject.is_file():
-        try:
-            data = pyproject.read_bytes()
-        except OSError as exc:
-            raise DeclarationError(
-                f"pyproject.toml cannot be read: {exc.strerror or exc}"
-            ) from None
-        digest.update(b"pyproject.toml\0" + data)
-        listed = _pyproject_requirements(data)
-        if listed:
-            files.append("pyproject.toml")
-            args += [_plain_requirement(entry, "pyproject.toml") for entry in listed]
-    return Declared(files, args, digest.hexdigest())
-
-
-def _requirement_lines(data: bytes, name: str) -> list[str]:
-    """The requirement lines of a requirements file: comments and blank lines left out."""
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise DeclarationError(f"{name} is not UTF-8 text") from None
-    lines = (re.sub(r"(^|\s)#.*$", "", line).strip() for line in text.splitlines())
-    return [line for line in lines if line]
-
-
-def _plain_requirement(text: str, where: str) -> str:
-    """``text`` as a requirement by name, or a DeclarationError saying why it is refused."""
-    if text.startswith("-"):
-        raise DeclarationError(
-            f"{where}: {text!r}: options are not installed by orch-tui (the installer runs "
-            "outside the sandbox); list packages by name, with versions"
-        )
-    from packaging.requirements import InvalidRequirement, Requirement  # start-up stays lean
-
-    try:
-        requirement = Requirement(text)
-    except InvalidRequirement as exc:
-        raise DeclarationError(f"{where}: {text!r} is not a requirement: {exc}") from None
-    if requirement.url:
-        raise DeclarationError(
-            f"{where}: {text!r}: a direct URL or path is not installed by orch-tui (the "
-            "installer runs outside the sandbox); name a published package instead"
-        )
-    return str(requirement)
 
 
 def read_marker(workspace: Path) -> dict[str, Any]:
@@ -398,138 +299,3 @@ def _has_distribution(workspace: Path, name: str) -> bool:
 
 def _write_marker(workspace: Path, data: dict[str, Any]) -> None:
     write_json_atomic(workspace / PROJECT_VENV / MARKER, data, durable=False)
-
-
-# -- declared dependencies --------------------------------------------------------------------
-
-
-def _pyproject_requirements(data: bytes) -> list[str]:
-    """``[project]`` dependencies plus the test extras and dependency groups, as listed."""
-    try:
-        document = tomllib.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise DeclarationError(f"pyproject.toml cannot be read: {exc}") from None
-    project = document.get("project")
-    project = project if isinstance(project, dict) else {}
-    found = _strings(project.get("dependencies", []), "project.dependencies")
-    extras = project.get("optional-dependencies")
-    groups = document.get("dependency-groups")
-    for name in TEST_GROUPS:
-        if isinstance(extras, dict) and name in extras:
-            found += _strings(extras[name], f"project.optional-dependencies.{name}")
-        if isinstance(groups, dict) and name in groups:
-            found += _group(groups, name, set())
-    return list(dict.fromkeys(found))
-
-
-def _group(groups: dict[str, Any], name: str, seen: set[str]) -> list[str]:
-    """A PEP 735 dependency group, its ``include-group`` entries expanded."""
-    if name in seen or name not in groups or not isinstance(groups[name], list):
-        raise DeclarationError(f"pyproject.toml: dependency-groups.{name} is not a list")
-    seen.add(name)
-    found: list[str] = []
-    for entry in groups[name]:
-        if isinstance(entry, dict) and isinstance(entry.get("include-group"), str):
-            found += _group(groups, entry["include-group"], seen)
-        else:
-            found += _strings([entry], f"dependency-groups.{name}")
-    return found
-
-
-def _strings(value: Any, key: str) -> list[str]:
-    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-        raise DeclarationError(f"pyproject.toml: {key} must be a list of requirement strings")
-    return list(value)
-
-
-# -- installing -------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Installing:
-    """One installation: ``what`` for people, the installer's ``args``, where its output goes."""
-
-    what: str
-    args: list[str]
-    report_dir: Path
-    running: Path | None
-
-
-def _install(
-    config: Config,
-    workspace: Path,
-    python: str,
-    installing: Installing,
-    say: Callable[[str], None],
-    on_output: Callable[[str], None] | None,
-) -> CheckResult | None:
-    """Run the installer; the failed check when it fails, else None."""
-    installer = installer_command(Path(python))
-    if installer is None:
-        return _failed(
-            installing.args,
-            f"cannot install {installing.what}: orch-tui's environment has no pip (22.3 or "
-            "later) and uv is not on the PATH; install one of them",
-        )
-    say(f"installing {installing.what} into {workspace / PROJECT_VENV} …")
-    result = run_check(
-        CheckSpec(INSTALL_CHECK, [*installer, *installing.args]),
-        workspace,
-        installing.report_dir,
-        timeout_s=config.checks.timeout_seconds,
-        max_output_bytes=config.checks.max_output_bytes,
-        extra_env_allow=installer_env_names(),
-        on_output=on_output,
-        sandbox=NO_SANDBOX,  # it needs the network; it installs only what the files declare
-        running=installing.running,
-    )
-    installing.report_dir.mkdir(parents=True, exist_ok=True)
-    write_text_atomic(installing.report_dir / INSTALL_OUTPUT, result.output, durable=False)
-    if result.passed:
-        return None
-    result.error = result.error or (
-        f"installing {installing.what} failed (exit code {result.exit_code}); "
-        "the installer's output says why"
-    )
-    return result
-
-
-def installer_command(python: Path) -> list[str] | None:
-    """The command that installs into ``python``'s environment: uv, else orch-tui's pip."""
-    uv = shutil.which("uv")
-    if uv is not None:
-        # --no-build: wheels only, so no package's build code runs outside the sandbox;
-        # --no-config: no uv.toml or [tool.uv] of the project's redirects the install.
-        return [uv, "pip", "install", "--no-config", "--no-build", "--python", str(python)]
-    try:
-        version = importlib.metadata.version("pip")
-    except importlib.metadata.PackageNotFoundError:
-        return None
-    found = re.match(r"(\d+)\.(\d+)", version)
-    if found is None or (int(found[1]), int(found[2])) < (22, 3):  # --python came in pip 22.3
-        return None
-    return [
-        sys.executable,
-        "-m",
-        "pip",
-        "--python",
-        str(python),
-        "--disable-pip-version-check",
-        "install",
-        "--only-binary=:all:",  # wheels only: no package's build code runs outside the sandbox
-    ]
-
-
-def installer_env_names() -> list[str]:
-    """The variables of ours the installer gets besides the checks' allowlist: pip's and uv's
-    settings (an index, a proxy, certificates), never one that may hold an API key."""
-    return sorted(
-        name
-        for name in os.environ
-        if (name.startswith(_INSTALLER_ENV_PREFIXES) or name.upper() in _INSTALLER_ENV_NAMES)
-        and not is_secret_env_name(name)
-    )
-
-
-def _failed(command: list[str], error: str) -> CheckResult:
-    return CheckResult(INSTALL_CHECK, command, None, False, 0.0, "", 0, [], error)

@@ -160,6 +160,21 @@ class ChecksConfig(Section):
     """Where checks run: "auto" (bubblewrap when bwrap works here, else unconfined), "bwrap"
     (bubblewrap or refuse to run) or "none"; see the README's Safety section."""
 
+    allow_all_skipped: bool = False
+    """Whether a test run whose every test was skipped passes; by default it fails, since it
+    shows nothing working (a run with no test at all always fails)."""
+
+    tmp_size_mb: int = Field(default=512, ge=1)
+    """Size of the sandbox's private /tmp (a tmpfs, in memory), in MiB; writes beyond it fail."""
+
+    max_processes: int = Field(default=256, ge=8)
+    """Processes and threads a sandboxed check may have at once (RLIMIT_NPROC; not enforced
+    when orch-tui runs as root, where the kernel exempts the sandbox's user from it)."""
+
+    max_memory_mb: int = Field(default=4096, ge=64)
+    """Address space of each sandboxed check process, in MiB (RLIMIT_AS); allocations beyond it
+    fail with MemoryError."""
+
     _program = field_validator("test_command")(_a_program_first)
 
     @field_validator("env_allow")

@@ -21,6 +21,7 @@ from typing import Any
 
 from orch_tui.core.providers.base import AssistantTurn, ModelError, TextSink, TurnRequest
 from orch_tui.core.runlog.layout import CONVERSATION
+from orch_tui.core.util.wording import plural
 
 ROLE_NAMES = ("judge", "verifier")
 RoleTurns = dict[str, dict[int, AssistantTurn]]
@@ -31,6 +32,21 @@ _WORD = re.compile(r"\S+\s*|\s+")
 
 class ScriptError(Exception):
     """A script file that cannot be replayed."""
+
+
+class RecordingExhausted(ModelError):
+    """The replayed run asked for a turn the recording does not hold: it diverged from it.
+
+    A :class:`ModelError` so that a run stops on it as on any model that cannot answer; the
+    message says plainly that the recording ran out, and why that happens.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(
+            message,
+            hint="compare this run's test output with the recording's: a replay reproduces "
+            "only a run whose checks give the same results",
+        )
 
 
 class ScriptedProvider:
@@ -63,16 +79,25 @@ class ScriptedProvider:
         try:
             turn = self.attempts[request.attempt][turn_index]
         except IndexError:
-            raise ModelError(
-                f"the script {self.source} has no turn {turn_index + 1} for attempt "
-                f"{request.attempt} (it records {len(self.attempts)} attempts)",
-                hint="the replay diverged from the recording, or the recording ended",
-            ) from None
+            raise RecordingExhausted(self._diverged(request.attempt, turn_index)) from None
         for block in turn.content:
             if block.get("type") == "text":
                 for piece in _WORD.findall(block["text"]):
                     on_text(piece)
         return turn
+
+    def _diverged(self, attempt: int, turn_index: int) -> str:
+        """Why the recording has no turn for this request, as a sentence for a person."""
+        if attempt < len(self.attempts):
+            recorded = f"it records {plural(len(self.attempts[attempt]), 'turn')} for that attempt"
+        else:
+            recorded = f"it records {plural(len(self.attempts), 'attempt')}"
+        return (
+            "the recording has no more turns: this replay diverged because the script "
+            f"{self.source} has no turn {turn_index + 1} for attempt {attempt} ({recorded}); the "
+            "run took another path than the recorded one, most often because the checks give "
+            "another result here than when it was recorded"
+        )
 
     def _role_turn(self, request: TurnRequest) -> AssistantTurn:
         turn = self.roles.get(request.role, {}).get(request.attempt)

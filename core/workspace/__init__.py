@@ -1,8 +1,10 @@
 """The folder a run works in: path safety, the staging overlay, applying, git, the lock.
 
-- ``boundary``: The workspace boundary: path safety, the staging overlay, and transactional apply.
-- ``git``: The git side of a run in an existing repository (DESIGN section 12), through the ``git`` CLI.
+- ``apply``: Applying an accepted change as one all-or-nothing transaction; reading and copying the tree.
+- ``boundary``: The workspace boundary: path safety.
+- ``git``: The git side of a run in an existing repository (DESIGN section 12), hooks and fsmonitor off.
 - ``lock``: One run per project folder: an OS file lock on ``orch.lock`` (DESIGN section 13).
 - ``run_workspace``: What a run owes the folder it works in (DESIGN section 12).
+- ``staging``: The staging overlay: the model's edits in memory on top of the workspace, never on disk.
 - ``test_guard``: Tests the person already had: protected from the model, and weakening edits marked.
 """

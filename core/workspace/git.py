@@ -5,10 +5,15 @@ A run in a git work tree starts from a clean tree (tracked files) on a new branc
 ``Orch-Run`` and ``Orch-Attempt``. Those trailers make committing idempotent: after a crash the
 engine applies the attempt again and :meth:`Repo.commit_attempt` sees that HEAD already holds it.
 ``.git`` is never written by hand.
+
+Every git command runs with hooks and the file-system monitor off (:data:`SAFE_CONFIG`) and a
+scrubbed environment (:func:`git_env`): a check may have planted ``.git/hooks/post-commit`` or
+``core.fsmonitor`` while it ran, and git runs outside the sandbox, where the API keys are.
 """
 
 from __future__ import annotations
 
+import os
 import subprocess
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -19,6 +24,37 @@ ATTEMPT_TRAILER = "Orch-Attempt"
 RESTORE_TRAILER = "Orch-Restore"
 FALLBACK_IDENTITY = ("-c", "user.name=orch-tui", "-c", "user.email=orch-tui@localhost")
 """Used only when the repository has no committer identity of its own."""
+
+
+SAFE_CONFIG = (
+    "-c", "core.hooksPath=/dev/null",
+    "-c", "core.fsmonitor=false",
+    "-c", "core.sshCommand=false",
+    "-c", "protocol.allow=never",
+)  # fmt: skip
+"""Options before every git command: no hook, no fsmonitor program, no remote of any kind."""
+
+GIT_ENV_ALLOW = frozenset(
+    {
+        "PATH", "HOME", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_MESSAGES", "TZ", "USER",
+        "LOGNAME", "TMPDIR", "XDG_CONFIG_HOME", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL",
+        "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM",
+    }
+)  # fmt: skip
+"""The variables git gets from ours: locale, identity and where its config is; no API key,
+no ``AWS_*`` or ``GITHUB_TOKEN``, no ``GIT_DIR`` or ``GIT_EXEC_PATH`` pointing elsewhere."""
+
+
+def git_env() -> dict[str, str]:
+    """The environment orch-tui's git commands run with (see :data:`GIT_ENV_ALLOW`)."""
+    env = {name: value for name, value in os.environ.items() if name in GIT_ENV_ALLOW}
+    env["GIT_TERMINAL_PROMPT"] = "0"
+    return env
+
+
+def git_command(*args: str) -> list[str]:
+    """``git`` with :data:`SAFE_CONFIG`, then ``args``."""
+    return ["git", *SAFE_CONFIG, *args]
 
 
 class GitError(Exception):
@@ -32,7 +68,13 @@ def run_branch_name(run_id: str) -> str:
 def _git(folder: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
     try:
         done = subprocess.run(
-            ["git", *args], cwd=folder, capture_output=True, text=True, check=False
+            git_command(*args),
+            cwd=folder,
+            env=git_env(),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            check=False,
         )
     except FileNotFoundError:
         raise GitError("the git command is not installed") from None
@@ -75,7 +117,12 @@ class Repo:
     def file_at(self, commit: str, path: str) -> str | None:
         """The text of ``path`` (relative to the folder) in ``commit``; None when it is absent."""
         done = subprocess.run(
-            ["git", "show", f"{commit}:./{path}"], cwd=self.folder, capture_output=True, check=False
+            git_command("show", f"{commit}:./{path}"),
+            cwd=self.folder,
+            env=git_env(),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            check=False,
         )
         return done.stdout.decode("utf-8", errors="replace") if done.returncode == 0 else None
 

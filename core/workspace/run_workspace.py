@@ -20,12 +20,11 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from orch_tui.core.config.paths import ProjectPaths
+from orch_tui.core.runlog.layout import MANIFEST, ORIGINALS
 from orch_tui.core.util.atomic import Commit, json_bytes
 from orch_tui.core.workspace.git import GitError, Repo, is_work_tree, run_branch_name
-from orch_tui.core.config.paths import ProjectPaths
 from orch_tui.core.workspace.test_guard import existing_tests
-
-from orch_tui.core.runlog.layout import MANIFEST, ORIGINALS
 
 
 class WorkspaceError(Exception):

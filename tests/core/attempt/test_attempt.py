@@ -14,7 +14,8 @@ from orch_tui.core.attempt.conversation import (
     with_cache_breakpoints,
 )
 from orch_tui.core.providers.base import AssistantTurn
-from orch_tui.core.workspace.boundary import SafetyViolation, Staging
+from orch_tui.core.workspace.boundary import SafetyViolation
+from orch_tui.core.workspace.staging import Staging
 from tests.support.scripting import CountingProvider, create, turn
 
 

@@ -9,7 +9,8 @@ import pytest
 from orch_tui.core.attempt.editor_tool import EditorTool, ToolOutcome
 from orch_tui.core.domain.tools import EDITOR_TOOL as TOOL_DEFINITION
 from orch_tui.core.domain.tools import EDITOR_TOOL_NAME as TOOL_NAME
-from orch_tui.core.workspace.boundary import SafetyViolation, Staging
+from orch_tui.core.workspace.boundary import SafetyViolation
+from orch_tui.core.workspace.staging import Staging
 
 
 @pytest.fixture
@@ -152,7 +153,7 @@ def test_over_long_names_and_paths_are_editor_errors(
 
 def test_a_name_at_the_limit_applies_to_disk(tool: EditorTool, staging: Staging) -> None:
     from orch_tui.core.attempt.editor_tool import MAX_NAME_BYTES
-    from orch_tui.core.workspace.boundary import apply_change
+    from orch_tui.core.workspace.apply import apply_change
 
     name = "n" * (MAX_NAME_BYTES - 3) + ".py"
     ok(tool.run({"command": "create", "path": name, "file_text": "x\n"}))

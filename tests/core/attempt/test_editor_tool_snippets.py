@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from orch_tui.core.attempt.editor_tool import SNIPPET_CONTEXT_LINES, EditorTool
-from orch_tui.core.workspace.boundary import Staging
+from orch_tui.core.workspace.staging import Staging
 
 REPLACED = "Successfully replaced text at exactly one location.\n"
 

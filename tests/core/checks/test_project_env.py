@@ -20,19 +20,16 @@ from pathlib import Path
 
 import pytest
 
+from orch_tui.core.checks.declarations import DeclarationError, declared_requirements
+from orch_tui.core.checks.installer import INSTALL_CHECK, INSTALL_OUTPUT, installer_command
 from orch_tui.core.checks.sandbox import resolve_sandbox
 from orch_tui.core.checks.trial import run_configured, run_trial
 from orch_tui.core.checks.venv import (
-    INSTALL_CHECK,
-    INSTALL_OUTPUT,
     MARKER,
     PROJECT_VENV,
-    DeclarationError,
     _put,
     check_python,
-    declared_requirements,
     discard_created_venv,
-    installer_command,
     prepare_env,
     read_marker,
 )
@@ -217,16 +214,22 @@ sys.exit(2)
 """
 
 
+def fake_uv(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, source: str) -> Path:
+    """A stand-in ``uv`` running ``source``, first on the PATH."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    uv = bin_dir / "uv"
+    uv.write_text(f"#!{sys.executable}\n{source}")
+    uv.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    return uv
+
+
 def test_uv_installs_when_it_is_on_the_path(
     tmp_path: Path, local_index: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """uv itself may not be here: a stand-in on the PATH that does what uv would, with pip."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    uv = bin_dir / "uv"
-    uv.write_text(f"#!{sys.executable}\n{FAKE_UV}")
-    uv.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    uv = fake_uv(tmp_path, monkeypatch, FAKE_UV)
     workspace = folder_requiring(tmp_path, "greeting==1.0\n")
 
     env = prepare_env(project_config(), workspace, tmp_path / "reports")

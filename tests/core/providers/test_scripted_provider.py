@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from orch_tui.core.providers.base import ModelError, TurnRequest
-from orch_tui.core.providers.scripted import ScriptedProvider, ScriptError
+from orch_tui.core.providers.scripted import RecordingExhausted, ScriptedProvider, ScriptError
 
 
 def request(attempt: int, assistant_turns: int) -> TurnRequest:
@@ -46,6 +46,27 @@ def test_running_past_the_recording_is_a_model_error(tmp_path: Path) -> None:
     provider = ScriptedProvider.from_path(script(tmp_path, {"attempts": [[turn("only")]]}))
     with pytest.raises(ModelError, match="no turn 1 for attempt 2"):
         provider.complete(request(2, 0), lambda text: None)
+
+
+def test_running_past_the_recording_says_plainly_that_the_replay_diverged(
+    tmp_path: Path,
+) -> None:
+    provider = ScriptedProvider.from_path(
+        script(tmp_path, {"attempts": [[turn("a0t0")], [turn("a1t0")]]})
+    )
+    with pytest.raises(RecordingExhausted) as past_the_attempts:
+        provider.complete(request(2, 0), lambda text: None)
+    with pytest.raises(RecordingExhausted) as past_the_turns:
+        provider.complete(request(1, 1), lambda text: None)
+
+    assert str(past_the_attempts.value).startswith(
+        "the recording has no more turns: this replay diverged because"
+    )
+    assert "(it records 2 attempts)" in str(past_the_attempts.value)
+    assert "no turn 2 for attempt 1 (it records 1 turn for that attempt)" in str(
+        past_the_turns.value
+    )
+    assert "the checks give another result" in str(past_the_turns.value)
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from orch_tui.core.util import atomic
 from orch_tui.core.util.atomic import Commit, json_bytes, write_json_atomic
-from orch_tui.core.workspace.boundary import apply_change
+from orch_tui.core.workspace.apply import apply_change
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(),

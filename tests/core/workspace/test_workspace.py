@@ -8,17 +8,9 @@ from pathlib import Path
 import pytest
 
 from orch_tui.core.domain.proposal import ChangeKind
-from orch_tui.core.workspace.boundary import (
-    ProtectedPath,
-    SafetyViolation,
-    Staging,
-    apply_change,
-    copy_tree,
-    is_protected,
-    read_tree,
-    resolve_inside,
-    to_relative,
-)
+from orch_tui.core.workspace.apply import apply_change, copy_tree, read_tree
+from orch_tui.core.workspace.boundary import ProtectedPath, SafetyViolation, is_protected, resolve_inside, to_relative
+from orch_tui.core.workspace.staging import Staging
 
 
 def snapshot(root: Path) -> dict[str, bytes | None]:

@@ -48,7 +48,7 @@ def test_opening_the_history_imports_its_screens(tmp_path: Path) -> None:
         "from orch_tui.tui.app import OrchApp\n"
         f"OrchApp(ProjectPaths.here(Path({str(tmp_path / 'orchestrator.toml')!r})), Config())"
         "._runs_screen()\n"
-        "from orch_tui.core.checks.venv import _plain_requirement\n"
+        "from orch_tui.core.checks.declarations import _plain_requirement\n"
         "_plain_requirement('pytest>=8', 'requirements.txt')\n"
     )
     loaded = _loaded(code, tmp_path)

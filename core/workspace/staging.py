@@ -1,0 +1,140 @@
+"""The staging overlay: the model's edits land in memory on top of the workspace, never on
+disk, until the person's accepted change is applied (``apply``)."""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from collections.abc import Sequence
+from pathlib import Path
+
+from orch_tui.core.domain.proposal import FileChange, Proposal
+from orch_tui.core.workspace.boundary import SKIPPED_DIRS, ProtectedPath, inside, is_protected, key_of, read_text, resolve_real, strip_virtual_root
+
+
+class Staging:
+    """An in-memory overlay on top of the workspace: the model's edits land here, never on disk.
+
+    Overlay keys are the normalised real relative paths from :func:`to_relative`, so two names
+    for one file (``a.py``, ``/workspace/a.py``, a symlink) share one entry.
+    """
+
+    def __init__(self, root: Path, protected: Sequence[str] = ()) -> None:
+        self.root = root
+        self.protected = tuple(protected)
+        self._overlay: dict[str, str] = {}
+        self._base = os.path.realpath(root)
+        """The workspace's real location, resolved once: the run made it and nothing moves it."""
+
+    def _locate(self, rel: str) -> tuple[str, str]:
+        """``rel``'s real location and its overlay key; raises :class:`SafetyViolation`."""
+        real = resolve_real(self._base, rel)
+        return real, key_of(self._base, real)
+
+    def is_protected(self, rel: str) -> bool:
+        """True when either the name given or its real location is protected."""
+        return self._protected(rel, self._locate(rel)[1])
+
+    def _protected(self, rel: str, key: str) -> bool:
+        return is_protected(key, self.protected) or is_protected(
+            strip_virtual_root(rel), self.protected
+        )
+
+    def read(self, rel: str) -> str | None:
+        """The overlay's text, else the disk's; None when absent or a folder.
+
+        Raises ``UnicodeDecodeError`` for a file on disk that is not UTF-8 text.
+        """
+        real, key = self._locate(rel)
+        if key in self._overlay:
+            return self._overlay[key]
+        if not os.path.isfile(real):
+            return None
+        return read_text(Path(real))
+
+    def write(self, rel: str, text: str) -> None:
+        """Stage ``text`` as the file's new content.
+
+        Raises :class:`SafetyViolation`, :class:`ProtectedPath`, ``IsADirectoryError`` when the
+        path is a folder, and ``NotADirectoryError`` when one of its parents is a file.
+        """
+        real, key = self._locate(rel)
+        if self._protected(rel, key):
+            raise ProtectedPath(posixpath.normpath(strip_virtual_root(rel)))
+        if self._is_dir(real, key):
+            raise IsADirectoryError(f"{rel} is a directory")
+        parts = key.split("/")
+        for depth in range(1, len(parts)):
+            parent = "/".join(parts[:depth])
+            if parent in self._overlay or (self.root / parent).is_file():
+                raise NotADirectoryError(f"{parent} is a file, not a directory")
+        self._overlay[key] = text
+
+    def exists(self, rel: str) -> bool:
+        real, key = self._locate(rel)
+        return key in self._overlay or self._is_dir(real, key) or os.path.exists(real)
+
+    def is_dir(self, rel: str) -> bool:
+        """True for folders on disk and for folders that only staged files imply."""
+        return self._is_dir(*self._locate(rel))
+
+    def _is_dir(self, real: str, key: str) -> bool:
+        if key == "" or os.path.isdir(real):
+            return True
+        return any(path.startswith(f"{key}/") for path in self._overlay)
+
+    def listing(self, rel: str = "", depth: int = 2) -> list[str]:
+        """Paths under ``rel`` up to ``depth`` levels down, disk and overlay merged.
+
+        Paths are relative to the workspace, sorted; folders end with ``/``. Skips ``.git``,
+        ``__pycache__`` and the other tool caches.
+        """
+        real, key = self._locate(rel)
+        prefix = f"{key}/" if key else ""
+        entries: set[str] = set()
+        base = Path(real)
+        root_real = self._base
+        if base.is_dir():
+            for folder, dirs, files in os.walk(base):
+                dirs[:] = [name for name in dirs if name not in SKIPPED_DIRS]
+                here = Path(folder).relative_to(base).as_posix()
+                level = 0 if here == "." else here.count("/") + 1
+                inner = "" if here == "." else f"{here}/"
+                if level >= depth:
+                    dirs[:] = []
+                    continue
+                entries.update(
+                    f"{prefix}{inner}{name}/" for name in dirs if inside(root_real, folder, name)
+                )
+                entries.update(
+                    f"{prefix}{inner}{name}" for name in files if inside(root_real, folder, name)
+                )
+        for path in self._overlay:
+            if not path.startswith(prefix):
+                continue
+            parts = path[len(prefix) :].split("/")
+            if any(part in SKIPPED_DIRS for part in parts):
+                continue
+            for level in range(1, min(len(parts), depth) + 1):
+                is_folder = level < len(parts)
+                entries.add(prefix + "/".join(parts[:level]) + ("/" if is_folder else ""))
+        return sorted(entries)
+
+    def changed_paths(self) -> list[str]:
+        """Staged paths whose text differs from the disk's, sorted."""
+        return sorted(key for key, text in self._overlay.items() if text != self._disk_text(key))
+
+    def to_proposal(self, attempt: int) -> Proposal:
+        """The staged edits as a proposal: only files whose text differs from disk."""
+        changes = tuple(
+            FileChange(path=key, old_text=self._disk_text(key), new_text=self._overlay[key])
+            for key in self.changed_paths()
+        )
+        return Proposal(attempt=attempt, changes=changes)
+
+    def _disk_text(self, key: str) -> str | None:
+        """The file's text on disk; undecodable bytes become U+FFFD so a diff can still show."""
+        path = self.root / key
+        if not path.is_file():
+            return None
+        return path.read_bytes().decode("utf-8", errors="replace")
