@@ -30,7 +30,6 @@ ALLOWED: dict[str, int] = {
     "tui/cli/printer.py": 84,  # __call__; its describe call sites change with typed events
     # Still over in tui/ (issue 21, item 1): left for a later change.
     "tui/screens/review/screen.py": 647,
-    "tui/widgets/runs_table.py": 493,
     "tui/widgets/diff/view.py": 337,  # the DiffView class
 }
 """Module (path from the repository root) -> the most lines it, or a class or function in it,

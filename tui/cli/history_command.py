@@ -44,7 +44,7 @@ def history(paths: ProjectPaths, config: Config, export: str | None) -> int:
 def _print_runs(paths: ProjectPaths) -> int:
     """``orch-tui history`` without a terminal: the runs list as tab-separated lines."""
     from orch_tui.core.history.runs import list_runs, mark_resumable
-    from orch_tui.tui.widgets.runs_table import RUN_COLUMNS, cell_texts
+    from orch_tui.tui.widgets.run_columns import RUN_COLUMNS, cell_texts
 
     print("\t".join(column.heading for column in RUN_COLUMNS))
     for run in mark_resumable(list_runs(paths.logs), paths.state):

@@ -14,7 +14,12 @@ from pathlib import Path
 
 import pytest
 
-LEFT_OUT = ("orch_tui.tui.screens.history", "orch_tui.tui.widgets.runs_table", "packaging")
+LEFT_OUT = (
+    "orch_tui.tui.screens.history",
+    "orch_tui.tui.widgets.runs_table",
+    "orch_tui.tui.widgets.run_columns",
+    "packaging",
+)
 
 
 def _loaded(code: str, cwd: Path) -> list[str]:

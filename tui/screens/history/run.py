@@ -38,7 +38,7 @@ from orch_tui.tui.screens.history.attempt import AttemptScreen
 from orch_tui.tui.screens.history.compare import CompareScreen
 from orch_tui.tui.screens.history.themed import OUTCOME_VARIABLES, ThemedScreen, palette
 from orch_tui.tui.widgets.key_footer import KeyFooter
-from orch_tui.tui.widgets.runs_table import local_time
+from orch_tui.tui.widgets.run_columns import local_time
 
 CELL_MARKS = {PASSED: "✓", FAILED: "✗", SKIPPED: "s", ABSENT: "·"}
 _CELL_VARIABLES = {PASSED: "success", FAILED: "error", SKIPPED: "warning", ABSENT: "foreground"}

@@ -39,7 +39,8 @@ from orch_tui.core.util.wording import plural
 from orch_tui.tui.screens.history.run import RunScreen
 from orch_tui.tui.screens.history.themed import ThemedScreen
 from orch_tui.tui.widgets.key_footer import KeyFooter
-from orch_tui.tui.widgets.runs_table import RUN_COLUMNS, RunsTable
+from orch_tui.tui.widgets.run_columns import RUN_COLUMNS
+from orch_tui.tui.widgets.runs_table import RunsTable
 
 # Text columns sort A→Z first; numbers and times sort largest/newest first.
 _ASCENDING_FIRST = {"spec", "state", "stop_reason"}
