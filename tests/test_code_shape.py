@@ -29,7 +29,6 @@ ALLOWED: dict[str, int] = {
     "core/workspace/boundary.py": 442,
     "tui/cli/printer.py": 84,  # __call__; its describe call sites change with typed events
     # Still over in tui/ (issue 21, item 1): left for a later change.
-    "tui/screens/review/screen.py": 647,
     "tui/widgets/diff/view.py": 337,  # the DiffView class
 }
 """Module (path from the repository root) -> the most lines it, or a class or function in it,
