@@ -50,7 +50,7 @@ from orch_tui.tui.screens.review.screen import ReviewScreen
 from orch_tui.tui.widgets.run_header import Clock
 
 if TYPE_CHECKING:  # the history screens are imported when first opened: not on a run's launch
-    from orch_tui.tui.screens.history.screens import ResumeRun, RunsScreen
+    from orch_tui.tui.screens.history.runs_list import ResumeRun, RunsScreen
 
 QUIT_GRACE_S = 2.0
 """How long leaving waits for the engine thread to stop after the review was aborted."""
@@ -265,7 +265,7 @@ class OrchApp(App[int]):
         self.push_screen(self._runs_screen())
 
     def _runs_screen(self) -> RunsScreen:
-        from orch_tui.tui.screens.history.screens import RunsScreen
+        from orch_tui.tui.screens.history.runs_list import RunsScreen
 
         return RunsScreen(self.paths.logs, self.paths.state)
 

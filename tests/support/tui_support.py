@@ -29,8 +29,10 @@ from orch_tui.core.loop.engine import RunOptions
 from orch_tui.core.providers.base import Provider
 from orch_tui.core.providers.scripted import ScriptedProvider
 from orch_tui.tui.app import OrchApp, RunRequest
-from orch_tui.tui.screens.history.screens import RunScreen, RunsScreen
-from orch_tui.tui.screens.review.screen import TRIAL_RUNNING, ReviewScreen
+from orch_tui.tui.screens.history.run import RunScreen
+from orch_tui.tui.screens.history.runs_list import RunsScreen
+from orch_tui.tui.screens.review.screen import ReviewScreen
+from orch_tui.tui.screens.review.trial import TRIAL_RUNNING
 from tests.support.e2e_support import attempt_turns, write_attempts_script, write_tree
 from tests.support.fake_anthropic import Turn
 

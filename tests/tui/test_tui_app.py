@@ -16,7 +16,7 @@ from textual.command import CommandList
 from orch_tui.core.domain.state import RunState
 from orch_tui.core.loop.engine import RunOptions
 from orch_tui.tui.app import SWITCH_INTERVAL_S, OrchApp, ResumeRequest, RunRequest, run_app
-from orch_tui.tui.screens.history.screens import RunsScreen
+from orch_tui.tui.screens.history.runs_list import RunsScreen
 from orch_tui.tui.widgets.diff.view import DiffView
 from orch_tui.tui.widgets.run_header import RunHeader
 from tests.support.tui_support import (

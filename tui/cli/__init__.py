@@ -1,7 +1,12 @@
 """The command line: argument parsing, the commands and the headless printer (no Textual).
 
-- ``commands``: ``orch-tui``: the command line (DESIGN section 6).
+- ``commands``: ``orch-tui``: the command line (DESIGN section 6): ``main`` and the subcommands' dispatch.
 - ``executable``: The ``orch-tui`` executable: the garbage collector waits for start-up to end.
+- ``parse``: Argument parsing: the run's options, each subcommand's, and which subcommand was named.
+- ``run``: Running a spec: the review screen, or ``--auto`` headless with the printer.
+- ``state_commands``: The subcommands about the project and its run: doctor, status, reset, restore.
+- ``history_command``: ``orch-tui history``: the browser, the runs as text, an export, the costs.
+- ``shared``: What the commands share: failing with a message, the project's paths and config, its lock.
 - ``printer``: ``--auto`` output: one line per step, or one JSON event per line with ``--json``.
 - ``verify_command``: ``orch-tui verify [--mutation] [--json]``: the checks again on the finished workspace.
 """

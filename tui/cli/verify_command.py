@@ -28,7 +28,7 @@ from orch_tui.core.checks.verify_run import (
 )
 from orch_tui.core.config.models import Config, ConfigError, load_config
 from orch_tui.core.config.paths import ProjectPaths
-from orch_tui.core.workspace.lock import ProjectLock, ProjectLocked
+from orch_tui.tui.cli.shared import fail, holding_lock
 
 EXIT_OK, EXIT_FAILED, EXIT_INTERRUPTED = 0, 1, 130
 BAR_WIDTH = 30
@@ -49,26 +49,24 @@ def run_verify(options: argparse.Namespace) -> int:
         config = load_config(paths.config)
         changes = run_changes(paths)
     except (ConfigError, NoRun) as exc:
-        return _fail(str(exc))
-    lock = ProjectLock(paths.root)
-    try:
-        lock.acquire()
-    except ProjectLocked as exc:
-        return _fail(str(exc))
-    except OSError as exc:
-        return _fail(f"cannot lock {lock.path}: {exc.strerror or exc}")
-    cancel = threading.Event()
+        return fail(str(exc))
     outcome: dict[str, Any] = {"run_id": changes.run_id}
-    try:
-        return _verify(config, changes.workspace, changes.mutable_lines(), options, outcome, cancel)
-    except KeyboardInterrupt:
-        cancel.set()
-        print("\norch-tui: verify stopped (Ctrl+C)", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    finally:
-        lock.release()
-        if getattr(options, "json", False):
-            print(json.dumps(outcome))
+
+    def verify() -> int:
+        cancel = threading.Event()
+        try:
+            return _verify(
+                config, changes.workspace, changes.mutable_lines(), options, outcome, cancel
+            )
+        except KeyboardInterrupt:
+            cancel.set()
+            print("\norch-tui: verify stopped (Ctrl+C)", file=sys.stderr)
+            return EXIT_INTERRUPTED
+        finally:
+            if getattr(options, "json", False):
+                print(json.dumps(outcome))
+
+    return holding_lock(paths, verify)
 
 
 def _verify(
@@ -144,8 +142,3 @@ def _printer(stream: TextIO) -> Any:
         print(line, file=stream, flush=True)
 
     return say
-
-
-def _fail(message: str) -> int:
-    print(f"orch-tui: {message}", file=sys.stderr)
-    return EXIT_FAILED

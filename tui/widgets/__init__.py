@@ -1,2 +1,12 @@
-"""Widgets of the orch-tui app: the diff view (``diff_view``), its row model (``diff_rows``)
-and the proposal's file list (``file_list``)."""
+"""Widgets of the orch-tui app.
+
+- ``diff/``: The diff view: a pure row model and highlighting beside the widget and its painting.
+- ``file_list``: FileList: the files of a proposal, one line each, with their review progress.
+- ``following_log``: A Log that keeps its last line in view when its size changes.
+- ``key_footer``: Textual's Footer, rebuilt at most once per batch of binding changes.
+- ``run_columns``: The runs list's columns and cells as plain text: what each shows, how wide.
+- ``run_header``: The one-line header: run, state, attempt n/N, tokens, cost, elapsed, sandbox.
+- ``runs_paint``: The painting half of the runs list: its header and rows as Strips, from plain cell texts.
+- ``runs_table``: RunsTable: the runs list of the history browser, fast at thousands of runs.
+- ``timeline``: The attempt timeline: one line per attempt, updated from engine events.
+"""

@@ -277,7 +277,7 @@ def test_reset_without_a_run_leaves_an_existing_folder_alone(
 
 
 def test_paths_workspace_is_relative_to_the_config_file(project: Path, tmp_path: Path) -> None:
-    from orch_tui.tui.cli.commands import _load
+    from orch_tui.tui.cli.shared import load_project as _load
 
     (tmp_path / "mine").mkdir()
     (project / "orchestrator.toml").write_text('[paths]\nworkspace = "../mine"\n')

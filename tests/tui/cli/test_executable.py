@@ -18,6 +18,7 @@ PROBE = """
 import gc, json, sys, threading
 import orch_tui.tui.cli.commands as cli
 import orch_tui.tui.cli.executable as executable
+import orch_tui.tui.cli.run as run_command
 from orch_tui.core.loop.engine import Engine
 from orch_tui.tui.app import OrchApp
 
@@ -37,7 +38,7 @@ def main(argv=None):
     return original_main(argv)
 
 cli.main = main
-cli.has_terminal = lambda: True  # the review screen's path, without a terminal to draw on
+run_command.has_terminal = lambda: True  # the review screen's path, without a terminal to draw on
 Engine.run = lambda self: report("engine")
 OrchApp.run = lambda self, *args, **kwargs: report("app")
 sys.argv = ["orch-tui", *sys.argv[1:]]

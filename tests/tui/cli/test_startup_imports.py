@@ -14,7 +14,12 @@ from pathlib import Path
 
 import pytest
 
-LEFT_OUT = ("orch_tui.tui.screens.history.screens", "orch_tui.tui.widgets.runs_table", "packaging")
+LEFT_OUT = (
+    "orch_tui.tui.screens.history",
+    "orch_tui.tui.widgets.runs_table",
+    "orch_tui.tui.widgets.run_columns",
+    "packaging",
+)
 
 
 def _loaded(code: str, cwd: Path) -> list[str]:
@@ -53,7 +58,7 @@ def test_opening_the_history_imports_its_screens(tmp_path: Path) -> None:
     )
     loaded = _loaded(code, tmp_path)
 
-    assert "orch_tui.tui.screens.history.screens" in loaded
+    assert "orch_tui.tui.screens.history.runs_list" in loaded
     assert "packaging.requirements" in loaded
 
 

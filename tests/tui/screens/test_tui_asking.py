@@ -26,7 +26,7 @@ from tests.support.tui_support import (
     wait_for_review,
     wait_for_screen,
 )
-from tests.tui.screens import test_tui_review
+from tests.tui.screens.review import test_tui_review
 
 pytestmark = pytest.mark.anyio
 

@@ -123,7 +123,7 @@ def test_history_shows_a_planned_runs_attempts_under_their_tasks(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from orch_tui.core.history.detail import load_run
-    from orch_tui.tui.screens.history.screens import task_cells
+    from orch_tui.tui.screens.history.run import task_cells
     from tests.core.loop.test_plan_engine import (
         PLAIN_SPEC,
         TWO_TASKS,

@@ -19,7 +19,8 @@ from textual.widgets import Input
 from bench.synthetic_runs import write_synthetic_runs
 from orch_tui.core.history.scan import RunSummary
 from orch_tui.themes import DEFAULT_THEME, register_themes, theme_variable_defaults
-from orch_tui.tui.screens.history.screens import RunScreen, RunsScreen
+from orch_tui.tui.screens.history.run import RunScreen
+from orch_tui.tui.screens.history.runs_list import RunsScreen
 from orch_tui.tui.widgets.runs_table import RunsTable
 from tests.support.tui_support import wait_for_history
 

@@ -1,4 +1,6 @@
 """The review screen: a proposal's files and hunks under the person's keys.
 
 - ``screen``: The review screen: spec, attempt timeline, proposal diff, model text and test output.
+- ``decisions``: The person's decisions on the proposal under review: the keys, and what they change.
+- ``trial``: The trial run of the proposal under review, and the status line that reports on it.
 """

@@ -1,5 +1,8 @@
-"""The diff view: a pure row model beside the widget that paints it.
+"""The diff view: a pure row model and highlighting beside the widget and its painting.
 
 - ``rows``: The row model of a diff view: which old and new line each screen row shows.
-- ``view``: DiffView: a read-only, VS Code-style diff of one file change.
+- ``highlight``: Syntax spans for the lines of one side of a diff: Pygments, lexed lazily in chunks.
+- ``file_cache``: What the diff view computed for one file, kept while the reviewer moves between files.
+- ``paint``: The painting half of the diff view: its rows as Strips of styled Segments.
+- ``view``: DiffView: a read-only, VS Code-style diff of one file change (Textual's Line API).
 """

@@ -19,20 +19,14 @@ Unchanged regions keep ``context`` lines next to each hunk; the rest becomes one
 from __future__ import annotations
 
 import re
-import time
 from bisect import bisect_right
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from enum import StrEnum
-from fnmatch import fnmatchcase
-from functools import lru_cache
-from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any, overload
 
 if TYPE_CHECKING:
-    from pygments.lexer import Lexer
-
     from orch_tui.core.domain.proposal import FileChange
 
 __all__ = [
@@ -42,7 +36,7 @@ __all__ = [
     "Row",
     "RowKind",
     "build_rows",
-    "LineHighlighter",
+    "lines_near",
     "line_text",
     "word_ranges",
 ]
@@ -284,6 +278,33 @@ def _add_hunk(builder: _RunBuilder, layout: Layout, index: int, hunk: Any) -> No
     )
 
 
+def lines_near(
+    rows: DiffRows, top: int, height: int, hunk: int, *, whole: int
+) -> Iterator[tuple[int, int]]:
+    """(side, line) of the rows where the next keys lead from a view ``height`` rows high at
+    row ``top`` with the cursor on ``hunk``: the screens of the next and the previous hunk,
+    then the rows below the top of the view, then those above it. Rows of at most ``whole``
+    rows are walked whole; longer ones only a few pages around the view."""
+    hunks: list[int] = []
+    for near in (hunk + 1, hunk - 1):
+        if 0 <= near < rows.hunk_count:
+            first = max(0, rows.hunk_rows(near).start - CONTEXT_LINES)
+            hunks.extend(range(first, min(len(rows), first + height)))
+    if len(rows) <= whole:
+        below, above = range(top, len(rows)), range(min(top, len(rows)) - 1, -1, -1)
+    else:
+        below = range(top, min(len(rows), top + 4 * height))
+        above = range(min(top, len(rows)) - 1, max(-1, top - 2 * height - 1), -1)
+    for index in (*hunks, *below, *above):
+        row = rows[index]
+        if row.kind is RowKind.FOLD or row.kind is RowKind.EMPTY:
+            continue
+        if row.old is not None:
+            yield 0, row.old
+        if row.new is not None:
+            yield 1, row.new
+
+
 _LINE_BREAKS = "\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 
 
@@ -336,184 +357,3 @@ def _append_range(ranges: list[tuple[int, int]], start: int, end: int) -> None:
         ranges[-1] = (ranges[-1][0], end)
     else:
         ranges.append((start, end))
-
-
-LineSpans = tuple[tuple[int, int, str], ...]
-StyleOf = Callable[[Any], "str | None"]
-
-
-class LineHighlighter:
-    """Syntax spans (start, end, style) for the lines of one side of a diff, made on demand.
-
-    Pygments needs about a second per 15,000 lines of Python, so lines are lexed in chunks of
-    ``CHUNK`` lines, each the first time one of its lines is shown (a folded view of a big file
-    touches a few lines around each hunk). Each chunk is lexed with the ``WARMUP`` lines before
-    it, so a string or comment opened just above the chunk is still coloured right; one opened
-    earlier than that may be coloured wrongly. A file of at most ``CHUNK`` lines is always right.
-
-    ``style_of`` maps a Pygments token type to a style string (None: unstyled); adjacent
-    tokens of the same style merge, so lines keep few spans.
-    """
-
-    CHUNK = 64
-    WARMUP = 16
-
-    def __init__(self, path: str, lines: Sequence[str], style_of: StyleOf) -> None:
-        self._lexer = _lexer_for(PurePosixPath(path).name)
-        self._lines = lines
-        self._style_of = style_of
-        self._styles: dict[Any, str | None] = {}
-        self._chunks: dict[int, list[LineSpans]] = {}
-        self._pending: dict[int, _ChunkLexing] = {}
-        """Chunks whose lexing was cut short by a deadline, to resume."""
-
-    @property
-    def language(self) -> str | None:
-        return None if self._lexer is None else self._lexer.name
-
-    def lexed(self, index: int) -> bool:
-        """True when ``spans(index)`` is ready without lexing."""
-        outside = self._lexer is None or not 0 <= index < len(self._lines)
-        return outside or index // self.CHUNK in self._chunks
-
-    def spans(self, index: int) -> LineSpans:
-        if self._lexer is None or not 0 <= index < len(self._lines):
-            return ()
-        chunk, offset = divmod(index, self.CHUNK)
-        spans = self._chunks.get(chunk)
-        if spans is None:
-            spans = self._lex_chunk(chunk, None)
-            assert spans is not None
-        return spans[offset]
-
-    def lex_until(self, index: int, deadline: float) -> bool:
-        """Lex towards ``spans(index)`` until ``time.perf_counter()`` passes ``deadline``; True
-        when it is ready. Work left over is resumed by the next call, or by ``spans``."""
-        if self.lexed(index):
-            return True
-        return self._lex_chunk(index // self.CHUNK, deadline) is not None
-
-    def _lex_chunk(self, chunk: int, deadline: float | None) -> list[LineSpans] | None:
-        lexing = self._pending.pop(chunk, None)
-        if lexing is None:
-            assert self._lexer is not None
-            start = chunk * self.CHUNK
-            warmup = min(start, self.WARMUP)
-            lines = self._lines[start - warmup : start + self.CHUNK]
-            lexing = _ChunkLexing(self._lexer, lines, warmup, self._style_for)
-        if not lexing.run(deadline):
-            self._pending[chunk] = lexing
-            return None
-        spans = self._chunks[chunk] = lexing.spans()
-        return spans
-
-    def _style_for(self, token_type: Any) -> str | None:
-        styles = self._styles
-        if token_type in styles:
-            return styles[token_type]
-        style = styles[token_type] = self._style_of(token_type)
-        return style
-
-
-class _ChunkLexing:
-    """The lexing of one chunk, resumable: its tokens are consumed a slice at a time."""
-
-    def __init__(
-        self,
-        lexer: Lexer,
-        lines: Sequence[str],
-        warmup: int,
-        style_for: Callable[[Any], str | None],
-    ) -> None:
-        text = "".join(line_text(line) + "\n" for line in lines)
-        self._tokens = lexer.get_tokens(text)
-        self._count = len(lines)
-        self._warmup = warmup
-        self._style_for = style_for
-        self._result: list[LineSpans] = []
-        self._current: list[tuple[int, int, str]] = []
-        self._column = 0
-
-    def run(self, deadline: float | None) -> bool:
-        """Consume tokens until they end (True) or ``deadline`` passes (False)."""
-        style_for, current, column = self._style_for, self._current, self._column
-        for token_type, value in self._tokens:
-            style = style_for(token_type)
-            for number, piece in enumerate(value.split("\n")):
-                if number:
-                    self._result.append(tuple(current))
-                    current = []
-                    column = 0
-                end = column + len(piece)
-                if style and end > column:
-                    if current and current[-1][1] == column and current[-1][2] == style:
-                        current[-1] = (current[-1][0], end, style)
-                    else:
-                        current.append((column, end, style))
-                column = end
-            if deadline is not None and time.perf_counter() > deadline:
-                self._current, self._column = current, column
-                return False
-        self._current, self._column = current, column
-        return True
-
-    def spans(self) -> list[LineSpans]:
-        """The chunk's spans, once :meth:`run` returned True (the warm-up lines left out)."""
-        result = list(self._result)
-        if self._current:
-            result.append(tuple(self._current))
-        result.extend(() for _ in range(self._count - len(result)))
-        return result[: self._count][self._warmup :]
-
-
-_EXTRA_LEXERS = {".tcss": "scss"}
-_GLOB_CHARACTERS = re.compile(r"[*?\[\]]")
-
-
-@lru_cache(maxsize=64)
-def _lexer_for(filename: str) -> Lexer | None:
-    """The Pygments lexer for a file name, or None."""
-    from pygments.lexers import get_lexer_by_name
-    from pygments.lexers.special import TextLexer
-
-    options = {"stripnl": False, "stripall": False, "ensurenl": True}
-    alias = _EXTRA_LEXERS.get(PurePosixPath(filename).suffix)
-    if alias is not None:
-        return get_lexer_by_name(alias, **options)
-    found = lexer_class_for_filename(filename)
-    if found is None or found is TextLexer:
-        return None
-    return found(**options)
-
-
-def lexer_class_for_filename(filename: str) -> type[Lexer] | None:
-    """The lexer class Pygments' ``find_lexer_class_for_filename`` picks for ``filename``.
-
-    The same patterns and the same choice among several matches (priority, a bonus for a
-    pattern without ``*``, then the class name), but a pattern is matched only when the name
-    ends with the pattern's literal tail: Pygments compiles every one of its ~900 patterns
-    into a regex on the first lookup, about 70 ms on the review screen's first diff.
-    """
-    from pygments.lexers import find_lexer_class, get_all_lexers
-
-    matches: list[tuple[str, str]] = []
-    for name, _aliases, patterns, _mimetypes in get_all_lexers(plugins=True):
-        for pattern in patterns:
-            if filename.endswith(_literal_tail(pattern)) and fnmatchcase(filename, pattern):
-                matches.append((name, pattern))
-    best: tuple[float, str] | None = None
-    chosen: type[Lexer] | None = None
-    for name, pattern in matches:
-        cls = find_lexer_class(name)
-        if cls is None:
-            continue
-        rating = (cls.priority + (0 if "*" in pattern else 0.5), cls.__name__)
-        if best is None or rating >= best:
-            best, chosen = rating, cls
-    return chosen
-
-
-@lru_cache(maxsize=4096)
-def _literal_tail(pattern: str) -> str:
-    """What every name ``pattern`` matches ends with: the text after its last glob character."""
-    return _GLOB_CHARACTERS.split(pattern)[-1]

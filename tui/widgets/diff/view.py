@@ -1,13 +1,7 @@
-"""DiffView: a read-only, VS Code-style diff of one file change.
+"""DiffView: a read-only, VS Code-style diff of one file change (Textual's Line API).
 
-Rendered with Textual's Line API: ``render_line`` builds only the rows on screen, from the row
-model in :mod:`tui.widgets.diff_rows`, and keeps the Strips in an LRU cache. Syntax spans
-(Pygments, coloured through Textual's highlight theme, i.e. the app theme's variables) and
-word-level change ranges are computed the first time a line is shown, so a 20,000-line file
-opens and scrolls like a short one.
-
-Every colour comes from a component class whose CSS reads a ``$diff-*`` theme variable
-(see :mod:`themes`); nothing is hard-coded here.
+The widget: what is shown (file, decisions, folds, layout), the cursor hunk and keys, the
+scrollable size, and lexing ahead of the view. Rows come from :mod:`rows`, drawn by :mod:`paint`.
 """
 
 from __future__ import annotations
@@ -15,36 +9,29 @@ from __future__ import annotations
 import itertools
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from rich.segment import Segment
 from rich.style import Style as RichStyle
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.cache import LRUCache
 from textual.geometry import Size
-from textual.highlight import HighlightTheme
-from textual.reactive import reactive
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.style import Style
 from textual.timer import Timer
 
-from orch_tui.core.domain.proposal import ChangeKind, HunkDecision
-from orch_tui.core.util.terminal_text import CONTROL_CODES
-from orch_tui.core.workspace.test_guard import weakening_hunks
+from orch_tui.core.domain.proposal import HunkDecision
+from orch_tui.tui.widgets.diff.file_cache import FileCache, cached_file
+from orch_tui.tui.widgets.diff.highlight import LineHighlighter
+from orch_tui.tui.widgets.diff.paint import MARK_WIDTH, DiffPaint, decision_at
 from orch_tui.tui.widgets.diff.rows import (
     CONTEXT_LINES,
     DiffRows,
     Layout,
-    LineHighlighter,
     Ranges,
-    Row,
     RowKind,
     build_rows,
-    line_text,
-    word_ranges,
+    lines_near,
 )
 
 if TYPE_CHECKING:
@@ -52,35 +39,8 @@ if TYPE_CHECKING:
 
 __all__ = ["DiffView"]
 
-MARKS: dict[HunkDecision, str] = {
-    HunkDecision.ACCEPTED: "✓",
-    HunkDecision.REJECTED: "✗",
-    HunkDecision.UNDECIDED: "●",
-}
-"""Gutter symbol on the first row of a hunk; its other rows show ``HUNK_BAR``."""
-HUNK_BAR = "▎"
-WEAKENING_MARK = "!"
-"""Beside the gutter symbol of a test-file hunk that deletes an assert or a test function."""
-_MARK_CLASSES = {
-    HunkDecision.ACCEPTED: "diff-view--gutter-accepted",
-    HunkDecision.REJECTED: "diff-view--gutter-rejected",
-    HunkDecision.UNDECIDED: "diff-view--gutter-undecided",
-}
-_MARK_WIDTH = 2
-_DIVIDER = "│"
-_FILLER = "╱"
-_TAB = "    "
-_NO_NEWLINE = "  ⊘ no newline at end of file"
-# Control characters would drive the terminal; show them as replacement characters instead.
-_CONTROL = {code: "\ufffd" for code in CONTROL_CODES if code != 0x09}
-
 _EMPTY_ROWS = DiffRows(Layout.SPLIT, [], [])
 
-_ADDED = "diff-view--added"
-_REMOVED = "diff-view--removed"
-
-FILES_KEPT = 8
-"""Files whose highlighting and styled lines stay cached, so going back to one redoes nothing."""
 PRELEX_DELAY_S = 0.05
 """After a change of view, how long the widget waits before lexing the lines around it."""
 PRELEX_SLICE_S = 0.004
@@ -92,37 +52,7 @@ PRELEX_ALL_ROWS = 2000
 a longer one only a few pages around what is shown."""
 
 
-@dataclass(eq=False)
-class _FileCache:
-    """What the widget computed for one file: kept while the reviewer moves between files."""
-
-    change: FileChange
-    highlighters: tuple[LineHighlighter, LineHighlighter]
-    weakening: set[int]
-    number_width: int
-    longest_line: int
-    words: LRUCache[tuple[int, int], tuple[Ranges, Ranges]] = field(
-        default_factory=lambda: LRUCache(4096)
-    )
-    texts: LRUCache[tuple[Any, ...], Strip] = field(default_factory=lambda: LRUCache(4096))
-    """Each line's styled text, uncropped: a horizontal scroll only crops it again."""
-
-    @classmethod
-    def of(cls, change: FileChange) -> _FileCache:
-        lines = (*change.old_lines, *change.new_lines)
-        return cls(
-            change,
-            (
-                LineHighlighter(change.path, change.old_lines, _token_style),
-                LineHighlighter(change.path, change.new_lines, _token_style),
-            ),
-            weakening_hunks(change),
-            len(str(max(len(change.old_lines), len(change.new_lines), 1))),
-            max((len(line) + 3 * line.count("\t") for line in lines), default=0),
-        )
-
-
-class DiffView(ScrollView, can_focus=True):
+class DiffView(DiffPaint, can_focus=True):
     """A side-by-side (``split``) or ``unified`` diff of one FileChange."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
@@ -180,12 +110,6 @@ class DiffView(ScrollView, can_focus=True):
         Binding("b", "page_up", "Page up", show=False, id="diff.page_up"),
     ]
 
-    diff_layout: reactive[str] = reactive(Layout.SPLIT.value, init=False)
-    """``"split"`` (side by side) or ``"unified"``."""
-    cursor_hunk: reactive[int] = reactive(0, always_update=True, init=False, repaint=False)
-    """The hunk under the cursor; setting it scrolls that hunk into view. It repaints only the
-    rows of the hunks it leaves and enters (and what a scroll brings), not the whole view."""
-
     def __init__(
         self,
         *,
@@ -207,8 +131,7 @@ class DiffView(ScrollView, can_focus=True):
         self._line_cache: LRUCache[tuple[Any, ...], Strip] = LRUCache(1024)
         self._word_cache: LRUCache[tuple[int, int], tuple[Ranges, Ranges]] = LRUCache(1)
         self._text_cache: LRUCache[tuple[Any, ...], Strip] = LRUCache(1)
-        self._files: dict[int, _FileCache] = {}
-        """Caches of the files shown last, by ``id`` of their FileChange, least recent first."""
+        self._files: dict[int, FileCache] = {}
         self._prelex_timer: Timer | None = None
         self._prelex_walk: Iterator[tuple[int, int]] | None = None
         """The (side, line) pairs near the view still to lex, as far as background lexing got."""
@@ -244,7 +167,7 @@ class DiffView(ScrollView, can_focus=True):
             self._number_width = 1
             self._longest_line = 0
         else:
-            cache = self._file_cache(change)
+            cache = cached_file(self._files, change)
             self._weakening = cache.weakening
             self._highlighters = cache.highlighters
             self._number_width = cache.number_width
@@ -255,23 +178,13 @@ class DiffView(ScrollView, can_focus=True):
         self.set_reactive(DiffView.cursor_hunk, 0)
         self.scroll_to(0, 0, animate=False)
 
-    def _file_cache(self, change: FileChange) -> _FileCache:
-        """The caches of ``change``, made the first time it is shown (the most recent last)."""
-        cache = self._files.pop(id(change), None)
-        if cache is None or cache.change is not change:
-            cache = _FileCache.of(change)
-        self._files[id(change)] = cache
-        while len(self._files) > FILES_KEPT:
-            del self._files[next(iter(self._files))]
-        return cache
-
     def set_decisions(self, decisions: Sequence[HunkDecision]) -> None:
         """Update the gutter marks only: re-render the rows of the hunks whose mark changed."""
         before = self._decisions
         self._decisions = [HunkDecision(d) for d in decisions]
         count = max(len(before), len(self._decisions))
         self._refresh_hunks(
-            *(hunk for hunk in range(count) if self.decision(hunk) != _at(before, hunk))
+            *(hunk for hunk in range(count) if self.decision(hunk) != decision_at(before, hunk))
         )
 
     def _refresh_hunks(self, *hunks: int) -> None:
@@ -295,9 +208,6 @@ class DiffView(ScrollView, can_focus=True):
         if fold in self._rows.folds:
             self._expanded.add(fold)
             self._relayout(keep_top=True)
-
-    def decision(self, hunk: int) -> HunkDecision:
-        return _at(self._decisions, hunk)
 
     # -------------------------------------------------------------- reactives
 
@@ -366,14 +276,6 @@ class DiffView(ScrollView, can_focus=True):
 
     # ---------------------------------------------------------------- layout
 
-    @property
-    def shown_layout(self) -> str:
-        """The layout drawn: an added or deleted file has one side only, so it takes the whole
-        width (unified) even in split view instead of leaving half the pane hatched."""
-        if self._change is not None and self._change.kind in (ChangeKind.ADDED, ChangeKind.DELETED):
-            return Layout.UNIFIED.value
-        return self.diff_layout
-
     def _relayout(self, *, keep_top: bool) -> None:
         """Rebuild the rows; with ``keep_top`` the line at the top of the view stays there."""
         anchor = self._top_anchor() if keep_top else None
@@ -410,8 +312,8 @@ class DiffView(ScrollView, can_focus=True):
         """Columns available for line text on one side."""
         gutter = self._number_width + 3
         if self.shown_layout == Layout.SPLIT:
-            return (width - _MARK_WIDTH - 1) // 2 - gutter
-        return width - _MARK_WIDTH - (self._number_width + 1) - gutter
+            return (width - MARK_WIDTH - 1) // 2 - gutter
+        return width - MARK_WIDTH - (self._number_width + 1) - gutter
 
     def _update_virtual_size(self) -> None:
         """Size the content without a layout pass: the view's own size never depends on it.
@@ -483,287 +385,7 @@ class DiffView(ScrollView, can_focus=True):
         self._prelex_stopped_at = []
 
     def _lines_near_view(self) -> Iterator[tuple[int, int]]:
-        """(side, line) of the rows where the next keys lead: the screens of the next and the
-        previous hunk, then the rows below the top of the view, then those above it."""
-        rows = self._rows
-        top = round(self.scroll_y)
+        """(side, line) of the rows where the next keys lead (see :func:`rows.lines_near`)."""
         height = max(1, self.scrollable_content_region.height)
-        hunks: list[int] = []
-        for hunk in (self.cursor_hunk + 1, self.cursor_hunk - 1):
-            if 0 <= hunk < rows.hunk_count:
-                first = max(0, rows.hunk_rows(hunk).start - CONTEXT_LINES)
-                hunks.extend(range(first, min(len(rows), first + height)))
-        if len(rows) <= PRELEX_ALL_ROWS:
-            below, above = range(top, len(rows)), range(min(top, len(rows)) - 1, -1, -1)
-        else:
-            below = range(top, min(len(rows), top + 4 * height))
-            above = range(min(top, len(rows)) - 1, max(-1, top - 2 * height - 1), -1)
-        for index in (*hunks, *below, *above):
-            row = rows[index]
-            if row.kind is RowKind.FOLD or row.kind is RowKind.EMPTY:
-                continue
-            if row.old is not None:
-                yield 0, row.old
-            if row.new is not None:
-                yield 1, row.new
-
-    def notify_style_update(self) -> None:
-        """The theme or CSS changed: every cached style and Strip is stale."""
-        super().notify_style_update()
-        self._style_cache.clear()
-        self._text_cache.clear()
-        for cache in self._files.values():
-            cache.texts.clear()
-        self._syntax_styles.clear()
-        self._line_cache.clear()
-
-    # ---------------------------------------------------------------- styles
-
-    def _rich(self, classes: tuple[str, ...], syntax: str | None = None) -> RichStyle:
-        """The Rich style of text on a line with ``classes`` (the first gives the full style
-        with the background beneath it, the others are laid over it) and a syntax style."""
-        key = (classes, syntax)
-        style = self._style_cache.get(key)
-        if style is None:
-            visual = self.get_visual_style(*classes[:1])
-            for name in classes[1:]:
-                visual += self._overlay(name)
-            if syntax:
-                visual += self._syntax_style(syntax)
-            style = self._style_cache[key] = visual.rich_style
-        return style
-
-    def _overlay(self, name: str) -> Style:
-        """Only what a component class sets itself (its colours may be translucent)."""
-        styles = self.get_component_styles(name)
-        text = styles.text_style
-        return Style(
-            styles.background if styles.has_rule("background") else None,
-            styles.color if styles.has_rule("color") else None,
-            bold=text.bold,
-            italic=text.italic,
-            underline=text.underline,
-        )
-
-    def _syntax_style(self, syntax: str) -> Style:
-        style = self._syntax_styles.get(syntax)
-        if style is None:
-            try:
-                style = self.app.stylesheet.parse_style(syntax)
-            except Exception:  # a highlight style the current theme cannot express
-                style = Style()
-            self._syntax_styles[syntax] = style
-        return style
-
-    # -------------------------------------------------------------- rendering
-
-    def render_line(self, y: int) -> Strip:
-        scroll_x, scroll_y = self.scroll_offset
-        index = scroll_y + y
-        width = self.scrollable_content_region.width
-        key = (index, width, self.shown_layout, scroll_x)
-        strip = self._line_cache.get(key)
-        if strip is None:
-            strip = self._render_row(index, width, scroll_x)
-            self._line_cache[key] = strip
-        return strip
-
-    def _render_row(self, index: int, width: int, scroll_x: int) -> Strip:
-        base = self._rich(())
-        if not 0 <= index < len(self._rows):
-            if index == 0:
-                message = "No file selected" if self._change is None else "No changes"
-                segments = [Segment(" " * _MARK_WIDTH + message, self._rich(("diff-view--fold",)))]
-                return Strip(segments).crop_extend(0, width, base)
-            return Strip.blank(width, base)
-        row = self._rows[index]
-        segments = self._mark(row, index)
-        if row.kind is RowKind.FOLD or row.kind is RowKind.EMPTY:
-            segments.append(self._note(row))
-            fill = self._rich(("diff-view--fold",)) if row.kind is RowKind.FOLD else base
-            return Strip(segments).crop_extend(0, width, fill)
-        if self.shown_layout == Layout.SPLIT:
-            segments.extend(self._split(row, width, scroll_x))
-        else:
-            segments.extend(self._unified(row, width, scroll_x))
-        return Strip(segments).crop_extend(0, width, base)
-
-    def _mark(self, row: Row, index: int) -> list[Segment]:
-        if row.hunk is None:
-            return [Segment(" " * _MARK_WIDTH, self._rich(()))]
-        decision = self.decision(row.hunk)
-        first = self._rows.hunk_rows(row.hunk).start
-        symbol = MARKS[decision] if index == first else HUNK_BAR
-        classes: tuple[str, ...] = (_MARK_CLASSES[decision],)
-        if row.hunk == self.cursor_hunk:
-            classes += ("diff-view--cursor",)
-        if index == first and row.hunk in self._weakening:
-            warning = (*classes[1:], "diff-view--gutter-rejected")
-            return [
-                Segment(symbol, self._rich(classes)),
-                Segment(WEAKENING_MARK, self._rich(warning)),
-            ]
-        return [Segment(symbol + " ", self._rich(classes))]
-
-    def _note(self, row: Row) -> Segment:
-        indent = " " * (self._number_width + 1)
-        if row.kind is RowKind.FOLD:
-            noun = "line" if row.hidden == 1 else "lines"
-            text = f"{indent}⋯ {row.hidden} unchanged {noun}"
-            return Segment(text, self._rich(("diff-view--fold",)))
-        return Segment(f"{indent}(empty file)", self._rich(("diff-view--line-number",)))
-
-    def _number(self, value: int | None, line_class: str | None, cursor: bool) -> Segment:
-        classes = (*_classes(line_class), "diff-view--line-number")
-        if cursor:
-            classes += ("diff-view--cursor",)
-        text = " " * self._number_width if value is None else f"{value + 1:>{self._number_width}}"
-        return Segment(text, self._rich(classes))
-
-    def _sign(self, line_class: str | None) -> Segment:
-        if line_class == _ADDED:
-            return Segment("+", self._rich((_ADDED, "diff-view--added-sign")))
-        if line_class == _REMOVED:
-            return Segment("-", self._rich((_REMOVED, "diff-view--removed-sign")))
-        return Segment(" ", self._rich(()))
-
-    def _split(self, row: Row, width: int, scroll_x: int) -> list[Segment]:
-        left_width = (width - _MARK_WIDTH - 1) // 2
-        right_width = width - _MARK_WIDTH - 1 - left_width
-        cursor = row.hunk is not None and row.hunk == self.cursor_hunk
-        changed = row.kind is RowKind.CHANGED
-        words = self._words(row.old, row.new) if changed else ((), ())
-        old_class = None if row.kind is RowKind.CONTEXT else _REMOVED
-        new_class = None if row.kind is RowKind.CONTEXT else _ADDED
-        segments = self._side(0, row.old, old_class, words[0], left_width, scroll_x, cursor)
-        segments.append(Segment(_DIVIDER, self._rich(("diff-view--line-number",))))
-        segments.extend(self._side(1, row.new, new_class, words[1], right_width, scroll_x, cursor))
-        return segments
-
-    def _side(
-        self,
-        side: int,
-        line: int | None,
-        line_class: str | None,
-        words: Ranges,
-        width: int,
-        scroll_x: int,
-        cursor: bool,
-    ) -> list[Segment]:
-        """One half of a split row: number, sign and text, or the filler hatch."""
-        if line is None:
-            return [Segment(_FILLER * max(0, width), self._rich(("diff-view--filler",)))]
-        gutter = [
-            self._number(line, line_class, cursor),
-            Segment(" ", self._rich(_classes(line_class))),
-            self._sign(line_class),
-            Segment(" ", self._rich(_classes(line_class))),
-        ]
-        text_width = max(0, width - self._number_width - 3)
-        return [*gutter, *self._text(side, line, line_class, words, text_width, scroll_x)]
-
-    def _unified(self, row: Row, width: int, scroll_x: int) -> list[Segment]:
-        cursor = row.hunk is not None and row.hunk == self.cursor_hunk
-        line_class = {RowKind.REMOVED: _REMOVED, RowKind.ADDED: _ADDED}.get(row.kind)
-        words: Ranges = ()
-        if row.kind is RowKind.REMOVED and row.pair is not None and row.old is not None:
-            words = self._words(row.old, row.pair)[0]
-        elif row.kind is RowKind.ADDED and row.pair is not None and row.new is not None:
-            words = self._words(row.pair, row.new)[1]
-        side, line = (0, row.old) if row.kind is RowKind.REMOVED else (1, row.new)
-        assert line is not None
-        space = Segment(" ", self._rich(_classes(line_class)))
-        segments = [
-            self._number(row.old, line_class, cursor),
-            space,
-            self._number(row.new, line_class, cursor),
-            space,
-            self._sign(line_class),
-            space,
-        ]
-        text_width = max(0, width - _MARK_WIDTH - 2 * self._number_width - 4)
-        segments.extend(self._text(side, line, line_class, words, text_width, scroll_x))
-        return segments
-
-    def _words(self, old: int | None, new: int | None) -> tuple[Ranges, Ranges]:
-        if old is None or new is None or self._change is None:
-            return (), ()
-        key = (old, new)
-        ranges = self._word_cache.get(key)
-        if ranges is None:
-            ranges = word_ranges(
-                line_text(self._change.old_lines[old]), line_text(self._change.new_lines[new])
-            )
-            self._word_cache[key] = ranges
-        return ranges
-
-    def _text(
-        self,
-        side: int,
-        index: int,
-        line_class: str | None,
-        words: Ranges,
-        width: int,
-        scroll_x: int,
-    ) -> list[Segment]:
-        """A line's text with syntax and changed-word styles, scrolled and cut to ``width``."""
-        key = (side, index, line_class, words)
-        strip = self._text_cache.get(key)
-        if strip is None:
-            strip = self._text_cache[key] = self._styled_text(side, index, line_class, words)
-        fill = self._rich(_classes(line_class))
-        return list(strip.crop_extend(scroll_x, scroll_x + width, fill))
-
-    def _styled_text(self, side: int, index: int, line_class: str | None, words: Ranges) -> Strip:
-        """A whole line's text with its syntax and changed-word styles."""
-        assert self._change is not None and self._highlighters is not None
-        lines = self._change.old_lines if side == 0 else self._change.new_lines
-        raw = lines[index]
-        text = line_text(raw)
-        spans = self._highlighters[side].spans(index)
-        line_classes = _classes(line_class)
-        word_classes = (*line_classes, f"{line_class}-word") if line_class else line_classes
-        breaks = sorted({0, len(text), *(p for s in spans for p in s[:2]), *_flat(words)})
-        segments: list[Segment] = []
-        span_at = word_at = 0
-        for start, end in zip(breaks, breaks[1:], strict=False):
-            while span_at < len(spans) and spans[span_at][1] <= start:
-                span_at += 1
-            while word_at < len(words) and words[word_at][1] <= start:
-                word_at += 1
-            syntax = None
-            if span_at < len(spans) and spans[span_at][0] <= start:
-                syntax = spans[span_at][2]
-            in_word = word_at < len(words) and words[word_at][0] <= start
-            piece = text[start:end].translate(_CONTROL).replace("\t", _TAB)
-            segments.append(
-                Segment(piece, self._rich(word_classes if in_word else line_classes, syntax))
-            )
-        if line_class and index == len(lines) - 1 and raw == text:
-            segments.append(
-                Segment(_NO_NEWLINE, self._rich((*line_classes, "diff-view--line-number")))
-            )
-        return Strip(segments)
-
-
-def _at(decisions: Sequence[HunkDecision], hunk: int) -> HunkDecision:
-    return decisions[hunk] if 0 <= hunk < len(decisions) else HunkDecision.UNDECIDED
-
-
-def _classes(line_class: str | None) -> tuple[str, ...]:
-    return (line_class,) if line_class else ()
-
-
-def _flat(ranges: Ranges) -> list[int]:
-    return [point for pair in ranges for point in pair]
-
-
-def _token_style(token_type: Any) -> str | None:
-    """The style Textual's highlight theme gives a Pygments token (walking up its parents)."""
-    styles = HighlightTheme.STYLES
-    while token_type is not None:
-        style = styles.get(token_type)
-        if style is not None:
-            return style or None
-        token_type = token_type.parent
-    return None
+        top, hunk = round(self.scroll_y), self.cursor_hunk
+        return lines_near(self._rows, top, height, hunk, whole=PRELEX_ALL_ROWS)

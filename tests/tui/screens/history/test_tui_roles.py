@@ -7,13 +7,15 @@ from pathlib import Path
 import pytest
 from textual.widgets import DataTable
 
-from orch_tui.tui.screens.history.screens import AttemptScreen, RunScreen, RunsScreen
+from orch_tui.tui.screens.history.attempt import AttemptScreen
+from orch_tui.tui.screens.history.run import RunScreen
+from orch_tui.tui.screens.history.runs_list import RunsScreen
 from orch_tui.tui.widgets.runs_table import RunsTable
 from tests.core.loop import test_engine
 from tests.core.loop.test_engine import BAD, TEST, fast_config, make_engine, state_of
 from tests.support.scripting import CountingProvider, attempt, create, judge_retry, replace, verdict
 from tests.support.tui_support import wait_for_history, wait_for_screen
-from tests.tui.screens.test_history_screens import SIZE, HistoryHost
+from tests.tui.screens.history.test_history_screens import SIZE, HistoryHost
 
 pytestmark = pytest.mark.anyio
 project = test_engine.project

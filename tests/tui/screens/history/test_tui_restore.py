@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 from orch_tui.core.loop.engine import EXIT_SUCCESS
-from orch_tui.tui.screens.history.screens import AttemptScreen
+from orch_tui.tui.screens.history.attempt import AttemptScreen
 from tests.core.loop.test_engine import BAD, GOOD
 from tests.core.workspace.test_existing_project import bad_then_good, commits, git, make_engine
-from tests.tui.screens.test_history_screens import SIZE, HistoryHost, _open_run
+from tests.tui.screens.history.test_history_screens import SIZE, HistoryHost, _open_run
 
 pytestmark = pytest.mark.anyio
 

@@ -22,7 +22,7 @@ from orch_tui.core.domain import events as ev
 from orch_tui.core.providers.base import AssistantTurn, ModelError, TextSink, TurnRequest
 from orch_tui.tui.messages import EngineEvent
 from orch_tui.tui.screens.dialogs import EditScreen, FeedbackScreen, HelpScreen, StoppedScreen
-from orch_tui.tui.screens.history.screens import RunsScreen
+from orch_tui.tui.screens.history.runs_list import RunsScreen
 from orch_tui.tui.screens.review.screen import ReviewScreen
 from orch_tui.tui.widgets.diff.view import DiffView
 from tests.support.e2e_support import attempt_turns

@@ -14,6 +14,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -25,14 +26,12 @@ from orch_tui.core.history import index as history_index
 from orch_tui.core.history.scan import RunSummary
 from orch_tui.core.runlog import layout as runlog
 from orch_tui.themes import DEFAULT_THEME, register_themes, theme_variable_defaults
-from orch_tui.tui.screens.history import screens as history_screens
-from orch_tui.tui.screens.history.screens import (
-    AttemptScreen,
-    CompareScreen,
-    ResumeRun,
-    RunScreen,
-    RunsScreen,
-)
+from orch_tui.tui.screens.history import run as run_screen
+from orch_tui.tui.screens.history import runs_list
+from orch_tui.tui.screens.history.attempt import AttemptScreen
+from orch_tui.tui.screens.history.compare import CompareScreen
+from orch_tui.tui.screens.history.run import RunScreen
+from orch_tui.tui.screens.history.runs_list import ResumeRun, RunsScreen
 from orch_tui.tui.widgets.diff.view import DiffView
 from orch_tui.tui.widgets.runs_table import RunsTable
 from tests.core.history.test_history import DemoProject
@@ -180,23 +179,23 @@ def _synthetic_runs(tmp_path: Path, count: int) -> tuple[HistoryHost, list[str]]
     return HistoryHost(tmp_path / "logs", tmp_path / "state.json"), ids
 
 
-def _held(monkeypatch: pytest.MonkeyPatch, name: str) -> threading.Event:
-    """Make the screens' ``name`` (a reader of the logs) wait for the returned event."""
+def _held(monkeypatch: pytest.MonkeyPatch, screen: ModuleType, name: str) -> threading.Event:
+    """Make the ``screen`` module's ``name`` (a reader of the logs) wait for the returned event."""
     release = threading.Event()
-    real = getattr(history_screens, name)
+    real = getattr(screen, name)
 
     def held(*args: object, **kwargs: object) -> object:
         assert release.wait(30)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(history_screens, name, held)
+    monkeypatch.setattr(screen, name, held)
     return release
 
 
 async def test_the_list_reads_the_runs_off_the_ui_thread(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    release = _held(monkeypatch, "recorded_then_checked")
+    release = _held(monkeypatch, runs_list, "recorded_then_checked")
     app, _ids = _synthetic_runs(tmp_path, 25)
     async with app.run_test(size=SIZE) as pilot:
         screen = await wait_for_screen(pilot, app, RunsScreen, "the runs list")
@@ -250,13 +249,13 @@ async def test_a_check_that_finds_the_record_reuses_the_list_made_from_it(
     app, _ids = _synthetic_runs(tmp_path, 25)
     history_index.build_index(tmp_path / "logs")
     marked: list[int] = []
-    mark = history_screens.mark_resumable
+    mark = runs_list.mark_resumable
 
     def counted(runs: list[RunSummary], state: Path) -> list[RunSummary]:
         marked.append(len(runs))
         return mark(runs, state)
 
-    monkeypatch.setattr(history_screens, "mark_resumable", counted)
+    monkeypatch.setattr(runs_list, "mark_resumable", counted)
     async with app.run_test(size=SIZE) as pilot:
         screen = await wait_for_history(pilot, app, RunsScreen, "the runs list")
         assert len(screen.shown) == 25
@@ -362,10 +361,12 @@ async def test_closing_while_the_worker_waits_for_the_list_to_be_drawn_checks_no
     app, _ids = _synthetic_runs(tmp_path, 25)
     history_index.build_index(tmp_path / "logs")
     monkeypatch.setattr(RunsScreen, "CHECK_WAIT_MAX_S", 2.0)
-    release = _held(monkeypatch, "mark_resumable")  # the record is posted after the app closed
+    release = _held(
+        monkeypatch, runs_list, "mark_resumable"
+    )  # the record is posted after the app closed
     resumed: list[bool] = []
     finished = threading.Event()
-    read = history_screens.recorded_then_checked
+    read = runs_list.recorded_then_checked
 
     def watched(*args: Any, **kwargs: Any) -> Iterator[Any]:
         try:
@@ -376,7 +377,7 @@ async def test_closing_while_the_worker_waits_for_the_list_to_be_drawn_checks_no
         finally:
             finished.set()
 
-    monkeypatch.setattr(history_screens, "recorded_then_checked", watched)
+    monkeypatch.setattr(runs_list, "recorded_then_checked", watched)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for_screen(pilot, app, RunsScreen, "the runs list")
     release.set()
@@ -387,7 +388,7 @@ async def test_closing_while_the_worker_waits_for_the_list_to_be_drawn_checks_no
 async def test_a_run_says_loading_until_its_worker_has_read_it(
     project: DemoProject, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    release = _held(monkeypatch, "load_run")
+    release = _held(monkeypatch, run_screen, "load_run")
     app = HistoryHost(project.logs, project.state)
     async with app.run_test(size=SIZE) as pilot:
         await _runs_loaded(pilot, app)

@@ -1,0 +1,179 @@
+"""Argument parsing: the run's options, each subcommand's, and which subcommand was named.
+
+No Textual and no engine run here: ``--help`` and ``--version`` answer at once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn
+
+from orch_tui.core.loop.engine import EXIT_FAILED
+
+SUBCOMMANDS = ("status", "reset", "restore", "history", "init", "doctor", "batch", "verify")
+
+EPILOG = """\
+other commands:
+  orch-tui status [--json]          where the current run stands
+  orch-tui reset [--yes]            clear state.json and undo the run in its workspace
+                                    (workspace/ is emptied; an existing project is restored)
+  orch-tui restore K                put the workspace back to attempt K's result (a new step)
+  orch-tui history [--export ID]    browse past runs, or print one as Markdown
+  orch-tui history --costs          tokens and dollars per day and per model
+  orch-tui init                     write a commented default orchestrator.toml
+  orch-tui doctor                   check key, API, model, check commands and folder
+  orch-tui verify [--mutation]      the checks again on a fresh copy of the finished workspace;
+                                    --mutation also mutation-tests the lines the run changed
+  orch-tui batch SPEC|DIR... [--jobs N] [--engine local|ray] [--max-cost-usd X] [--json]
+                                    many specs at once, each in batches/<id>/<name>/
+  orch-tui batch --compare A B      two batches side by side
+
+exit codes: 0 success · 1 failed (retries or budget spent, model error, no progress,
+bad input) · 2 safety violation · 3 corrupt or unreadable state · 4 needs help (answer
+with --guidance TEXT) · 130 interrupted (state kept: the same command resumes)
+"""
+
+
+class _Parser(argparse.ArgumentParser):
+    """Usage errors exit 1: exit 2 means a safety violation here."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_FAILED, f"orch-tui: error: {message}\n")
+
+
+def run_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="orch-tui",
+        description="Turn a written spec into a working, tested project with Claude; "
+        "review every hunk before it lands.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("spec", type=Path, help="the spec (Markdown) to build")
+    parser.add_argument("--version", action="version", version=f"orch-tui {_version()}")
+    parser.add_argument("--auto", action="store_true", help="headless: accept every proposal")
+    parser.add_argument("--json", action="store_true", help="with --auto: one JSON event per line")
+    parser.add_argument(
+        "--plan", action="store_true", help="plan tasks first, then build them one by one"
+    )
+    parser.add_argument("--max-retries", type=int, metavar="N", help="patch attempts (1..50)")
+    parser.add_argument(
+        "--max-cost-usd", type=_dollars, metavar="X", help="stop when the run costs X"
+    )
+    parser.add_argument("--model", metavar="M", help="model id sent to the provider")
+    parser.add_argument(
+        "--provider",
+        choices=("anthropic", "openai", "claude-code", "scripted"),
+        help="where turns come from",
+    )
+    parser.add_argument(
+        "--script", type=Path, metavar="FILE", help="recorded turns or logs/<run_id>"
+    )
+    parser.add_argument("--config", type=Path, metavar="FILE", help="orchestrator.toml to use")
+    parser.add_argument(
+        "--fresh", action="store_true", help="start a new run even if one can resume"
+    )
+    _add_workspace_option(parser)
+    parser.add_argument(
+        "--allow-dirty",
+        action="store_true",
+        help="start in a git repository with uncommitted changes to tracked files",
+    )
+    parser.add_argument(
+        "--continue",
+        dest="continue_run",
+        action="store_true",
+        help="reopen a FAILED or NEEDS_HELP run with a fresh retry budget",
+    )
+    parser.add_argument(
+        "--guidance",
+        metavar="TEXT",
+        help="answer the run's question (or an option's number); implies --continue",
+    )
+    parser.add_argument(
+        "--no-notify", action="store_true", help="no bell, desktop notification or notify command"
+    )
+    return parser
+
+
+def _dollars(text: str) -> float:
+    """A budget: a finite amount of dollars, 0 or more (nan or inf would switch it off)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of dollars: {text!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"must be a finite amount of 0 or more, not {text!r}")
+    return value
+
+
+def _add_workspace_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--workspace",
+        type=Path,
+        metavar="PATH",
+        help="work in this existing folder or git repository instead of workspace/",
+    )
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("orch-tui")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
+
+
+def sub_parser(command: str) -> argparse.ArgumentParser:
+    parser = _Parser(prog=f"orch-tui {command}")
+    parser.add_argument("--config", type=Path, metavar="FILE", help="orchestrator.toml to use")
+    if command == "reset":
+        parser.add_argument("--yes", action="store_true", help="do not ask before removing")
+        _add_workspace_option(parser)
+    if command == "restore":
+        parser.add_argument("attempt", type=int, metavar="K", help="the attempt to go back to")
+    if command == "status":
+        parser.add_argument("--json", action="store_true", help="print state.json's fields as JSON")
+    if command == "verify":
+        from orch_tui.tui.cli.verify_command import add_verify_arguments
+
+        add_verify_arguments(parser)
+    if command == "history":
+        parser.add_argument("--export", metavar="RUN_ID", help="print the run as a Markdown report")
+        parser.add_argument(
+            "--costs", action="store_true", help="tokens and dollars per day and per model"
+        )
+    return parser
+
+
+VALUE_OPTIONS = frozenset(
+    ("--max-retries", "--max-cost-usd", "--model", "--provider", "--script", "--config", "--export")
+)
+"""Options of ``run_parser`` and ``sub_parser`` that take the next word as their value."""
+
+
+def split_command(args: Sequence[str]) -> tuple[str | None, list[str]]:
+    """The subcommand named anywhere among ``args`` (options may come first), and the rest.
+
+    The first word that is not an option or an option's value is either a subcommand or the
+    spec: ``orch-tui --config f status`` is ``status`` with ``--config f``.
+    """
+    expects_value = False
+    for index, word in enumerate(args):
+        if expects_value:
+            expects_value = False
+        elif word == "--":
+            break
+        elif word.startswith("-"):
+            expects_value = word in VALUE_OPTIONS
+        else:
+            if word in SUBCOMMANDS:
+                return word, [*args[:index], *args[index + 1 :]]
+            break
+    return None, list(args)

@@ -1,0 +1,228 @@
+"""Running a spec: the review screen, or ``--auto`` headless with the printer.
+
+Imports stay light at module level: ``--auto`` never loads Textual, and the Anthropic SDK is
+imported only when a request is made.
+"""
+
+from __future__ import annotations
+
+import argparse
+import errno
+import signal
+import sys
+from pathlib import Path
+
+from orch_tui.core.checks import leftovers
+from orch_tui.core.checks.sandbox import SandboxError, resolve_sandbox
+from orch_tui.core.config.dotenv import provider_env
+from orch_tui.core.config.models import Config, ConfigError, NotifyConfig, clamp_retries
+from orch_tui.core.config.paths import ProjectPaths
+from orch_tui.core.doctor import local_findings, refusal
+from orch_tui.core.domain.cost import price_for
+from orch_tui.core.domain.events import EventBus
+from orch_tui.core.domain.spec import Spec, SpecError, read_spec
+from orch_tui.core.domain.state import StateError, StateStore
+from orch_tui.core.loop.engine import (
+    EXIT_INTERRUPTED,
+    EXIT_NEEDS_HELP,
+    EXIT_STATE,
+    Engine,
+    ReopenRefused,
+    RunOptions,
+)
+from orch_tui.core.loop.notify import subscribe_notifier
+from orch_tui.core.providers.base import ModelError, Provider
+from orch_tui.core.providers.factory import choose_provider
+from orch_tui.core.providers.scripted import ScriptError
+from orch_tui.core.workspace.run_workspace import WorkspaceError
+from orch_tui.tui.cli.executable import start_collecting
+from orch_tui.tui.cli.shared import fail, holding_lock, load_project, question_lines
+
+
+def _sigterm_as_interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def has_terminal() -> bool:
+    """Both ends of a person's terminal: keys come in on stdin, the screen goes to stdout."""
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+NO_TERMINAL = "the review screen needs a terminal (stdin and stdout); use --auto to run without one"
+
+
+def run_spec(args: argparse.Namespace) -> int:
+    if args.json and not args.auto:
+        return fail("--json only works with --auto (the review screen prints no events)")
+    if not args.auto and not has_terminal():
+        return fail(NO_TERMINAL)
+    try:
+        paths, config = load_project(args.config, args.workspace)
+        spec = _read_spec(args.spec)
+    except (ConfigError, SpecError) as exc:
+        return fail(str(exc))
+    try:
+        resolve_sandbox(config.checks.sandbox)  # "bwrap" without bubblewrap stops here
+    except SandboxError as exc:
+        return fail(f"{exc} ({paths.config})")
+    return holding_lock(paths, lambda: _run_locked(args, paths, config, spec))
+
+
+def _read_spec(path: Path) -> Spec:
+    try:
+        return read_spec(path)
+    except OSError as exc:  # it exists but cannot be read: permissions, an I/O error
+        raise SpecError(f"cannot read the spec {path}: {exc.strerror or exc}") from None
+
+
+def _run_locked(args: argparse.Namespace, paths: ProjectPaths, config: Config, spec: Spec) -> int:
+    # Under the lock, so no live run's checks: what a killed run left (checks, trial copies).
+    leftovers.clear(paths.root, paths.workspace)
+    if args.model:
+        config.model.name = args.model
+    if args.provider:
+        config.model.provider = args.provider
+    if args.script and not args.provider:
+        config.model.provider = "scripted"
+    if args.no_notify:
+        config.notify = NotifyConfig(bell=False, desktop=False, command=[])
+    retries, warning = clamp_retries(
+        args.max_retries if args.max_retries is not None else config.loop.max_retries
+    )
+    budget = args.max_cost_usd if args.max_cost_usd is not None else config.loop.max_cost_usd
+    not_ready = refusal(local_findings(paths, config))
+    if not_ready:
+        return fail(not_ready)
+    model = config.model.name
+    if budget is not None and price_for(config.prices, model) is None:
+        return fail(
+            f"no price known for model {model}, so a cost budget cannot be kept: add "
+            f'[prices."{model}"] to orchestrator.toml, or run without a budget'
+        )
+    try:
+        choice = choose_provider(
+            config, spec, args.script, provider_env(paths.root), paths.workspace
+        )
+    except (ModelError, ScriptError, ConfigError) as exc:
+        return fail(str(exc))
+    options = RunOptions(
+        max_retries=retries,
+        max_cost_usd=budget,
+        fresh=args.fresh,
+        max_retries_given=args.max_retries is not None,
+        allow_dirty=args.allow_dirty,
+        notices=tuple(message for message in (choice.notice, warning) if message),
+        plan=args.plan or config.loop.plan,
+        continue_run=args.continue_run or args.guidance is not None,
+        guidance=args.guidance,
+    )
+    if not args.auto:
+        from orch_tui.tui.app import run_app  # Textual is imported only here
+
+        return run_app(paths, config, spec, choice.provider, options)
+    code = _run_headless(paths, config, spec, choice.provider, options, as_json=args.json)
+    if code == EXIT_NEEDS_HELP and not args.json:
+        _print_question(paths, args.spec)
+    return code
+
+
+def _print_question(paths: ProjectPaths, spec: Path) -> None:
+    """The question a NEEDS_HELP run waits on, and the command that answers it."""
+    from orch_tui.tui.cli.printer import QuietOutput
+
+    state = StateStore(paths.state).load()
+    if state is not None and state.question:
+        lines = "\n          ".join(question_lines(state.question, str(spec)))
+        QuietOutput(sys.stdout).write(f"\nquestion  {lines}\n")
+
+
+def _run_headless(
+    paths: ProjectPaths,
+    config: Config,
+    spec: Spec,
+    provider: Provider,
+    options: RunOptions,
+    *,
+    as_json: bool,
+) -> int:
+    from orch_tui.core.loop.review import AcceptAllReviewer
+    from orch_tui.tui.cli.printer import JsonPrinter, LinePrinter
+
+    bus = EventBus()
+    bus.subscribe(JsonPrinter(sys.stdout) if as_json else LinePrinter(sys.stdout))
+    subscribe_notifier(bus, config.notify, interactive=False)
+    engine = Engine(
+        paths=paths,
+        config=config,
+        spec=spec,
+        provider=provider,
+        reviewer=AcceptAllReviewer(),
+        bus=bus,
+        options=options,
+    )
+    signal.signal(signal.SIGTERM, _sigterm_as_interrupt)
+    signal.signal(signal.SIGHUP, _sigterm_as_interrupt)  # the terminal closed: stop the same way
+    start_collecting()
+    try:
+        return engine.run()
+    except StateError as exc:
+        return fail(str(exc), EXIT_STATE)
+    except (WorkspaceError, ReopenRefused) as exc:
+        return fail(str(exc))
+    except KeyboardInterrupt:
+        return fail(
+            f"interrupted{_where(engine)}: state saved; run the same command to resume",
+            EXIT_INTERRUPTED,
+        )
+    except OSError as exc:  # a full disk, a read-only folder, a file where a folder should be
+        return fail(
+            f"stopped{_where(engine)}: {_os_problem(exc)}. {_os_advice(exc)}; "
+            f"{_what_resumes(engine)}"
+        )
+    except Exception as exc:  # noqa: BLE001 - a person gets a sentence; the traceback goes to the log
+        details = _save_crash(engine)
+        return fail(
+            f"stopped on an unexpected error{_where(engine)}: {type(exc).__name__}: {exc}. "
+            f"{details}; {_what_resumes(engine)}"
+        )
+
+
+def _where(engine: Engine) -> str:
+    state = getattr(engine, "state", None)
+    return f" at {state.state} (attempt {state.attempt})" if state else ""
+
+
+def _os_problem(exc: OSError) -> str:
+    """``path: No space left on device``: the file and what the system said about it."""
+    reason = exc.strerror or str(exc)
+    path = exc.filename2 or exc.filename  # a rename names its target second
+    return f"{path}: {reason}" if path else reason
+
+
+def _os_advice(exc: OSError) -> str:
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return "Free some space"
+    return "Fix that path (a writable folder where a folder is expected)"
+
+
+def _what_resumes(engine: Engine) -> str:
+    """What running the same command again does, as far as state.json tells it."""
+    if engine.store.path.is_file():
+        return (
+            f"{engine.store.path.name} holds the last step saved: the same command resumes there."
+        )
+    return f"nothing was saved ({engine.store.path.name} was not written): the same command starts again."
+
+
+def _save_crash(engine: Engine) -> str:
+    """Write the traceback to ``crash.txt``; says where it went, or why it could not be written."""
+    import traceback
+
+    folder = engine.log.dir if hasattr(engine, "log") else engine.paths.logs
+    path = folder / "crash.txt"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        path.write_text(traceback.format_exc(), encoding="utf-8")
+    except OSError as exc:
+        return f"The details could not be written either ({_os_problem(exc)})"
+    return f"Details in {path}"

@@ -1,0 +1,56 @@
+"""What the commands share: failing with a message, the project's paths and config, its lock."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from orch_tui.core.config.models import Config, ConfigError, load_config
+from orch_tui.core.config.paths import ProjectPaths
+from orch_tui.core.loop.engine import EXIT_FAILED
+from orch_tui.core.util.terminal_text import escape_controls
+from orch_tui.core.workspace.lock import ProjectLock, ProjectLocked
+
+
+def fail(message: str, code: int = EXIT_FAILED) -> int:
+    print(f"orch-tui: {message}", file=sys.stderr)
+    return code
+
+
+def load_project(
+    config_path: Path | None, workspace: Path | None = None
+) -> tuple[ProjectPaths, Config]:
+    """Paths and config; ``--workspace`` (relative to the current folder) beats ``paths.workspace``."""
+    paths = ProjectPaths.locate(config_path)
+    if config_path is not None and not config_path.is_file():
+        raise ConfigError(f"{config_path}: no such file")
+    config = load_config(paths.config)
+    chosen = workspace.resolve() if workspace is not None else config.paths.workspace
+    return paths.with_workspace(chosen), config
+
+
+def holding_lock(paths: ProjectPaths, work: Callable[[], int]) -> int:
+    """Do ``work`` holding the project's lock: a run, ``reset`` and ``restore`` all write the
+    workspace and the state, so only one of them at a time (``status``, ``history`` only read)."""
+    lock = ProjectLock(paths.root)
+    try:
+        lock.acquire()
+    except ProjectLocked as exc:
+        return fail(str(exc))
+    except OSError as exc:
+        return fail(f"cannot lock {lock.path}: {exc.strerror or exc}")
+    try:
+        return work()
+    finally:
+        lock.release()
+
+
+def question_lines(question: dict[str, Any], spec: str) -> list[str]:
+    from orch_tui.core.domain.asking import Question
+
+    return [
+        *map(escape_controls, Question.from_json(question).lines()),
+        f'answer with: orch-tui {spec} --auto --guidance "TEXT" (or an option\'s number)',
+    ]

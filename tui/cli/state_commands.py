@@ -1,0 +1,156 @@
+"""The subcommands about the project and its run: ``doctor``, ``status``, ``reset``, ``restore``."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from orch_tui.core.checks.sandbox import SandboxError, resolve_sandbox
+from orch_tui.core.config.dotenv import provider_env
+from orch_tui.core.config.models import Config, ConfigError
+from orch_tui.core.config.paths import ProjectPaths
+from orch_tui.core.doctor import local_findings
+from orch_tui.core.domain.describe import describe_role_decision
+from orch_tui.core.domain.state import StateError, StateStore
+from orch_tui.core.loop.engine import EXIT_FAILED, EXIT_STATE, EXIT_SUCCESS
+from orch_tui.core.loop.reset import reset_workspace
+from orch_tui.core.util.terminal_text import escape_controls
+from orch_tui.core.util.wording import plural
+from orch_tui.tui.cli.shared import fail, question_lines
+
+
+def doctor(paths: ProjectPaths, config: Config) -> int:
+    from orch_tui.core.doctor import model_findings, sandbox_finding
+
+    try:
+        env = provider_env(paths.root)
+    except ConfigError as exc:
+        return fail(str(exc))
+    findings = [
+        *local_findings(paths, config),
+        sandbox_finding(config),
+        *model_findings(config, env),
+    ]
+    for finding in findings:
+        print(finding.line())
+    return EXIT_SUCCESS if all(finding.ok for finding in findings) else EXIT_FAILED
+
+
+def status(paths: ProjectPaths, config: Config, *, as_json: bool) -> int:
+    try:
+        state = StateStore(paths.state).load()
+    except StateError as exc:
+        return fail(str(exc), EXIT_STATE)
+    if state is None:
+        print(json.dumps(None) if as_json else "no run yet (state.json not found)")
+        return EXIT_SUCCESS
+    if as_json:
+        print(json.dumps(state.to_json(), indent=2))
+        return EXIT_SUCCESS
+    last = state.last_test or {}
+    _say(f"run       {state.run_id}")
+    _say(f"spec      {state.spec_path}")
+    _say(f"state     {state.state} (attempt {state.attempt}/{state.max_retries})")
+    record = state.workspace or {}
+    if not record.get("default", True):
+        git = record.get("git") or {}
+        _say(f"workspace {record['path']}" + (f" (branch {git['branch']})" if git else ""))
+    if state.plan:
+        from orch_tui.core.loop.plan_runner import status_lines
+
+        _say("plan")
+        for line in status_lines(state.plan):
+            _say(f"  {line}")
+    if last:
+        _say(f"tests     {last.get('summary', '')}")
+    if state.stop_reason:
+        _say(f"stopped   {state.stop_reason}")
+    if state.last_error:
+        _say(f"error     {state.last_error}")
+    if state.question:
+        print("question  " + "\n          ".join(question_lines(state.question, state.spec_path)))
+    for role, decided in (state.roles or {}).items():
+        _say(f"{role:<9} attempt {decided.get('attempt')}: {describe_role_decision(decided)}")
+    _say(f"tokens    {state.usage.total:,}  cost ${state.cost_usd:.4f}")
+    try:
+        _say(f"sandbox   {resolve_sandbox(config.checks.sandbox).describe()}")
+    except SandboxError as exc:
+        _say(f"sandbox   none: {exc}")
+    _say(f"updated   {state.updated_at}")
+    return EXIT_SUCCESS
+
+
+def _say(line: str) -> None:
+    """Print one line of ``status``: its values can come from the model (a stop reason, an
+    error's text, a test summary), so control characters are spelt out."""
+    print(escape_controls(line))
+
+
+def reset(paths: ProjectPaths, *, yes: bool) -> int:
+    """Clear state.json and undo the run in its workspace, in this folder only.
+
+    Never deletes what the run did not create; asks first (or needs ``--yes``) wherever files
+    would be removed or overwritten.
+    """
+    if not paths.state.is_file():
+        print(f"no run to reset in {paths.root} (no state.json); nothing removed")
+        return EXIT_SUCCESS
+    store = StateStore(paths.state)
+    try:
+        state = store.load()
+    except StateError:
+        state = None  # a corrupt state.json is what reset is for
+    record = state.workspace if state is not None else None
+    if record is None and not paths.is_default_workspace:
+        print(f"no run recorded for {paths.workspace}: left it as it is")
+        return EXIT_SUCCESS
+    listing = ""
+    if record is None or record.get("default", True):
+        entries = workspace_entries(paths.workspace)
+        listing = "".join(f"\n  {paths.workspace.name}/{entry.name}" for entry in entries)
+        plan: str | None = f"reset removes {paths.state}" + (
+            f" and {plural(len(entries), 'entry', 'entries')} of {paths.workspace}:{listing}"
+            if entries
+            else ""
+        )
+    elif not record.get("git"):
+        plan = (
+            f"reset removes {paths.state}, restores the files the run changed in "
+            f"{record['path']} and removes the ones it created"
+        )
+    else:
+        plan = None  # git: back to the starting branch; the run's branch and every file stay
+    if plan and not yes:
+        if not sys.stdin.isatty():
+            return fail(f"{plan}\nnot a terminal: run `orch-tui reset --yes` to confirm")
+        print(plan)
+        print("remove them? [y/N] ", end="", flush=True)  # input() would prompt on stderr
+        if sys.stdin.readline().strip().lower() not in ("y", "yes"):
+            print("nothing removed")
+            return EXIT_SUCCESS
+    log_dir = paths.logs / state.run_id if state is not None else None
+    did = reset_workspace(paths, record, log_dir)
+    store.clear()
+    print(f"removed {paths.state}; {did}{listing}\nlogs/ kept")
+    return EXIT_SUCCESS
+
+
+def restore(paths: ProjectPaths, attempt: int) -> int:
+    from orch_tui.core.loop.restore import RestoreError, restore_current_run
+
+    try:
+        said = restore_current_run(paths, attempt)
+    except StateError as exc:
+        return fail(str(exc), EXIT_STATE)
+    except RestoreError as exc:
+        return fail(str(exc))
+    print(said)
+    return EXIT_SUCCESS
+
+
+def workspace_entries(workspace: Path) -> list[Path]:
+    """What reset would remove from ``workspace`` (its ``.gitkeep`` stays)."""
+    if not workspace.is_dir():
+        return []
+    return sorted(child for child in workspace.iterdir() if child.name != ".gitkeep")

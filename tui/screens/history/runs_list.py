@@ -1,0 +1,329 @@
+"""The runs list: every past run, newest first; sort, filter as you type, open, resume.
+
+``RunsScreen`` is the entry point of the history browser (``orch-tui history`` and ``h``);
+escape dismisses it. ``r`` on an unfinished run whose spec still matches posts
+:class:`ResumeRun` for the app to handle. The runs are read in a thread worker that posts what
+it read back to the screen, which says "loading…" until then: the screen is on view at once,
+however many runs there are.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Sequence
+from functools import partial
+from pathlib import Path
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.timer import Timer
+from textual.widgets import Input, Static
+from textual.worker import get_current_worker
+
+from orch_tui.core.history.index import RunIndex, recorded_then_checked
+from orch_tui.core.history.resume import mark_resumable, resume_blocker
+from orch_tui.core.history.scan import RunSummary
+from orch_tui.core.history.search import RunSearch, sort_runs
+from orch_tui.core.util.terminal_text import escape_controls
+from orch_tui.core.util.wording import plural
+from orch_tui.tui.screens.history.run import RunScreen
+from orch_tui.tui.screens.history.themed import ThemedScreen
+from orch_tui.tui.widgets.key_footer import KeyFooter
+from orch_tui.tui.widgets.run_columns import RUN_COLUMNS
+from orch_tui.tui.widgets.runs_table import RunsTable
+
+# Text columns sort A→Z first; numbers and times sort largest/newest first.
+_ASCENDING_FIRST = {"spec", "state", "stop_reason"}
+
+
+class ResumeRun(Message):
+    """The person asked to resume ``run_id`` (an unfinished run whose spec still matches)."""
+
+    def __init__(self, run_id: str, spec_path: str) -> None:
+        super().__init__()
+        self.run_id = run_id
+        self.spec_path = spec_path
+
+
+class RunsScreen(ThemedScreen):
+    """Every past run, newest first: sort by column, filter as you type, open, resume.
+
+    The rows are drawn by :class:`RunsTable`, which renders only what is on screen.
+    """
+
+    FIRST_FOCUS = "#runs"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "open", "Open", id="history.open"),
+        Binding("slash", "filter", "Filter", id="history.filter"),
+        Binding("r", "resume", "Resume", id="history.resume"),
+        Binding("escape", "back", "Back", id="history.back"),
+        Binding("down", "focus_table", "Runs", show=False, id="history.focus_table"),
+        *(
+            Binding(
+                str(number),
+                f"sort('{column.key}')",
+                "Sort 1–8" if number == 1 else f"Sort by {column.heading}",
+                show=number == 1,
+                id=f"history.sort_{column.key}",
+            )
+            for number, column in enumerate(RUN_COLUMNS, start=1)
+        ),
+    ]
+
+    class Loaded(Message):
+        """The worker read the runs: ``index`` to filter with, ``runs`` newest first, and
+        ``search`` over them in the ``order`` (column, descending) asked for when it began.
+        First, where there is an index file, the runs it recorded, then the runs as every
+        folder says."""
+
+        def __init__(
+            self,
+            index: RunIndex,
+            runs: list[RunSummary],
+            search: RunSearch,
+            order: tuple[str, bool],
+        ) -> None:
+            super().__init__()
+            self.index = index
+            self.runs = runs
+            self.search = search
+            self.order = order
+
+    QUIET_S: ClassVar[float] = 0.25
+    """The folder check starts once the recorded list is drawn and the filter has had no key
+    for this long: a person typing as the list appears gets the interpreter to themselves."""
+    CHECK_WAIT_MAX_S: ClassVar[float] = 5.0
+    """The longest the folder check waits for that (a busy UI, a long burst of typing)."""
+    CHECK_PAUSE_S: ClassVar[float] = 0.001
+    """The folder check's sleep every few hundred runs: keys pressed while it runs get the
+    interpreter."""
+
+    def __init__(self, logs: Path, state_path: Path) -> None:
+        super().__init__()
+        self.logs = logs
+        self.state_path = state_path
+        self._list_drawn = threading.Event()
+        """Set once the index file's record of the runs is on screen: the worker then lays out
+        what filters search, before the first key needs it."""
+        self._may_check = threading.Event()
+        """Set once the recorded list is on screen and the filter has been quiet for
+        :attr:`QUIET_S`: the check of every folder (about 50 ms of CPU at 10,000 runs) waits
+        for it instead of taking turns with the UI thread at drawing the list or a filter."""
+        self._quiet: Timer | None = None
+        self.index: RunIndex | None = None
+        """What filters search; None until the worker has read the runs (and not checked
+        while it shows the index file's record of them)."""
+        self.runs: list[RunSummary] = []
+        self.search: RunSearch | None = None
+        """Every run in the sort order: a filter keeps a part of it, so it sorts nothing."""
+        self.shown: Sequence[RunSummary] = ()
+        self.sort_column = "started"
+        self.descending = True
+        self.error: str | None = None
+
+    @property
+    def loaded(self) -> bool:
+        """Every run folder checked: the list and what filters search are final."""
+        return self.index is not None and self.index.checked
+
+    def load(self) -> None:
+        self._list_drawn.clear()
+        self._may_check.clear()
+        self._read_runs()
+
+    @work(thread=True, exclusive=True, exit_on_error=False)
+    def _read_runs(self) -> None:
+        """Read, sort and lay out the runs for searching, all off the UI thread: the index
+        file's record of them first, to show at once, then every folder checked, once that
+        record is drawn and the filter quiet."""
+        order = (self.sort_column, self.descending)
+        read: list[RunSummary] | None = None
+        runs: list[RunSummary] = []
+        search: RunSearch | None = None
+        for index in recorded_then_checked(self.logs, pace=partial(time.sleep, self.CHECK_PAUSE_S)):
+            if search is None or index.runs is not read:  # else the check found the record
+                read = index.runs
+                runs = mark_resumable(read, self.state_path)
+                search = RunSearch(sort_runs(runs, *order), index)
+            self.post_message(self.Loaded(index, runs, search, order))
+            if index.checked:
+                search.prepare()
+                continue
+            self._list_drawn.wait(self.CHECK_WAIT_MAX_S)
+            search.prepare()  # for the first keystroke: the list did not wait for it
+            self._may_check.wait(self.CHECK_WAIT_MAX_S)
+            if get_current_worker().is_cancelled:  # the app is closing: check nothing
+                return
+
+    def on_unmount(self) -> None:
+        self._list_drawn.set()  # a worker waiting to go on stops waiting
+        self._may_check.set()
+
+    @on(Loaded)
+    def _runs_read(self, message: Loaded) -> None:
+        if message.search is self.search:  # the check found the runs as shown: nothing to draw
+            self.index = message.index
+            return
+        self.index, self.runs, self.search = message.index, message.runs, message.search
+        self.query_one("#runs", RunsTable).fit_columns(self.runs)
+        if message.order != (self.sort_column, self.descending):  # a sort key while loading
+            self._sort()
+        self.refill()
+        if not message.index.checked:
+            self.call_after_refresh(self._recorded_list_drawn)
+
+    def _recorded_list_drawn(self) -> None:
+        """The worker may lay out the search now, and check the folders after :attr:`QUIET_S`
+        without a key in the filter."""
+        self._list_drawn.set()
+        self._quiet = self.set_timer(self.QUIET_S, self._may_check.set)
+
+    def _sort(self) -> None:
+        if self.index is not None:
+            ordered = sort_runs(self.runs, self.sort_column, self.descending)
+            self.search = RunSearch(ordered, self.index)
+
+    def load_failed(self, error: str) -> None:
+        self.error = error
+        self._update_status()
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="runs-title", classes="title")
+        yield Input(placeholder="filter: spec name, run id, text in the spec", id="runs-filter")
+        yield RunsTable(id="runs")
+        yield Static(id="runs-status", classes="status")
+        yield KeyFooter()
+
+    @property
+    def query_text(self) -> str:
+        return self.query_one("#runs-filter", Input).value
+
+    @property
+    def highlighted(self) -> RunSummary | None:
+        return self.query_one("#runs", RunsTable).cursor_run
+
+    def repaint(self) -> None:
+        """The list again (the table reads the theme's colours itself)."""
+        self.refill()
+
+    def refill(self, *, keep_highlight: bool = True) -> None:
+        """The list again after a filter or sort change; the highlighted run stays so unless
+        ``keep_highlight`` is False (a filter puts the cursor on its first match)."""
+        table = self.query_one("#runs", RunsTable)
+        keep = self.highlighted.run_id if self.highlighted and keep_highlight else None
+        if self.search is not None:
+            self.shown = self.search.matching(self.query_text)
+        table.set_sort(self.sort_column, self.descending)
+        table.set_runs(self.shown, measure=False)  # fitted to every run when they were read
+        if keep is not None:
+            table.cursor_row = next(
+                (i for i, run in enumerate(self.shown) if run.run_id == keep), 0
+            )
+        self._update_title()
+        self._update_status()
+
+    def _update_title(self) -> None:
+        if self.index is None:
+            self.query_one("#runs-title", Static).update("[b]Run history[/b] · loading…")
+            return
+        label = next(c.heading for c in RUN_COLUMNS if c.key == self.sort_column)
+        count = plural(len(self.runs), "run")
+        if len(self.shown) != len(self.runs):
+            count = f"{len(self.shown):,} of {count}"
+        direction = "↓" if self.descending else "↑"
+        # One line high (history.tcss), so no layout pass: that would repaint every widget.
+        self.query_one("#runs-title", Static).update(
+            f"[b]Run history[/b] · {count} · sorted by {label} {direction}", layout=False
+        )
+
+    def _update_status(self) -> None:
+        """The highlighted run in the status line (one line high, so no layout is needed:
+        a layout pass would repaint the whole list on every cursor move)."""
+        run = self.highlighted
+        if self.error is not None:
+            text = Text(f"could not read the runs: {self.error}")
+        elif self.index is None:
+            text = Text(f"reading the runs in {self.logs}…")
+        elif run is None:
+            text = Text("no runs match" if self.runs else f"no runs in {self.logs} yet")
+        elif run.damaged:
+            text = Text(escape_controls(f"{run.run_id} · damaged: {run.damaged}"))
+        elif run.resumable:
+            text = Text(escape_controls(f"{run.run_id} · unfinished ({run.state}) · r resumes it"))
+        else:
+            text = Text(
+                escape_controls(f"{run.run_id} · {run.spec_path} · {run.stop_reason or run.state}")
+            )
+        self.query_one("#runs-status", Static).update(text, layout=False)
+
+    # -- events and actions
+
+    @on(RunsTable.CursorMoved, "#runs")
+    def _cursor_moved(self) -> None:
+        self._update_status()
+
+    @on(RunsTable.RunOpened, "#runs")
+    def _run_opened(self) -> None:
+        self.action_open()
+
+    @on(RunsTable.HeaderClicked, "#runs")
+    def _header_clicked(self, event: RunsTable.HeaderClicked) -> None:
+        self.action_sort(event.column)
+
+    @on(Input.Changed, "#runs-filter")
+    def _filter_changed(self) -> None:
+        if self._quiet is not None:
+            self._quiet.reset()
+        self.refill(keep_highlight=False)
+        self.query_one("#runs", RunsTable).cursor_row = 0
+
+    @on(Input.Submitted, "#runs-filter")
+    def _filter_submitted(self) -> None:
+        self.action_focus_table()
+
+    def action_filter(self) -> None:
+        filter_input = self.query_one("#runs-filter", Input)
+        filter_input.add_class("-shown")
+        filter_input.focus()
+
+    def action_focus_table(self) -> None:
+        self.query_one("#runs", RunsTable).focus()
+
+    def action_sort(self, column: str) -> None:
+        if column == self.sort_column:
+            self.descending = not self.descending
+        else:
+            self.sort_column = column
+            self.descending = column not in _ASCENDING_FIRST
+        self._sort()
+        self.refill()
+
+    def action_open(self) -> None:
+        run = self.highlighted
+        if run is not None:
+            self.app.push_screen(RunScreen(self.logs, run.run_id))
+
+    def action_resume(self) -> None:
+        run = self.highlighted
+        if run is None:
+            return
+        blocker = resume_blocker(run, self.state_path)
+        if blocker is not None:
+            self.notify(blocker, title="Cannot resume", severity="warning", markup=False)
+            return
+        self.post_message(ResumeRun(run.run_id, run.spec_path))
+
+    def action_back(self) -> None:
+        filter_input = self.query_one("#runs-filter", Input)
+        if filter_input.has_class("-shown"):
+            filter_input.remove_class("-shown")
+            filter_input.value = ""
+            self.action_focus_table()
+            return
+        self.dismiss(None)
