@@ -39,7 +39,7 @@ from orch_tui.core.attempt.conversation import with_cache_breakpoints  # noqa: E
 from orch_tui.core.checks.trial import run_configured  # noqa: E402
 from orch_tui.core.config.models import Config  # noqa: E402
 from orch_tui.core.domain.proposal import Decisions, FileChange, Proposal  # noqa: E402
-from orch_tui.core.workspace.boundary import read_tree  # noqa: E402
+from orch_tui.core.workspace.apply import read_tree  # noqa: E402
 
 
 def module(name: str, functions: int) -> str:

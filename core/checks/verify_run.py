@@ -44,7 +44,7 @@ from orch_tui.core.domain.proposal import FileChange
 from orch_tui.core.domain.state import StateError, StateStore
 from orch_tui.core.domain.test_files import is_test_file
 from orch_tui.core.runlog import layout as runlog
-from orch_tui.core.workspace.boundary import copy_tree
+from orch_tui.core.workspace.apply import copy_tree
 from orch_tui.core.workspace.git import Repo
 
 KILLED, SURVIVED, TIMED_OUT = "killed", "survived", "timed out"

@@ -19,7 +19,7 @@ from orch_tui.core.loop.run import Run
 from orch_tui.core.runlog import layout as runlog
 from orch_tui.core.util.wording import plural
 from orch_tui.core.workspace import run_workspace
-from orch_tui.core.workspace.boundary import apply_change
+from orch_tui.core.workspace.apply import apply_change
 
 
 def checks_step(run: Run) -> Failure | None:

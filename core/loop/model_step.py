@@ -26,7 +26,7 @@ from orch_tui.core.loop.run import Run
 from orch_tui.core.providers.base import AssistantTurn
 from orch_tui.core.runlog import layout as runlog
 from orch_tui.core.workspace import run_workspace
-from orch_tui.core.workspace.boundary import Staging
+from orch_tui.core.workspace.staging import Staging
 from orch_tui.core.workspace.test_guard import existing_tests
 
 

@@ -31,7 +31,7 @@ from orch_tui.core.loop.context import RunContext
 from orch_tui.core.providers.base import TurnRequest
 from orch_tui.core.runlog import layout as runlog
 from orch_tui.core.runlog.layout import PLAN_DRAFT_FILE, PLAN_FILE, TASK_FILE
-from orch_tui.core.workspace.boundary import read_tree
+from orch_tui.core.workspace.apply import read_tree
 
 PLAN_TOOL_ERRORS = 2
 """Invalid plans sent back to the model before the run fails."""

@@ -22,7 +22,7 @@ from orch_tui.core.runlog import layout as runlog
 from orch_tui.core.runlog.layout import MANIFEST, ORIGINALS
 from orch_tui.core.runlog.writer import RunLog
 from orch_tui.core.util.atomic import write_json_atomic
-from orch_tui.core.workspace.boundary import apply_change
+from orch_tui.core.workspace.apply import apply_change
 from orch_tui.core.workspace.git import RESTORE_TRAILER, GitError, Repo
 from orch_tui.core.workspace.run_workspace import keep_originals
 

@@ -36,7 +36,7 @@ from orch_tui.core.loop.context import RunContext
 from orch_tui.core.loop.plan_runner import PlanRunner
 from orch_tui.core.providers.base import AssistantTurn, TurnRequest
 from orch_tui.core.runlog import layout as runlog
-from orch_tui.core.workspace.boundary import read_tree
+from orch_tui.core.workspace.apply import read_tree
 
 JUDGE, VERIFIER = "judge", "verifier"
 RETRY, ASK, SUFFICIENT, INSUFFICIENT, NO_DECISION = (

@@ -151,20 +151,3 @@ def read_text(path: Path) -> str:
     """A file's text as UTF-8, newlines untranslated."""
     with open(path, encoding="utf-8", newline="") as handle:
         return handle.read()
-
-
-# Until core/loop (being split elsewhere) imports these from their own modules, ``staging`` and
-# ``apply``, this module hands them out on first use: a plain import here would be circular.
-if TYPE_CHECKING:
-    from orch_tui.core.workspace.apply import apply_change as apply_change
-    from orch_tui.core.workspace.apply import read_tree as read_tree
-    from orch_tui.core.workspace.staging import Staging as Staging
-
-_MOVED = {"apply_change": "apply", "read_tree": "apply", "Staging": "staging"}
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _MOVED:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    module = importlib.import_module(f"orch_tui.core.workspace.{_MOVED[name]}")
-    return getattr(module, name)
