@@ -9,6 +9,7 @@
 - ``openai``: The OpenAI-compatible provider: one streamed Chat Completions request per assistant turn.
 - ``openai_stream``: One streamed Chat Completions answer, assembled from its chunks in linear time.
 - ``pacing``: Waits between retries, kept within the request's total deadline and said aloud.
+- ``redact``: Keys taken out of text a server sends back before it is shown or stored.
 - ``scripted``: Replays recorded model turns: the bundled demo, past runs, and tests.
 - ``turn_size``: A cap on how much one assistant turn may stream, counted as it arrives.
 """

@@ -36,6 +36,7 @@ from orch_tui.core.providers.base import (
     unreachable_error,
 )
 from orch_tui.core.providers.pacing import RetryWaitTooLong, paced, pacing
+from orch_tui.core.providers.redact import register_secret
 from orch_tui.core.providers.turn_size import MAX_TURN_CHARS, TurnSize
 
 if TYPE_CHECKING:
@@ -102,6 +103,7 @@ class AnthropicProvider:
         max_turn_chars: int = MAX_TURN_CHARS,
     ) -> None:
         self._api_key = api_key
+        register_secret(api_key)
         self._base_url = base_url
         self._max_retries = max_retries
         self._timeout_s = timeout_s

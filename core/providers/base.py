@@ -18,6 +18,7 @@ from types import ModuleType
 from typing import Any, Protocol
 
 from orch_tui.core.domain.cost import Usage
+from orch_tui.core.providers.redact import redact
 
 
 @dataclass
@@ -78,6 +79,7 @@ class ModelError(Exception):
     """
 
     def __init__(self, message: str, hint: str = "") -> None:
+        message, hint = redact(message), redact(hint)
         super().__init__(message)
         self.message = message
         self.hint = hint

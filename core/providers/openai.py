@@ -36,6 +36,7 @@ from orch_tui.core.providers.base import (
 from orch_tui.core.providers.figures import reported_usage
 from orch_tui.core.providers.openai_stream import ChatAnswer
 from orch_tui.core.providers.pacing import RetryWaitTooLong, paced, pacing
+from orch_tui.core.providers.redact import register_secret
 from orch_tui.core.providers.turn_size import MAX_TURN_CHARS, TurnSize
 
 if TYPE_CHECKING:
@@ -202,6 +203,7 @@ class OpenAIProvider:
         """The SDK client, made on the first request (importing the SDK is slow)."""
         import openai
 
+        register_secret(self.api_key)
         return paced(openai.OpenAI)(
             api_key=self.api_key,
             base_url=self.base_url,

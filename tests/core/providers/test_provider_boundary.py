@@ -208,3 +208,30 @@ def test_a_fast_flood_is_cut_at_the_total_deadline(side: Side) -> None:
 
     assert isinstance(outcome, ModelError), outcome
     assert "timed out after 3 s" in outcome.message
+
+
+# --- item 6: a key echoed back --------------------------------------------------------------
+
+ECHOING_KEY = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789"
+
+
+def test_a_key_echoed_by_a_401_is_redacted(side: Side) -> None:
+    side.server.valid_keys = None
+    provider_key = "key-of-this-provider-1234"
+    if side.name == "anthropic":
+        provider = AnthropicProvider(api_key=provider_key, base_url=side.server.url, max_retries=0)
+    else:
+        provider = OpenAIProvider(api_key=provider_key, base_url=side.server.url, max_retries=0)
+    side.server._items[:] = [
+        fa.Error(401, "authentication_error", f"invalid x-api-key: {provider_key} / {ECHOING_KEY}")
+        if side.name == "anthropic"
+        else fo.Error(401, f"Incorrect API key: {provider_key} / {ECHOING_KEY}", "invalid_api_key")
+    ]
+
+    with pytest.raises(ModelError) as caught:
+        provider.complete(REQUEST, lambda _: None)
+
+    shown = str(caught.value)
+    assert "401" in shown
+    assert provider_key not in shown and ECHOING_KEY not in shown
+    assert shown.count("[redacted]") == 2
