@@ -46,7 +46,7 @@ from orch_tui.core.loop.engine import (
     RunOptions,
 )
 from orch_tui.core.loop.notify import subscribe_notifier
-from orch_tui.core.loop.reset import reset_workspace
+from orch_tui.core.loop.reset import ResetError, reset_workspace
 from orch_tui.core.providers.base import ModelError, Provider
 from orch_tui.core.providers.factory import choose_provider
 from orch_tui.core.providers.scripted import ScriptError
@@ -631,7 +631,10 @@ def _reset(paths: ProjectPaths, *, yes: bool) -> int:
             print("nothing removed")
             return EXIT_SUCCESS
     log_dir = paths.logs / state.run_id if state is not None else None
-    did = reset_workspace(paths, record, log_dir)
+    try:
+        did = reset_workspace(paths, record, log_dir)
+    except ResetError as exc:
+        return _fail(str(exc))
     store.clear()
     print(f"removed {paths.state}; {did}{listing}\nlogs/ kept")
     return EXIT_SUCCESS
