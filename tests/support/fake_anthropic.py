@@ -218,6 +218,18 @@ class Flood:
 
 
 ScriptItem = Turn | Error | CutStream | Garbled | SlowDrip | NotAStream | Flood
+
+
+def send_not_a_stream(handler: BaseHTTPRequestHandler, item: NotAStream) -> None:
+    """Answer 200 with ``item``'s body and content type (none when empty), as is."""
+    handler.send_response(200)
+    if item.content_type:
+        handler.send_header("content-type", item.content_type)
+    handler.send_header("content-length", str(len(item.body)))
+    handler.end_headers()
+    handler.wfile.write(item.body)
+
+
 Script = Iterable[ScriptItem] | Callable[[dict[str, Any]], ScriptItem]
 
 
@@ -481,12 +493,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
     def _send_raw(self, data: bytes, content_type: str) -> None:
-        self.send_response(200)
-        if content_type:
-            self.send_header("content-type", content_type)
-        self.send_header("content-length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        send_not_a_stream(self, NotAStream(data, content_type))
 
     def _flood(self, body: dict[str, Any], flood: Flood) -> None:
         self._start_stream()

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from tests.support.fake_anthropic import Flood, NotAStream, SlowDrip
+from tests.support.fake_anthropic import Flood, NotAStream, SlowDrip, send_not_a_stream
 from tests.support.local_server import LocalServer, QuietServer
 
 DEFAULT_KEYS = frozenset({"test-key"})
@@ -179,7 +179,7 @@ class _Handler(BaseHTTPRequestHandler):
         if isinstance(item, Error):
             self._send_json(item.status, item.body(), item.headers)
         elif isinstance(item, NotAStream):
-            self._send_raw(item.body, item.content_type)
+            send_not_a_stream(self, item)
         elif isinstance(item, Flood):
             self._flood(model, item)
         elif isinstance(item, SlowDrip):
@@ -200,14 +200,6 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("content-length", str(len(data)))
         for name, value in (headers or {"x-should-retry": "false"}).items():
             self.send_header(name, value)
-        self.end_headers()
-        self.wfile.write(data)
-
-    def _send_raw(self, data: bytes, content_type: str) -> None:
-        self.send_response(200)
-        if content_type:
-            self.send_header("content-type", content_type)
-        self.send_header("content-length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
 
