@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
@@ -10,6 +11,11 @@ from typing import Any
 from orch_tui.core.config.models import Price
 
 PER_TOKENS = 1_000_000
+
+MAX_TOKEN_FIGURE = 100_000_000
+"""More tokens than any one response reads or writes: a larger figure is a broken report."""
+MAX_COST_FIGURE = 10_000.0
+"""More dollars than any one request costs: a larger figure is a broken report."""
 
 _DATED = re.compile(r"^(?P<family>.+)-\d{8}$")
 """``claude-sonnet-4-5-20250929``: a dated snapshot of ``claude-sonnet-4-5``."""
@@ -53,6 +59,11 @@ class Usage:
         return asdict(self)
 
     @classmethod
+    def checked(cls, figures: Mapping[str, Any]) -> Usage:
+        """Usage from a provider's figures (absent or None: 0); ValueError names a bad one."""
+        return cls(**{k: token_figure(k, figures.get(k)) for k in cls.__dataclass_fields__})
+
+    @classmethod
     def from_json(cls, data: dict[str, Any] | None) -> Usage:
         data = data or {}
         return cls(**{k: int(data.get(k) or 0) for k in cls.__dataclass_fields__})
@@ -68,3 +79,30 @@ def usage_cost(usage: Usage, price: Price | None) -> float:
         + usage.cache_creation_input_tokens * price.cache_write
         + usage.cache_read_input_tokens * price.cache_read
     ) / PER_TOKENS
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+def token_figure(name: str, value: Any) -> int:
+    """A token count as a provider reported it: a whole number from 0 to
+    :data:`MAX_TOKEN_FIGURE` (None: 0); ValueError says what is wrong with anything else."""
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{name} is {_shown(value)}, not a whole number of tokens")
+    if not 0 <= value <= MAX_TOKEN_FIGURE:
+        raise ValueError(f"{name} is {value}, outside 0 to {MAX_TOKEN_FIGURE:,}")
+    return value
+
+
+def cost_figure(name: str, value: Any) -> float:
+    """Dollars as a provider reported them: a finite number from 0 to :data:`MAX_COST_FIGURE`;
+    ValueError says what is wrong with anything else (None included: a cost must be reported)."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ValueError(f"{name} is {_shown(value)}, not a number of dollars")
+    if not 0 <= value <= MAX_COST_FIGURE:
+        raise ValueError(f"{name} is {value}, outside 0 to {MAX_COST_FIGURE:,.0f}")
+    return float(value)

@@ -18,6 +18,7 @@ from typing import Any
 
 from orch_tui.core.domain.cost import Usage
 from orch_tui.core.domain.events import utc_now
+from orch_tui.core.domain.plan import TaskStatus
 from orch_tui.core.util.atomic import Commit, json_bytes
 
 STATE_VERSION = 1
@@ -241,7 +242,18 @@ def _workspace(value: Any) -> dict[str, Any] | None:
     if record is not None:
         _field(record, "path", str, within="workspace")
         _field(record, "default", bool, optional=True, within="workspace")
-        _field(record, "git", dict, optional=True, within="workspace")
+        git = _field(record, "git", dict, optional=True, within="workspace")
+        if git is not None:
+            _field(git, "branch", str, within="workspace.git")
+            for key in ("start_branch", "start_commit"):
+                _field(git, key, str, optional=True, within="workspace.git")
+        commits = _field(record, "commits", dict, optional=True, within="workspace") or {}
+        for key in commits:
+            _field(commits, key, str, within="workspace.commits")
+        _texts(record, "protected_tests", "workspace")
+        for number in _field(record, "undone", list, optional=True, within="workspace") or []:
+            if isinstance(number, bool) or not isinstance(number, int):
+                raise ValueError(f"workspace.undone holds {_shown(number)}, not an attempt number")
     return record
 
 
@@ -257,7 +269,23 @@ def _plan_or_none(plan: Any) -> dict[str, Any] | None:
         return None
     if not isinstance(plan, dict) or not isinstance(plan.get("tasks"), list):
         raise ValueError("bad plan: expected an object with a tasks list")
+    _field(plan, "current", str, optional=True, within="plan")
+    for number, task in enumerate(plan["tasks"], start=1):
+        where = f"plan.tasks[{number}]"
+        if not isinstance(task, dict):
+            raise ValueError(f"{where} is {_shown(task)}, expected an object")
+        _field(task, "id", str, within=where)
+        _field(task, "title", str, within=where)
+        status = _field(task, "status", str, optional=True, within=where)
+        if status is not None and status not in _TASK_STATUSES:
+            raise ValueError(f"{where}.status is {_shown(status)}, not a task status")
+        first = _field(task, "first_attempt", int, optional=True, within=where)
+        if first is not None and first < 0:
+            raise ValueError(f"{where}.first_attempt is {first}, expected 0 or more")
     return plan
+
+
+_TASK_STATUSES = frozenset(status.value for status in TaskStatus)
 
 
 class StateStore:

@@ -15,6 +15,7 @@
 - ``prompts``: The prompt pieces a run's requests share: the system blocks and the patch prompt.
 - ``reset``: ``orch-tui reset``: undo what the current run did to its workspace, keeping ``logs/``.
 - ``restore``: ``orch-tui restore K``: the workspace back to attempt K's result, as a new step of the run.
+- ``restore_guard``: What ``restore`` must not overwrite: the person's edits made after the run last wrote.
 - ``retry``: Where the retry is decided: after a failed attempt, patch again, stop, or ask a person.
 - ``review``: The one interface between the engine and whoever reviews a proposal.
 - ``review_step``: The review step (REVIEWING): the proposal goes to the reviewer, the decided change is kept.

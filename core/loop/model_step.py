@@ -26,6 +26,7 @@ from orch_tui.core.loop.run import Run
 from orch_tui.core.providers.base import AssistantTurn
 from orch_tui.core.runlog import layout as runlog
 from orch_tui.core.workspace import run_workspace
+from orch_tui.core.workspace.placement import project_file_globs
 from orch_tui.core.workspace.staging import Staging
 from orch_tui.core.workspace.test_guard import existing_tests
 
@@ -43,6 +44,7 @@ def model_step(run: Run) -> Failure | None:
     protected = [
         *run.config.safety.protected_paths,
         *run_workspace.protected_tests(run.state.workspace),
+        *project_file_globs(run.paths),
     ]
     staging = Staging(run.paths.workspace, protected)
     result = run_attempt(run.provider, setup, staging, _callbacks(run, setup))

@@ -4,7 +4,10 @@ Moments: a review is waiting (interactive runs only: ``--auto`` reviews nothing)
 waits for an answer or is stuck (NEEDS_HELP), and the run ends. For each, by the config: a
 terminal bell (BEL on the terminal's stderr, which a full-screen app does not draw on), a
 desktop notification through ``notify-send`` where it is installed, and ``command`` run with
-``ORCH_RUN_ID``, ``ORCH_STATE`` and ``ORCH_REASON`` in its environment (API keys left out).
+``ORCH_RUN_ID``, ``ORCH_STATE`` and ``ORCH_REASON`` in its environment. That environment is
+built from an allowlist (:data:`NOTIFY_ENV_ALLOW`: what a desktop or terminal tool needs), so no
+API key, ``AWS_*`` or ``GITHUB_TOKEN`` reaches it; it runs in a process group of its own, which
+is killed when it exits or at :data:`COMMAND_TIMEOUT_S`, so nothing it starts outlives it.
 A notification that fails never stops the run.
 """
 
@@ -12,11 +15,12 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from dataclasses import dataclass
 
-from orch_tui.core.config.models import NotifyConfig, is_secret_env_name
+from orch_tui.core.config.models import NotifyConfig
 from orch_tui.core.domain.events import (
     Event,
     EventBus,
@@ -28,6 +32,30 @@ from orch_tui.core.domain.events import (
 from orch_tui.core.domain.state import RunState
 
 COMMAND_TIMEOUT_S = 10.0
+NOTIFY_ENV_ALLOW = (
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "LANG",
+    "LC_ALL",
+    "LC_CTYPE",
+    "TZ",
+    "TERM",
+    "DISPLAY",
+    "WAYLAND_DISPLAY",
+    "XDG_RUNTIME_DIR",
+    "DBUS_SESSION_BUS_ADDRESS",
+)
+"""The variables a notify command (or ``notify-send``) is given, besides the ``ORCH_*`` ones."""
+
+
+def notify_env(**extra: str) -> dict[str, str]:
+    """The notify command's environment: the allowlisted variables that are set, and ``extra``."""
+    env = {name: os.environ[name] for name in NOTIFY_ENV_ALLOW if name in os.environ}
+    env.update(extra)
+    return env
 
 
 @dataclass(frozen=True)
@@ -72,10 +100,11 @@ class Notifier:
         if self.config.bell:
             _ring()
         if self.config.desktop and shutil.which("notify-send"):
-            _run(["notify-send", f"orch-tui: {moment.state}", moment.reason], os.environ.copy())
+            _run(["notify-send", f"orch-tui: {moment.state}", moment.reason], notify_env())
         if self.config.command:
-            env = {k: v for k, v in os.environ.items() if not is_secret_env_name(k)}
-            env.update(ORCH_RUN_ID=self.run_id, ORCH_STATE=moment.state, ORCH_REASON=moment.reason)
+            env = notify_env(
+                ORCH_RUN_ID=self.run_id, ORCH_STATE=moment.state, ORCH_REASON=moment.reason
+            )
             _run(self.config.command, env)
 
 
@@ -92,16 +121,27 @@ def _ring() -> None:
         terminal.flush()
 
 
-def _run(command: list[str], env: dict[str, str]) -> None:
+def _run(command: list[str], env: dict[str, str], timeout_s: float = COMMAND_TIMEOUT_S) -> None:
+    """Run ``command`` in a process group of its own; the group is killed when the command
+    exits or its time is up, whichever comes first."""
     try:
-        subprocess.run(
+        process = subprocess.Popen(
             command,
             env=env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
-            timeout=COMMAND_TIMEOUT_S,
-            check=False,
+            start_new_session=True,
         )
-    except (OSError, subprocess.TimeoutExpired):
-        pass  # a notification is a courtesy; the run goes on
+    except OSError:
+        return  # a notification is a courtesy; the run goes on
+    try:
+        process.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        pass
+    finally:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass  # the group is gone already
+        process.wait()

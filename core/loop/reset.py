@@ -2,6 +2,8 @@
 
 The default ``workspace/`` is cleared; an existing folder gets its originals back (outside git)
 or its starting branch checked out (in git), and loses the ``.venv`` orch-tui created there.
+When the start cannot be checked out (a repository that had no commits, a checkout git refuses)
+nothing is changed and :class:`ResetError` says why: the caller keeps ``state.json``.
 """
 
 from __future__ import annotations
@@ -15,6 +17,10 @@ from orch_tui.core.config.paths import ProjectPaths
 from orch_tui.core.runlog.layout import MANIFEST, ORIGINALS
 from orch_tui.core.workspace.git import GitError, Repo
 from orch_tui.core.workspace.run_workspace import read_manifest
+
+
+class ResetError(Exception):
+    """The workspace could not be put back; nothing was changed (exit 1, state.json kept)."""
 
 
 def reset_workspace(
@@ -32,11 +38,20 @@ def reset_workspace(
 
 def _undo_in_existing_folder(root: Path, git: dict[str, Any] | None, log_dir: Path | None) -> str:
     if git:
-        start = git["start_branch"] or git["start_commit"]
+        start = git.get("start_branch") or git.get("start_commit")
+        if not start:
+            raise ResetError(
+                f"the run started in {root} before its first commit: there is no commit to "
+                f"return to; the run's work is on branch {git['branch']}. Check out what you "
+                "want by hand; state.json is kept"
+            )
         try:
             Repo(root).checkout(start)
         except GitError as exc:
-            return f"left {root} as it is ({exc}); the run's branch {git['branch']} is kept"
+            raise ResetError(
+                f"cannot check out {start} in {root} ({exc}); nothing was changed and "
+                f"state.json is kept: fix that (commit or stash), then reset again"
+            ) from None
         return f"checked out {start} in {root}; the run's branch {git['branch']} is kept"
     if log_dir is None:
         return f"left {root} as it is (no log of the run)"

@@ -7,6 +7,10 @@ workspace as it was before the run (git: the starting commit; otherwise the orig
 logs) with every step up to and including attempt K replayed. A restore writes that result for
 every file the run touched, records itself, and in git becomes one commit; the attempts after K
 that it undid are named in the next prompt.
+
+A file that differs from what the run last wrote holds the person's later work
+(:mod:`core.loop.restore_guard`): outside git it is copied to ``restores/kept-NN/`` first and the
+message names the copy; in git the restore refuses a dirty tree.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from typing import Any
 from orch_tui.core.config.paths import ProjectPaths
 from orch_tui.core.domain.events import Notice
 from orch_tui.core.domain.state import RunState, State, StateStore
+from orch_tui.core.loop.restore_guard import LaterEdits, keep_copies, later_edits, refuse_in_git
 from orch_tui.core.runlog import layout as runlog
 from orch_tui.core.runlog.layout import MANIFEST, ORIGINALS
 from orch_tui.core.runlog.writer import RunLog
@@ -97,6 +102,7 @@ def restore(state: State, log_dir: Path, workspace: Path, attempt: int) -> str:
     files, undone = result_of(state, log_dir, attempt)
     folder = log_dir / RESTORES
     number = len(list(folder.glob("restore-*.json"))) + 1
+    kept = _protect_later_edits(state, log_dir, workspace, folder / f"kept-{number:02d}")
     keep_originals(state.workspace, log_dir, sorted(files))
     write_json_atomic(
         folder / f"restore-{number:02d}.json",
@@ -119,7 +125,33 @@ def restore(state: State, log_dir: Path, workspace: Path, attempt: int) -> str:
             )
             record.setdefault("commits", {})[f"restore-{number}"] = commit
     undid = ", ".join(map(str, undone)) or "nothing"
-    return f"restored the workspace to attempt {attempt}'s result (undid attempts: {undid})"
+    said = f"restored the workspace to attempt {attempt}'s result (undid attempts: {undid})"
+    if kept:
+        copies = folder / f"kept-{number:02d}"
+        said += f"; your later edits to {', '.join(kept)} were kept in {copies}"
+    return said
+
+
+def last_written(log_dir: Path) -> dict[str, str | None]:
+    """What the run last wrote to every file it touched (None: it deleted the file)."""
+    written: dict[str, str | None] = {}
+    for _key, _label, files in _steps(log_dir):
+        written.update(files)
+    return written
+
+
+def _protect_later_edits(state: State, log_dir: Path, workspace: Path, copies: Path) -> list[str]:
+    """Keep (or, in git, refuse over) the person's edits since the run last wrote; the names
+    of the files copied to ``copies``."""
+    edited = later_edits(workspace, last_written(log_dir))
+    record = state.workspace or {}
+    if record.get("git"):
+        try:
+            refuse_in_git(Repo(Path(record["path"])), edited)
+        except LaterEdits as exc:
+            raise RestoreError(str(exc)) from None
+        return []
+    return keep_copies(workspace, edited, copies)
 
 
 def restore_current_run(paths: ProjectPaths, attempt: int, run_id: str | None = None) -> str:

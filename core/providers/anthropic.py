@@ -19,7 +19,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from orch_tui.core.domain.cost import Usage
+from orch_tui.core.providers.anthropic_stream import AssembledMessage, MessageAssembler
 from orch_tui.core.providers.base import (
     RESUME_HINT,
     AssistantTurn,
@@ -29,16 +29,18 @@ from orch_tui.core.providers.base import (
     TextSink,
     TurnRequest,
     describe_cause,
-    has_lone_surrogate,
+    require_event_stream,
     status_error,
     timed_out_error,
     transport_errors,
     unreachable_error,
 )
+from orch_tui.core.providers.pacing import RetryWaitTooLong, paced, pacing
+from orch_tui.core.providers.redact import register_secret
+from orch_tui.core.providers.turn_size import MAX_TURN_CHARS, TurnSize
 
 if TYPE_CHECKING:
     import anthropic
-    from anthropic.types import Message
 
 STREAM_RETRY_MARKER = "\n[stream interrupted, retrying]\n"
 UNREADABLE_ERRORS = (ValueError, LookupError, TypeError, AttributeError)
@@ -98,20 +100,26 @@ class AnthropicProvider:
         max_retries: int = 4,
         timeout_s: float = 600.0,
         stream_retries: int = 2,
+        max_turn_chars: int = MAX_TURN_CHARS,
     ) -> None:
         self._api_key = api_key
+        register_secret(api_key)
         self._base_url = base_url
         self._max_retries = max_retries
         self._timeout_s = timeout_s
         self._stream_retries = stream_retries
+        self._max_turn_chars = max_turn_chars
         self._client: anthropic.Anthropic | None = None
         import_sdk_in_background()
 
     def complete(self, request: TurnRequest, on_text: TextSink) -> AssistantTurn:
         interruption: _StreamInterrupted | None = None
+        self._client_for_requests()  # the SDK's import is not the request's time
+        deadline = Deadline(self._timeout_s)
         for attempt in range(self._stream_retries + 1):
             try:
-                message = self._stream_once(request, on_text)
+                with pacing(deadline, on_text):
+                    message = self._stream_once(request, on_text, deadline)
             except _StreamInterrupted as exc:
                 interruption = exc
                 if exc.text_sent and attempt < self._stream_retries:
@@ -119,6 +127,10 @@ class AnthropicProvider:
                 continue
             except _DeadlinePassed:
                 raise self._timed_out() from None
+            except RetryWaitTooLong as exc:
+                raise exc.model_error(self._timeout_s) from None
+            except ModelError:
+                raise
             except Exception as exc:
                 error = self._model_error(exc, request.model)
                 if error is None:
@@ -136,7 +148,7 @@ class AnthropicProvider:
         if self._client is None:
             import anthropic
 
-            self._client = anthropic.Anthropic(
+            self._client = paced(anthropic.Anthropic)(
                 api_key=self._api_key,
                 base_url=self._base_url,
                 max_retries=self._max_retries,
@@ -144,7 +156,9 @@ class AnthropicProvider:
             )
         return self._client
 
-    def _stream_once(self, request: TurnRequest, on_text: TextSink) -> Message:
+    def _stream_once(
+        self, request: TurnRequest, on_text: TextSink, deadline: Deadline
+    ) -> AssembledMessage:
         """Send one streamed request; SDK errors before the stream starts pass through."""
         import anthropic
 
@@ -152,6 +166,7 @@ class AnthropicProvider:
             "model": request.model,
             "messages": request.messages,
             "max_tokens": request.max_tokens,
+            "stream": True,
         }
         if request.system:
             params["system"] = request.system
@@ -160,13 +175,13 @@ class AnthropicProvider:
         if request.tool_choice:
             params["tool_choice"] = request.tool_choice
         mid_stream_errors: tuple[type[Exception], ...] = (anthropic.APIError, *transport_errors())
-        deadline = Deadline(self._timeout_s)
+        assembler = MessageAssembler(TurnSize(self._max_turn_chars), "the Anthropic API")
         text_sent = False
 
         def read(step: Callable[[], _T]) -> _T:
             """One step of reading the stream; how it failed decides what happens next."""
             try:
-                return step()
+                result = step()
             except Exception as exc:
                 if deadline.passed:
                     raise _DeadlinePassed from exc
@@ -176,16 +191,22 @@ class AnthropicProvider:
                     detail = f"{type(exc).__name__}: {exc}"
                     raise _StreamInterrupted(detail, text_sent=text_sent, what=UNREADABLE) from exc
                 raise
+            deadline.check()
+            if deadline.passed:
+                raise _DeadlinePassed
+            return result
 
-        with self._client_for_requests().messages.stream(**params) as stream:
+        stream = self._client_for_requests().messages.create(**params)
+        with stream:
+            require_event_stream(stream.response, self._url())
             deadline.watch(stream.response)
             try:
-                chunks = iter(stream.text_stream)
-                while (chunk := read(lambda: next(chunks, None))) is not None:
-                    _check_text(chunk, text_sent=text_sent)
-                    text_sent = True
-                    on_text(chunk)
-                message = read(stream.get_final_message)
+                events = iter(stream)
+                while (event := read(lambda: next(events, None))) is not None:
+                    if chunk := read(lambda: assembler.feed(event)):
+                        text_sent = True
+                        on_text(chunk)
+                message = read(assembler.message)
             finally:
                 deadline.cancel()
         if message.stop_reason is None:
@@ -226,13 +247,6 @@ class AnthropicProvider:
         return str(self._client_for_requests().base_url).rstrip("/")
 
 
-def _check_text(chunk: str, *, text_sent: bool) -> None:
-    """Refuse text that is not valid Unicode (a lone surrogate): it cannot be logged or shown."""
-    if has_lone_surrogate(chunk):
-        detail = "the text holds a lone surrogate, which is not valid Unicode"
-        raise _StreamInterrupted(detail, text_sent=text_sent, what=UNREADABLE)
-
-
 def _after_retries(exc: anthropic.APIStatusError, max_retries: int) -> str:
     """How many times the SDK retried the failed request, as the SDK's own header says."""
     taken = exc.response.request.headers.get("x-stainless-retry-count", str(max_retries))
@@ -258,18 +272,8 @@ def _describe(exc: BaseException) -> str:
     return describe_cause(exc)
 
 
-def _block(block: Any) -> dict[str, Any]:
-    """A content block as a dict holding only the fields the API accepts back."""
-    if block.type == "text":
-        return {"type": "text", "text": block.text}
-    if block.type == "tool_use":
-        return {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
-    dumped: dict[str, Any] = block.model_dump(exclude_none=True)
-    return dumped
-
-
-def _assistant_turn(message: Message) -> AssistantTurn:
-    content = [_block(b) for b in message.content if not (b.type == "text" and not b.text)]
+def _assistant_turn(message: AssembledMessage) -> AssistantTurn:
+    content = [b for b in message.content if not (b.get("type") == "text" and not b.get("text"))]
     stop_reason = str(message.stop_reason)
     if stop_reason == "refusal":
         raise ModelError(
@@ -280,15 +284,6 @@ def _assistant_turn(message: Message) -> AssistantTurn:
         raise ModelError(
             f"the model sent an empty response (stop_reason: {stop_reason})", RESUME_HINT
         )
-    usage = message.usage
     return AssistantTurn(
-        content=content,
-        stop_reason=stop_reason,
-        usage=Usage(
-            input_tokens=usage.input_tokens or 0,
-            output_tokens=usage.output_tokens or 0,
-            cache_creation_input_tokens=usage.cache_creation_input_tokens or 0,
-            cache_read_input_tokens=usage.cache_read_input_tokens or 0,
-        ),
-        model=message.model,
+        content=content, stop_reason=stop_reason, usage=message.usage, model=message.model
     )

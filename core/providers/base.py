@@ -18,6 +18,7 @@ from types import ModuleType
 from typing import Any, Protocol
 
 from orch_tui.core.domain.cost import Usage
+from orch_tui.core.providers.redact import redact
 
 
 @dataclass
@@ -78,6 +79,7 @@ class ModelError(Exception):
     """
 
     def __init__(self, message: str, hint: str = "") -> None:
+        message, hint = redact(message), redact(hint)
         super().__init__(message)
         self.message = message
         self.hint = hint
@@ -207,6 +209,16 @@ class Deadline:
         self._ends = time.monotonic() + seconds
         self._timer: threading.Timer | None = None
 
+    def remaining(self) -> float:
+        """Seconds left (0 once the time is up)."""
+        return max(0.0, self._ends - time.monotonic())
+
+    def check(self) -> None:
+        """Mark the deadline passed once the time is up, even with no read under way (a stream
+        whose data keeps coming fast): the caller then stops as it does for a cut read."""
+        if not self.passed and time.monotonic() >= self._ends:
+            self.passed = True
+
     def watch(self, response: Any) -> None:
         """Shut the connection of ``response`` (an httpx response) down when the time is up."""
         stream = getattr(response, "extensions", {}).get("network_stream")
@@ -228,3 +240,29 @@ class Deadline:
     def cancel(self) -> None:
         if self._timer is not None:
             self._timer.cancel()
+
+
+NOT_A_STREAM_HINT = "check the base URL: it must point at the API itself, not a web page or proxy"
+
+
+def require_event_stream(response: Any, url: str) -> None:
+    """ModelError unless ``response`` (an httpx response to a streamed request) is an event
+    stream: a 200 with an HTML page, an empty body or plain JSON is no answer of a model."""
+    content_type = str(response.headers.get("content-type") or "")
+    if content_type.split(";")[0].strip().lower() == "text/event-stream":
+        return
+    head = b""
+    try:
+        for piece in response.iter_bytes():
+            head += piece
+            if len(head) >= 200:
+                break
+    except Exception:  # noqa: BLE001 - the body is only quoted; its failure changes nothing
+        head = head or b""
+    text = " ".join(head[:200].decode("utf-8", "replace").split())
+    body = f"; it begins: {text!r}" if text else "; its body is empty"
+    raise ModelError(
+        f"{url} answered {response.status_code} with "
+        f"{content_type or 'no content type'} instead of an event stream{body}",
+        NOT_A_STREAM_HINT,
+    )

@@ -1,25 +1,36 @@
 """The Claude Code provider: the ``claude`` command line, run headless in a staging copy.
 
-An attempt's first request runs ``claude -p PROMPT --output-format json`` in a temporary copy of
-the workspace, with Claude Code's file tools only. What it wrote there is then handed to the
-attempt as text editor ``create`` calls, one per new or changed file, so it goes into the
-staging overlay and becomes a proposal reviewed hunk by hunk like any other; nothing reaches
-the workspace before that. Claude Code's reported token usage and dollar cost are recorded.
+An attempt's first request runs ``claude -p --output-format json`` in a temporary copy of the
+workspace, with Claude Code's file tools only. The instructions and the prompt go in on stdin
+(a spec can be larger than an argument may be), its output goes to files, and it runs in a
+process group of its own, ended once ``claude`` exits or its time is up, so a child it leaves
+behind holding stdout neither stalls the run nor outlives it.
+
+What it wrote is handed to the attempt as text editor ``create`` calls, one per new or changed
+text file, so it goes into the staging overlay and becomes a proposal reviewed hunk by hunk
+like any other; nothing reaches the workspace before that. Binary files and deletions cannot
+ride in a text proposal: they are never turned into text (a binary file stays byte for byte as
+it was) and the answer names each one, so the person sees what Claude Code wanted. Claude
+Code's reported token usage and dollar cost are checked (:mod:`core.providers.figures`) and
+recorded.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
 import subprocess
 import tempfile
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
-from orch_tui.core.domain.cost import Usage
 from orch_tui.core.domain.tools import EDITOR_TOOL_NAME as TOOL_NAME
 from orch_tui.core.providers.base import AssistantTurn, ModelError, TextSink, TurnRequest
+from orch_tui.core.providers.figures import reported_cost, reported_usage
 
 ALLOWED_TOOLS = "Read,Edit,MultiEdit,Write,Glob,Grep,LS"
 """Claude Code's file tools; no shell, so it cannot run anything or write outside the copy."""
@@ -75,85 +86,147 @@ class ClaudeCodeProvider:
             else:
                 copy.mkdir()
             before = {name: path.read_bytes() for name, path in _files(copy)}
-            result = self._run(request, copy)
-            edits = [
-                (name, path.read_bytes())
-                for name, path in _files(copy)
-                if before.get(name) != path.read_bytes()
-            ]
-        text = str(result.get("result") or "")
+            result = self._run(request, copy, Path(scratch))
+            edits = _Edits.between(before, {name: p.read_bytes() for name, p in _files(copy)})
+        usage = reported_usage("claude", result.get("usage"))
+        cost = reported_cost("claude", result.get("total_cost_usd"))
+        text = "\n\n".join(part for part in (str(result.get("result") or ""), edits.note()) if part)
         if text:
             on_text(text)
         content: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
-        content += [_create(index, name, data) for index, (name, data) in enumerate(edits)]
+        content += [_create(index, name, data) for index, (name, data) in enumerate(edits.text)]
         if not content:
             content = [{"type": "text", "text": "Claude Code made no changes."}]
         return AssistantTurn(
             content=content,
-            stop_reason="tool_use" if edits else "end_turn",
-            usage=Usage.from_json(result.get("usage")),
+            stop_reason="tool_use" if edits.text else "end_turn",
+            usage=usage,
             model=request.model,
-            cost_usd=float(result.get("total_cost_usd") or 0.0),
+            cost_usd=cost,
         )
 
-    def _run(self, request: TurnRequest, folder: Path) -> dict[str, Any]:
+    def _run(self, request: TurnRequest, folder: Path, scratch: Path) -> dict[str, Any]:
+        instructions = _text_of(request.system)
         prompt = _text_of(request.messages[0]["content"])
+        stdin_text = f"{instructions}\n\n---\n\n{prompt}" if instructions else prompt
         command = [
             self._executable,
             "-p",
-            prompt,
             "--output-format",
             "json",
             "--model",
             request.model,
             "--append-system-prompt",
-            _text_of(request.system) + HEADLESS_NOTE,
+            HEADLESS_NOTE.strip(),
             "--permission-mode",
             "acceptEdits",
             "--allowedTools",
             ALLOWED_TOOLS,
         ]
+        returncode, stdout, stderr = self._execute(command, folder, scratch, stdin_text)
         try:
-            done = subprocess.run(
-                command,
-                cwd=folder,
-                stdin=subprocess.DEVNULL,
-                capture_output=True,
-                text=True,
-                timeout=self._timeout_s,
-            )
-        except FileNotFoundError:
-            raise ModelError(
-                f"the {self._executable!r} command is not installed", INSTALL_HINT
-            ) from None
-        except subprocess.TimeoutExpired:
-            raise ModelError(
-                f"claude did not finish within {self._timeout_s:g} s",
-                "raise model.timeout_seconds, or run the same command again",
-            ) from None
-        try:
-            result = json.loads(done.stdout)
+            result = json.loads(stdout)
         except json.JSONDecodeError:
             result = None
         if not isinstance(result, dict):
-            detail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
+            detail = (stderr or stdout).strip().splitlines()[-1:] or ["no output"]
             raise ModelError(
-                f"claude exited with {done.returncode} without a JSON result: {detail[0]}",
+                f"claude exited with {returncode} without a JSON result: {detail[0]}",
                 "run `claude` once by hand to check that it is logged in",
             )
-        if result.get("is_error") or done.returncode != 0:
+        if result.get("is_error") or returncode != 0:
             raise ModelError(
-                f"claude reported an error ({result.get('subtype', done.returncode)}): "
-                f"{result.get('result') or done.stderr.strip()}",
+                f"claude reported an error ({result.get('subtype', returncode)}): "
+                f"{result.get('result') or stderr.strip()}",
                 "run `claude` once by hand to check that it is logged in",
             )
         return result
 
+    def _execute(
+        self, command: list[str], folder: Path, scratch: Path, stdin_text: str
+    ) -> tuple[int, str, str]:
+        """Run ``command`` in its own process group, the prompt on stdin and its output in
+        files; the group is ended when ``claude`` exits or its time is up."""
+        prompt_file = scratch / "prompt.txt"
+        prompt_file.write_text(stdin_text, encoding="utf-8")
+        with (
+            prompt_file.open("rb") as stdin,
+            (scratch / "stdout").open("w+b") as out,
+            (scratch / "stderr").open("w+b") as err,
+        ):
+            try:
+                process = subprocess.Popen(
+                    command, cwd=folder, stdin=stdin, stdout=out, stderr=err, start_new_session=True
+                )
+            except FileNotFoundError:
+                raise ModelError(
+                    f"the {self._executable!r} command is not installed", INSTALL_HINT
+                ) from None
+            try:
+                returncode = process.wait(timeout=self._timeout_s)
+            except subprocess.TimeoutExpired:
+                raise ModelError(
+                    f"claude did not finish within {self._timeout_s:g} s",
+                    "raise model.timeout_seconds, or run the same command again",
+                ) from None
+            finally:
+                _end_group(process)
+            return returncode, _read(out), _read(err)
 
-def _create(index: int, name: str, data: bytes) -> dict[str, Any]:
+
+def _end_group(process: subprocess.Popen[bytes]) -> None:
+    """Kill what is left of the process group ``process`` leads, then reap ``process``."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass  # nothing of the group is left
+    process.wait()
+
+
+def _read(stream: IO[bytes]) -> str:
+    stream.seek(0)
+    return stream.read().decode("utf-8", "replace")
+
+
+@dataclass
+class _Edits:
+    """What Claude Code did to the copy: text files to propose, and what cannot be proposed."""
+
+    text: list[tuple[str, str]]
+    binary: list[str]
+    deleted: list[str]
+
+    @classmethod
+    def between(cls, before: dict[str, bytes], after: dict[str, bytes]) -> _Edits:
+        edits = cls([], [], sorted(set(before) - set(after)))
+        for name, data in after.items():
+            if before.get(name) == data:
+                continue
+            try:
+                edits.text.append((name, data.decode("utf-8")))
+            except UnicodeDecodeError:
+                edits.binary.append(name)
+        return edits
+
+    def note(self) -> str:
+        """What the proposal cannot carry, said for the person ("" when nothing)."""
+        lines = [
+            f"Claude Code changed the binary file {name}; binary files cannot be proposed, so "
+            "it stays as it was."
+            for name in self.binary
+        ]
+        lines += [
+            f"Claude Code deleted {name}; deletions cannot be proposed yet, so it stays: delete "
+            "it yourself if you agree."
+            for name in self.deleted
+        ]
+        return "\n".join(lines)
+
+
+def _create(index: int, name: str, text: str) -> dict[str, Any]:
     return {
         "type": "tool_use",
         "id": f"claude_code_{index}",
         "name": TOOL_NAME,
-        "input": {"command": "create", "path": name, "file_text": data.decode("utf-8", "replace")},
+        "input": {"command": "create", "path": name, "file_text": text},
     }

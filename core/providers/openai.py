@@ -27,11 +27,17 @@ from orch_tui.core.providers.base import (
     TurnRequest,
     describe_cause,
     has_lone_surrogate,
+    require_event_stream,
     status_error,
     timed_out_error,
     transport_errors,
     unreachable_error,
 )
+from orch_tui.core.providers.figures import reported_usage
+from orch_tui.core.providers.openai_stream import ChatAnswer
+from orch_tui.core.providers.pacing import RetryWaitTooLong, paced, pacing
+from orch_tui.core.providers.redact import register_secret
+from orch_tui.core.providers.turn_size import MAX_TURN_CHARS, TurnSize
 
 if TYPE_CHECKING:
     import openai
@@ -164,13 +170,20 @@ class OpenAIProvider:
     base_url: str | None = None
     max_retries: int = 4
     timeout_s: float = 600.0
+    max_turn_chars: int = MAX_TURN_CHARS
 
     def complete(self, request: TurnRequest, on_text: TextSink) -> AssistantTurn:
         import openai
 
+        _ = self.client  # the SDK's import is not the request's time
         deadline = Deadline(self.timeout_s)
         try:
-            return self._stream_once(request, on_text, deadline)
+            with pacing(deadline, on_text):
+                return self._stream_once(request, on_text, deadline)
+        except ModelError:
+            raise
+        except RetryWaitTooLong as exc:
+            raise exc.model_error(self.timeout_s) from None
         except Exception as exc:
             if deadline.passed:
                 raise self._timed_out() from None
@@ -190,7 +203,8 @@ class OpenAIProvider:
         """The SDK client, made on the first request (importing the SDK is slow)."""
         import openai
 
-        return openai.OpenAI(
+        register_secret(self.api_key)
+        return paced(openai.OpenAI)(
             api_key=self.api_key,
             base_url=self.base_url,
             max_retries=self.max_retries,
@@ -212,44 +226,32 @@ class OpenAIProvider:
         if request.tool_choice and request.tool_choice.get("type") == "tool":
             forced = {"name": request.tool_choice["name"]}
             params["tool_choice"] = {"type": "function", "function": forced}
-        texts: list[str] = []
-        calls: dict[int, dict[str, str]] = {}
-        finish_reason: str | None = None
-        usage = Usage()
-        model = request.model
+        answer = ChatAnswer(TurnSize(self.max_turn_chars), request.model)
         stream = self.client.chat.completions.create(**params)
+        require_event_stream(stream.response, self._url())
         deadline.watch(stream.response)
         try:
             for chunk in stream:
-                model = chunk.model or model
-                usage = _usage(chunk.usage) if chunk.usage is not None else usage
-                for choice in chunk.choices:
-                    finish_reason = choice.finish_reason or finish_reason
-                    delta = choice.delta
-                    if delta.content:
-                        self._check_text(delta.content)
-                        texts.append(delta.content)
-                        on_text(delta.content)
-                    for call in delta.tool_calls or []:
-                        slot = calls.setdefault(call.index, {"id": "", "name": "", "arguments": ""})
-                        slot["id"] = call.id or slot["id"]
-                        if call.function is not None:
-                            slot["name"] += call.function.name or ""
-                            slot["arguments"] += call.function.arguments or ""
+                if text := answer.take(chunk):
+                    self._check_text(text)
+                    on_text(text)
+                deadline.check()
+                if deadline.passed:
+                    raise self._timed_out()
         finally:
             deadline.cancel()
-        for call in calls.values():  # a "\\ud800" escape in the JSON decodes to a lone surrogate
+        calls = answer.calls()
+        for call in calls:  # a "\\ud800" escape in the JSON decodes to a lone surrogate
             self._check_text(
                 call["name"] + json.dumps(_tool_input(call["arguments"]), ensure_ascii=False)
             )
-        if finish_reason is None:
+        if answer.finish_reason is None:
             raise ModelError(
                 "the response stream ended before the answer was complete",
                 "check the network; " + RESUME_HINT,
             )
-        return _assistant_turn(
-            "".join(texts), [calls[i] for i in sorted(calls)], finish_reason, usage, model
-        )
+        usage = reported_usage("the server", answer.figures)
+        return _assistant_turn(answer.text(), calls, answer.finish_reason, usage, answer.model)
 
     def _timed_out(self) -> ModelError:
         return timed_out_error(self._url(), self.timeout_s)
@@ -299,16 +301,6 @@ def _api_message(exc: openai.APIStatusError) -> str:
     if isinstance(error, dict) and error.get("message"):
         return str(error["message"])
     return str(exc.message)
-
-
-def _usage(usage: Any) -> Usage:
-    details = getattr(usage, "prompt_tokens_details", None)
-    cached = (getattr(details, "cached_tokens", None) or 0) if details is not None else 0
-    return Usage(
-        input_tokens=max(0, (usage.prompt_tokens or 0) - cached),
-        output_tokens=usage.completion_tokens or 0,
-        cache_read_input_tokens=cached,
-    )
 
 
 def _tool_input(arguments: str) -> Any:

@@ -4,6 +4,7 @@
 - ``boundary``: The workspace boundary: path safety.
 - ``git``: The git side of a run in an existing repository (DESIGN section 12), hooks and fsmonitor off.
 - ``lock``: One run per project folder: an OS file lock on ``orch.lock`` (DESIGN section 13).
+- ``placement``: Where a workspace may be: never the project folder, nor a folder that holds it.
 - ``run_workspace``: What a run owes the folder it works in (DESIGN section 12).
 - ``staging``: The staging overlay: the model's edits in memory on top of the workspace, never on disk.
 - ``test_guard``: Tests the person already had: protected from the model, and weakening edits marked.

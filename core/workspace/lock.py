@@ -1,10 +1,14 @@
-"""One run per project folder: an OS file lock on ``orch.lock`` (DESIGN section 13).
+"""One run per project folder, and one per workspace: OS file locks (DESIGN section 13).
 
 Two runs in one folder would both edit the workspace and the state file. The lock is an
 ``flock`` on ``orch.lock`` in the project root, held for the life of the run; the kernel drops
 it when the process dies, however it dies, so a crashed run never leaves the folder locked.
 The holder's pid is written in the file so a second run can say who holds it. ``status`` and
 ``history`` only read, and take no lock.
+
+Two project folders can name one ``--workspace``: the workspace folder itself is locked too,
+with an ``flock`` on the folder (nothing is written into the person's folder); the holder's
+pid comes from the kernel's table of locks, ``/proc/locks``.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import os
 from pathlib import Path
 
 LOCK_NAME = "orch.lock"
+PROC_LOCKS = Path("/proc/locks")
 
 
 class ProjectLocked(Exception):
@@ -21,11 +26,14 @@ class ProjectLocked(Exception):
 
 
 class ProjectLock:
-    """The exclusive lock on a project folder: :meth:`acquire`, then :meth:`release`."""
+    """The exclusive lock on a project folder (and on its workspace, when one is named):
+    :meth:`acquire`, then :meth:`release`."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, workspace: Path | None = None) -> None:
         self.path = root / LOCK_NAME
+        self.workspace = workspace
         self._fd: int | None = None
+        self._workspace_fd: int | None = None
 
     def acquire(self) -> None:
         """Take the lock at once or raise :class:`ProjectLocked`; never waits."""
@@ -42,8 +50,60 @@ class ProjectLock:
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode("ascii"))
         self._fd = fd
+        if self.workspace is not None:
+            try:
+                self._workspace_fd = lock_folder(self.workspace)
+            except BaseException:
+                self.release()
+                raise
 
     def release(self) -> None:
+        if self._workspace_fd is not None:
+            os.close(self._workspace_fd)
+            self._workspace_fd = None
         if self._fd is not None:
             os.close(self._fd)  # closing the last descriptor drops the flock
             self._fd = None
+
+
+def lock_folder(folder: Path) -> int | None:
+    """Lock ``folder`` itself (an flock on the folder); the descriptor holding the lock, or None
+    when the folder does not exist yet (the default workspace, made by the run: the project's
+    lock covers it). :class:`ProjectLocked` naming the holder's pid when another holds it."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = flock_holder(fd)
+        os.close(fd)
+        raise ProjectLocked(
+            f"another orch-tui run (pid {holder or 'unknown'}) is working in the workspace "
+            f"{folder}, from another project folder; wait for it to finish or stop it first"
+        ) from None
+    return fd
+
+
+def flock_holder(fd: int) -> int | None:
+    """The pid holding an flock on the file ``fd`` is open on, from ``/proc/locks``."""
+    st = os.fstat(fd)
+    device = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"
+    try:
+        lines = PROC_LOCKS.read_text(encoding="ascii", errors="replace").splitlines()
+    except OSError:
+        return None
+    by_inode: int | None = None
+    for line in lines:
+        fields = line.split()
+        if "->" in fields or len(fields) < 6 or fields[1] != "FLOCK":
+            continue  # a waiter, or a lock of another kind
+        pid, where = fields[4], fields[5]
+        if not pid.isdigit():
+            continue
+        if where == device:
+            return int(pid)
+        if where.rsplit(":", 1)[-1] == str(st.st_ino):
+            by_inode = int(pid)  # overlay file systems report another device number
+    return by_inode

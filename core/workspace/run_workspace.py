@@ -24,11 +24,20 @@ from orch_tui.core.config.paths import ProjectPaths
 from orch_tui.core.runlog.layout import MANIFEST, ORIGINALS
 from orch_tui.core.util.atomic import Commit, json_bytes
 from orch_tui.core.workspace.git import GitError, Repo, is_work_tree, run_branch_name
+from orch_tui.core.workspace.placement import WorkspacePlacementError, check_placement
 from orch_tui.core.workspace.test_guard import existing_tests
 
 
 class WorkspaceError(Exception):
     """The workspace cannot be used as it is; the message says what to do (exit 1)."""
+
+
+def refuse_misplaced(paths: ProjectPaths) -> None:
+    """WorkspaceError (exit 1) for a workspace that is or contains the project folder."""
+    try:
+        check_placement(paths)
+    except WorkspacePlacementError as exc:
+        raise WorkspaceError(str(exc)) from None
 
 
 def new_record(
@@ -42,6 +51,7 @@ def new_record(
     workspace = paths.workspace
     if not paths.is_default_workspace and not workspace.is_dir():
         raise WorkspaceError(f"the workspace {workspace} is not a folder")
+    refuse_misplaced(paths)
     record: dict[str, Any] = {
         "path": str(workspace),
         "default": paths.is_default_workspace,
@@ -83,6 +93,7 @@ def same_workspace(record: dict[str, Any] | None, paths: ProjectPaths) -> bool:
 
 def resume_record(record: dict[str, Any] | None, paths: ProjectPaths) -> None:
     """Make the workspace ready again; back on the run's branch if another one is checked out."""
+    refuse_misplaced(paths)
     if paths.is_default_workspace:
         paths.workspace.mkdir(parents=True, exist_ok=True)
     git = (record or {}).get("git")

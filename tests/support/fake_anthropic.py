@@ -84,7 +84,7 @@ class Turn:
 
     content: list[dict[str, Any]]
     stop_reason: str = "end_turn"
-    usage: dict[str, int] | None = None
+    usage: dict[str, Any] | None = None
 
     text = staticmethod(text)
     tool_use = staticmethod(tool_use)
@@ -159,7 +159,7 @@ class Error:
         }
 
     def all_headers(self) -> dict[str, str]:
-        retryable = self.status == 429 or self.status >= 500
+        retryable = (self.status == 429 or self.status >= 500) and "retry-after" not in self.headers
         return {**({"retry-after-ms": RETRY_AFTER_MS} if retryable else {}), **self.headers}
 
 
@@ -199,7 +199,37 @@ class SlowDrip:
     interval_s: float = 0.5
 
 
-ScriptItem = Turn | Error | CutStream | Garbled | SlowDrip
+@dataclass
+class NotAStream:
+    """A 200 answer that is no event stream: an HTML page, an empty body, plain JSON."""
+
+    body: bytes = b"<html><body>Welcome to the proxy</body></html>"
+    content_type: str = "text/html; charset=utf-8"
+
+
+@dataclass
+class Flood:
+    """A turn of ``chars`` characters of text (or, with ``tool``, of a created file's text in a
+    tool call), streamed in deltas of ``piece`` characters, many events to a write."""
+
+    chars: int
+    piece: int = 16
+    tool: bool = False
+
+
+ScriptItem = Turn | Error | CutStream | Garbled | SlowDrip | NotAStream | Flood
+
+
+def send_not_a_stream(handler: BaseHTTPRequestHandler, item: NotAStream) -> None:
+    """Answer 200 with ``item``'s body and content type (none when empty), as is."""
+    handler.send_response(200)
+    if item.content_type:
+        handler.send_header("content-type", item.content_type)
+    handler.send_header("content-length", str(len(item.body)))
+    handler.end_headers()
+    handler.wfile.write(item.body)
+
+
 Script = Iterable[ScriptItem] | Callable[[dict[str, Any]], ScriptItem]
 
 
@@ -356,6 +386,10 @@ def _block_events(index: int, block: dict[str, Any]) -> Iterator[dict[str, Any]]
     yield {"type": "content_block_stop", "index": index}
 
 
+def _delta(kind: str, key: str, piece: str) -> dict[str, Any]:
+    return {"type": "content_block_delta", "index": 0, "delta": {"type": kind, key: piece}}
+
+
 def _message(
     model: str, stop_reason: str | None, usage: dict[str, int], content: list[Any]
 ) -> dict[str, Any]:
@@ -432,6 +466,10 @@ class _Handler(BaseHTTPRequestHandler):
         item = fake._answer(RecordedRequest(body, headers, self.path))
         if isinstance(item, Error):
             self._send_error(item)
+        elif isinstance(item, NotAStream):
+            self._send_raw(item.body, item.content_type)
+        elif isinstance(item, Flood):
+            self._flood(body, item)
         elif isinstance(item, SlowDrip):
             self._drip(body, item)
         elif body.get("stream"):
@@ -453,6 +491,55 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header(name, value)
         self.end_headers()
         self.wfile.write(data)
+
+    def _send_raw(self, data: bytes, content_type: str) -> None:
+        send_not_a_stream(self, NotAStream(data, content_type))
+
+    def _flood(self, body: dict[str, Any], flood: Flood) -> None:
+        self._start_stream()
+        model = body.get("model", "")
+        head = tool_use(EDITOR_TOOL_NAME, {}) if flood.tool else text("")
+        events: list[dict[str, Any]] = [
+            {"type": "message_start", "message": _message(model, None, _usage(1, 0, 0), [])},
+            {"type": "content_block_start", "index": 0, "content_block": head},
+        ]
+        kind, key = ("input_json_delta", "partial_json") if flood.tool else ("text_delta", "text")
+        if flood.tool:
+            events.append(
+                _delta(kind, key, '{"command": "create", "path": "big.txt", "file_text": "')
+            )
+        batch = [f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events]
+        piece = "x" * flood.piece
+        for _ in range(flood.chars // flood.piece):
+            event = _delta(kind, key, piece)
+            batch.append(f"event: content_block_delta\ndata: {json.dumps(event)}\n\n")
+            if len(batch) >= 2000:
+                if not self._send_batch(batch):
+                    return
+        if flood.tool:
+            closing = json.dumps(_delta(kind, key, '"}'))
+            batch.append(f"event: content_block_delta\ndata: {closing}\n\n")
+        tail = [
+            {"type": "content_block_stop", "index": 0},
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": "end_turn"},
+                "usage": {"output_tokens": 1},
+            },
+            {"type": "message_stop"},
+        ]
+        batch += [f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in tail]
+        if self._send_batch(batch):
+            self.wfile.write(b"0\r\n\r\n")
+
+    def _send_batch(self, batch: list[str]) -> bool:
+        """Send the events in ``batch`` as one chunk and empty it; False once the client left."""
+        try:
+            self._chunk("".join(batch).encode())
+        except OSError:
+            return False
+        batch.clear()
+        return True
 
     def _send_error(self, error: Error) -> None:
         self._send_json(error.status, error.body(), error.all_headers())

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from tests.support.fake_anthropic import SlowDrip
+from tests.support.fake_anthropic import Flood, NotAStream, SlowDrip, send_not_a_stream
 from tests.support.local_server import LocalServer, QuietServer
 
 DEFAULT_KEYS = frozenset({"test-key"})
@@ -42,6 +42,9 @@ class Reply:
     prompt_tokens: int = 120
     completion_tokens: int = 30
     cached_tokens: int = 0
+    usage_override: dict[str, Any] | None = None
+    """Figures sent as given, by the Messages API's names (``output_tokens`` is
+    ``completion_tokens``, ``input_tokens`` is ``prompt_tokens``): a server's broken report."""
 
     @classmethod
     def edits(cls, text: str, edits: Iterable[dict[str, Any]]) -> Reply:
@@ -62,12 +65,16 @@ class Reply:
         ]
 
     def usage(self) -> dict[str, Any]:
-        return {
+        usage: dict[str, Any] = {
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
             "total_tokens": self.prompt_tokens + self.completion_tokens,
             "prompt_tokens_details": {"cached_tokens": self.cached_tokens},
         }
+        names = {"input_tokens": "prompt_tokens", "output_tokens": "completion_tokens"}
+        for name, value in (self.usage_override or {}).items():
+            usage[names.get(name, name)] = value
+        return usage
 
 
 @dataclass
@@ -77,6 +84,8 @@ class Error:
     status: int
     message: str
     type: str = "invalid_request_error"
+    headers: dict[str, str] = field(default_factory=dict)
+    """Extra headers; a ``retry-after`` here lets the SDK retry (else ``x-should-retry: false``)."""
 
     def body(self) -> dict[str, Any]:
         return {"error": {"message": self.message, "type": self.type, "param": None, "code": None}}
@@ -91,7 +100,7 @@ class Garbled:
     after_chunks: int = 1
 
 
-ScriptItem = Reply | Error | Garbled | SlowDrip
+ScriptItem = Reply | Error | Garbled | SlowDrip | NotAStream | Flood
 
 
 @dataclass
@@ -168,7 +177,11 @@ class _Handler(BaseHTTPRequestHandler):
         model = body.get("model", "")
         include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
         if isinstance(item, Error):
-            self._send_json(item.status, item.body())
+            self._send_json(item.status, item.body(), item.headers)
+        elif isinstance(item, NotAStream):
+            send_not_a_stream(self, item)
+        elif isinstance(item, Flood):
+            self._flood(model, item)
         elif isinstance(item, SlowDrip):
             self._drip(model, item)
         elif isinstance(item, Garbled):
@@ -180,14 +193,44 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._send_json(200, _completion(model, item))
 
-    def _send_json(self, status: int, payload: Any) -> None:
+    def _send_json(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
         data = json.dumps(payload).encode()
         self.send_response(status)
         self.send_header("content-type", "application/json")
         self.send_header("content-length", str(len(data)))
-        self.send_header("x-should-retry", "false")
+        for name, value in (headers or {"x-should-retry": "false"}).items():
+            self.send_header(name, value)
         self.end_headers()
         self.wfile.write(data)
+
+    def _flood(self, model: str, flood: Flood) -> None:
+        """A reply of ``flood.chars`` characters in ``flood.piece``-character chunks."""
+        self._start_stream()
+        first, *_ = chunks(model, Reply(), include_usage=False)
+        if flood.tool:
+            head = {"index": 0, "id": "call_flood", "type": "function"}
+            head["function"] = {"name": EDITOR_TOOL_NAME, "arguments": ""}
+            opening = '{"command": "create", "path": "big.txt", "file_text": "'
+            pieces = [opening, *["x" * flood.piece] * (flood.chars // flood.piece), '"}']
+            deltas = [{"tool_calls": [head]}]
+            deltas += ({"tool_calls": [{"index": 0, "function": {"arguments": p}}]} for p in pieces)
+            finish = "tool_calls"
+        else:
+            deltas = [{"content": "x" * flood.piece}] * (flood.chars // flood.piece)
+            finish = "stop"
+        batch = [f"data: {json.dumps(first)}\n\n"]
+        for delta in [*deltas, {}]:
+            end = finish if not delta else None
+            chunk = {**first, "choices": [{"index": 0, "delta": delta, "finish_reason": end}]}
+            batch.append(f"data: {json.dumps(chunk)}\n\n")
+            if len(batch) >= 2000 or not delta:
+                try:
+                    self._chunk("".join(batch))
+                except OSError:
+                    return
+                batch.clear()
+        self._chunk("data: [DONE]\n\n")
+        self.wfile.write(b"0\r\n\r\n")
 
     def _start_stream(self) -> None:
         self.send_response(200)

@@ -34,7 +34,7 @@ def load_project(
 def holding_lock(paths: ProjectPaths, work: Callable[[], int]) -> int:
     """Do ``work`` holding the project's lock: a run, ``reset`` and ``restore`` all write the
     workspace and the state, so only one of them at a time (``status``, ``history`` only read)."""
-    lock = ProjectLock(paths.root)
+    lock = ProjectLock(paths.root, paths.workspace)
     try:
         lock.acquire()
     except ProjectLocked as exc:

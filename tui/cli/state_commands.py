@@ -14,7 +14,7 @@ from orch_tui.core.doctor import local_findings
 from orch_tui.core.domain.describe import describe_role_decision
 from orch_tui.core.domain.state import StateError, StateStore
 from orch_tui.core.loop.engine import EXIT_FAILED, EXIT_STATE, EXIT_SUCCESS
-from orch_tui.core.loop.reset import reset_workspace
+from orch_tui.core.loop.reset import ResetError, reset_workspace
 from orch_tui.core.util.terminal_text import escape_controls
 from orch_tui.core.util.wording import plural
 from orch_tui.tui.cli.shared import fail, question_lines
@@ -130,7 +130,10 @@ def reset(paths: ProjectPaths, *, yes: bool) -> int:
             print("nothing removed")
             return EXIT_SUCCESS
     log_dir = paths.logs / state.run_id if state is not None else None
-    did = reset_workspace(paths, record, log_dir)
+    try:
+        did = reset_workspace(paths, record, log_dir)
+    except ResetError as exc:
+        return fail(str(exc))
     store.clear()
     print(f"removed {paths.state}; {did}{listing}\nlogs/ kept")
     return EXIT_SUCCESS

@@ -21,7 +21,8 @@ from pathlib import Path
 
 log = Path({log!r})
 calls = json.loads(log.read_text()) if log.exists() else []
-calls.append({{"argv": sys.argv[1:], "cwd": os.getcwd(), "env_key": os.environ.get("ANTHROPIC_API_KEY")}})
+calls.append({{"argv": sys.argv[1:], "cwd": os.getcwd(), "stdin": sys.stdin.read(),
+              "env_key": os.environ.get("ANTHROPIC_API_KEY")}})
 log.write_text(json.dumps(calls))
 Path("app.py").write_text({app!r})
 Path("tests").mkdir(exist_ok=True)
@@ -57,8 +58,9 @@ def test_claude_code_edits_in_a_copy_become_the_reviewed_proposal(tmp_path: Path
     (call,) = json.loads(log.read_text())
     assert Path(call["cwd"]).resolve() != project.workspace.resolve()  # a staging copy
     argv = call["argv"]
-    assert argv[0] == "-p" and "Build the project" in argv[1]
-    assert "add(a, b)" in argv[argv.index("--append-system-prompt") + 1]  # the spec
+    assert argv[0] == "-p" and "Build the project" in call["stdin"]  # the prompt, on stdin
+    assert "add(a, b)" in call["stdin"]  # the spec, on stdin: it may be larger than an argument
+    assert not any("add(a, b)" in arg for arg in argv)
     assert argv[argv.index("--output-format") + 1] == "json"
     assert argv[argv.index("--model") + 1] == "sonnet"
     assert "Bash" not in argv[argv.index("--allowedTools") + 1]
