@@ -7,14 +7,12 @@ they installed it. With ``checks.python`` nothing is installed either. Whatever 
 :class:`~core.checks.coverage_map.CoverageUnavailable` with the reason: the tests then run
 without coverage, and the run never fails for it.
 
-Reuses ``core.checks.venv``'s seeding primitives as they are (its ``_seed`` knows only pytest;
-a ``name`` parameter there would make this module's loop unnecessary).
+The seeding itself is ``core.checks.venv.seed_distribution``, the same as pytest's.
 """
 
 from __future__ import annotations
 
 import importlib.metadata
-import os
 from pathlib import Path
 
 from orch_tui.core.checks.coverage_map import (
@@ -23,13 +21,12 @@ from orch_tui.core.checks.coverage_map import (
     write_coverage_config,
 )
 from orch_tui.core.checks.venv import (
-    _LOCK,
     PROJECT_VENV,
-    _has_distribution,
-    _put,
-    _requirement_closure,
-    _site_packages,
+    VENV_LOCK,
+    has_distribution,
     read_marker,
+    seed_distribution,
+    site_packages_dir,
     venv_python,
 )
 from orch_tui.core.config.models import Config
@@ -48,7 +45,7 @@ def ensure_coverage(config: Config, workspace: Path) -> CoverageUnavailable | No
         )
     if venv_python(workspace) is None:
         return CoverageUnavailable(f"{venv} holds no Python interpreter")
-    if _has_distribution(workspace, COVERAGE):
+    if has_distribution(workspace, COVERAGE):
         return None
     if not read_marker(workspace).get("created"):
         return CoverageUnavailable(
@@ -56,8 +53,8 @@ def ensure_coverage(config: Config, workspace: Path) -> CoverageUnavailable | No
             "writes nothing into it): add coverage to its test dependencies"
         )
     try:
-        with _LOCK:  # venv.py's: one preparation of a .venv at a time
-            seed_distribution(_site_packages(venv), COVERAGE)
+        with VENV_LOCK:  # venv.py's: one preparation of a .venv at a time
+            seed_distribution(site_packages_dir(venv), COVERAGE)
     except (OSError, importlib.metadata.PackageNotFoundError) as exc:
         return CoverageUnavailable(f"could not put coverage into {venv}: {exc}")
     return None
@@ -83,20 +80,3 @@ def with_coverage(
     if wrapped is None:
         return command, CoverageUnavailable("the test command is not `{python} -m pytest ...`")
     return wrapped, None
-
-
-def seed_distribution(site_packages: Path, name: str) -> None:
-    """Put the installed distribution ``name`` and what it requires into ``site_packages``,
-    each file hard-linked where the file system allows, else copied (``venv._put``); console
-    scripts and files outside the distribution's folder are left out."""
-    made: set[str] = set()
-    for dist in _requirement_closure(name):
-        for file in dist.files or ():
-            if file.parts[0] == "..":
-                continue
-            target = os.path.join(site_packages, file)
-            folder = os.path.dirname(target)
-            if folder not in made:
-                os.makedirs(folder, exist_ok=True)
-                made.add(folder)
-            _put(str(dist.locate_file(file)), target)

@@ -48,7 +48,7 @@ SEED = "pytest"
 
 # One preparation at a time: the engine's checks and a trial run of the review screen may
 # both reach for the same .venv.
-_LOCK = threading.Lock()
+VENV_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -111,7 +111,7 @@ def _prepare(
     running: Path | None,
 ) -> ProjectEnv:
     say = on_notice or (lambda _message: None)
-    with _LOCK:
+    with VENV_LOCK:
         marker = read_marker(workspace)
         if venv_python(workspace) is None or (marker.get("created") and not marker.get("seeded")):
             problem = _make_venv(workspace, marker, say)
@@ -125,7 +125,7 @@ def _prepare(
             declared = declared_requirements(workspace)
         except DeclarationError as exc:
             return ProjectEnv(interpreter, failed_install([], str(exc)))
-        missing_pytest = not _has_distribution(workspace, SEED)
+        missing_pytest = not has_distribution(workspace, SEED)
         if marker.get("digest") != declared.digest or missing_pytest:
             what = [f"dependencies from {', '.join(declared.files)}"] if declared.files else []
             what += [SEED] if missing_pytest else []  # a person's venv without it
@@ -181,7 +181,7 @@ def _make_venv(workspace: Path, marker: dict[str, Any], say: Callable[[str], Non
             shutil.rmtree(venv, ignore_errors=True)
             return problem
     try:
-        _seed(_site_packages(venv))
+        seed_distribution(site_packages_dir(venv))
     except (OSError, importlib.metadata.PackageNotFoundError) as exc:
         return f"could not put pytest into {venv}: {exc}"
     _write_marker(workspace, {"created": True, "seeded": True})
@@ -208,7 +208,7 @@ def _create_venv(venv: Path, say: Callable[[str], None]) -> str | None:
     return None
 
 
-def _site_packages(venv: Path) -> Path:
+def site_packages_dir(venv: Path) -> Path:
     """Where a venv made with this interpreter keeps its packages."""
     if os.name == "nt":
         return venv / "Lib" / "site-packages"
@@ -216,8 +216,8 @@ def _site_packages(venv: Path) -> Path:
     return venv / "lib" / version / "site-packages"
 
 
-def _seed(site_packages: Path) -> None:
-    """Put :data:`SEED` and what it requires from orch-tui's environment into ``site_packages``:
+def seed_distribution(site_packages: Path, name: str = SEED) -> None:
+    """Put the distribution ``name`` (:data:`SEED` by default) and what it requires from orch-tui's environment into ``site_packages``:
     each file hard-linked where the file system allows, else copied (see :func:`_put`).
     Console scripts are left out: the checks run ``python -m pytest``.
 
@@ -230,7 +230,7 @@ def _seed(site_packages: Path) -> None:
     ``mkdir`` for each of pytest's 950 files cost as much as the links themselves.
     """
     made: set[str] = set()
-    for dist in _requirement_closure(SEED):
+    for dist in _requirement_closure(name):
         for file in dist.files or ():
             if file.parts[0] == "..":
                 continue
@@ -287,7 +287,7 @@ def _canonical(name: str) -> str:
     return name.lower().replace("_", "-").replace(".", "-")
 
 
-def _has_distribution(workspace: Path, name: str) -> bool:
+def has_distribution(workspace: Path, name: str) -> bool:
     """Whether the venv has ``name`` installed (a ``*.dist-info`` folder for it)."""
     venv = workspace / PROJECT_VENV
     for pattern in ("lib/python*/site-packages/*.dist-info", "Lib/site-packages/*.dist-info"):
