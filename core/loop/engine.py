@@ -52,6 +52,7 @@ from orch_tui.core.loop.review import Reviewer
 from orch_tui.core.loop.review_step import review_step
 from orch_tui.core.loop.run import Run
 from orch_tui.core.providers.base import ModelError, Provider
+from orch_tui.core.providers.scripted import RecordingExhausted
 from orch_tui.core.runlog import layout as runlog
 from orch_tui.core.runlog.writer import RunLog
 from orch_tui.core.util import atomic
@@ -204,6 +205,10 @@ class Engine:
                     self._after_failure(failure)
         except SafetyViolation as exc:
             finishing.finish(run, RunState.FAILED, EXIT_SAFETY, f"safety violation: {exc}")
+        except (
+            RecordingExhausted
+        ) as exc:  # a replay that took another path: asking again won't help
+            finishing.finish(run, RunState.FAILED, EXIT_FAILED, str(exc))
         except ModelError as exc:
             run.state.last_error = str(exc)
             finishing.finish(run, RunState.FAILED, EXIT_FAILED, f"model error: {exc}")
