@@ -213,10 +213,10 @@ class EditorTool:
         return text.removesuffix("\n").split("\n") if text else []
 
     def _refuse_protected(self, path: str) -> None:
-        if _relative(path) in self.locked:
-            raise _ToolError(LOCKED_TEST.format(path=path))
         if self.staging.is_protected(path):
             raise _ToolError(f"Error: {path} is protected and cannot be edited")
+        if _relative(path) in self.locked:
+            raise _ToolError(LOCKED_TEST.format(path=path))
 
     def _stage(self, path: str, text: str) -> None:
         size = len(text.encode("utf-8"))

@@ -340,6 +340,7 @@ def test_protect_existing_tests_can_be_turned_off(project: Path, tmp_path: Path)
     (folder / "tests" / "test_old.py").write_text("def test_old():\n    assert True\n")
     config = fast_config()
     config.safety.protect_existing_tests = False
+    config.safety.allow_test_edits = True  # headless, a test present at the attempt is locked too
     engine = make_engine(project, folder, [attempt(create("tests/test_old.py", "x = 1\n"))])
     engine.config = config
     engine.run()
@@ -392,6 +393,9 @@ def test_restore_in_a_plain_folder_brings_back_the_original_bytes(
         attempt(create("notes.md", "rewritten\n"), create("tests/test_calc.py", TEST)),
     ]
     engine = make_engine(project, folder, attempts)
+    config = fast_config()
+    config.safety.allow_test_edits = True  # attempt 1 mends a test attempt 0 wrote
+    engine.config = config
     assert engine.run() == EXIT_SUCCESS
     (project / "orchestrator.toml").write_text("")
     assert main(["restore", "0", "--config", str(project / "orchestrator.toml")]) == 0

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from orch_tui.core.config.paths import ProjectPaths
-from orch_tui.core.workspace.boundary import ProtectedPath, Staging
+from orch_tui.core.workspace.boundary import ProtectedPath
+from orch_tui.core.workspace.staging import Staging
 from orch_tui.core.workspace.placement import (
     WorkspacePlacementError,
     check_placement,

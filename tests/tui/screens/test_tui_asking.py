@@ -85,15 +85,21 @@ async def test_free_guidance_is_typed_in_the_box(tmp_path: Path) -> None:
         await pilot.press("q")
 
 
-FAIL_TEST = ("create", "tests/test_x.py", "def test_x():\n    assert False\n")
-STILL_FAILING = ("str_replace", "tests/test_x.py", "assert False", "assert 1 == 2")
-PASSING = ("str_replace", "tests/test_x.py", "assert 1 == 2", "assert 2 == 2")
+# The fixes change the code, not the test: a test that existed before an attempt is the contract.
+APP = ("create", "x.py", "VALUE = 0\n")
+FAIL_TEST = (
+    "create",
+    "tests/test_x.py",
+    "from x import VALUE\n\n\ndef test_x():\n    assert VALUE == 2\n",
+)
+STILL_FAILING = ("str_replace", "x.py", "VALUE = 0", "VALUE = 1")
+PASSING = ("str_replace", "x.py", "VALUE = 1", "VALUE = 2")
 
 
 def failed_project(tmp_path: Path) -> TuiProject:
     """A run that ended FAILED (retries exhausted) headless, with one more attempt scripted."""
     attempts = [
-        attempt_turns("Adding a test.", [FAIL_TEST]),
+        attempt_turns("Adding a test.", [APP, FAIL_TEST]),
         attempt_turns("Trying again.", [STILL_FAILING]),
         attempt_turns("Fixing it.", [PASSING]),
     ]
@@ -145,7 +151,7 @@ async def test_a_failed_run_continues_with_c_or_with_guidance_after_g(
 
 async def test_a_stuck_run_asks_the_person_naming_the_failing_test(tmp_path: Path) -> None:
     attempts = [
-        attempt_turns("Adding a test.", [FAIL_TEST]),
+        attempt_turns("Adding a test.", [APP, FAIL_TEST]),
         attempt_turns("Trying again.", [STILL_FAILING]),
         attempt_turns("Fixing it.", [PASSING]),
     ]
@@ -170,7 +176,7 @@ async def test_a_stuck_run_asks_the_person_naming_the_failing_test(tmp_path: Pat
 def escalating_project(tmp_path: Path) -> TuiProject:
     """Attempt 0 fails its test; attempt 1 is answered by the stronger model."""
     config_text = '[model]\nescalate_to = "claude-opus-4-1"\n[loop]\nescalate_after = 1\n'
-    attempts = [attempt_turns("Adding a test.", [FAIL_TEST]), FIRST_ATTEMPT]
+    attempts = [attempt_turns("Adding a test.", [APP, FAIL_TEST]), FIRST_ATTEMPT]
     return make_tui_project(tmp_path, attempts, seed={}, config_text=CONFIG_TEXT + config_text)
 
 
