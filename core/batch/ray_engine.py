@@ -9,6 +9,8 @@ A task whose worker or node dies is retried by Ray from the archive it was given
 from __future__ import annotations
 
 import io
+import os
+import socket
 import tarfile
 import tempfile
 import threading
@@ -22,7 +24,7 @@ from orch_tui.core.batch.specs import BatchError
 
 INSTALL_HINT = "the ray engine needs Ray: pip install 'orch-tui[ray]'"
 TASK_RETRIES = 3
-CONNECT_TIMEOUT_S = 20
+CONNECT_TIMEOUT_S = 5
 
 
 def pack(folder: Path) -> bytes:
@@ -50,11 +52,27 @@ def run_packed(task: RunTask, archive: bytes) -> tuple[int, bytes]:
         return code, pack(folder)
 
 
+def _check_reachable(address: str) -> None:
+    """Fail within seconds when nothing listens at ``host:port`` (Ray itself waits minutes)."""
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if not host or not port.isdigit():
+        return  # "auto" and other forms Ray resolves itself
+    try:
+        socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT_S).close()
+    except OSError as exc:
+        raise BatchError(
+            f"cannot reach a Ray cluster at {address}: {exc}; nothing was started"
+        ) from None
+
+
 def _connect(address: str | None) -> Any:
     try:
         import ray
     except ImportError:
         raise BatchError(INSTALL_HINT) from None
+    target = address or os.environ.get("RAY_ADDRESS")
+    if target:
+        _check_reachable(target)
     try:
         ray.init(address=address, include_dashboard=False, log_to_driver=False)
     except Exception as exc:  # Ray raises ConnectionError, RuntimeError, TimeoutError...
