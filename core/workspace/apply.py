@@ -10,7 +10,14 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from orch_tui.core.util.atomic import Commit, fsync_together
-from orch_tui.core.workspace.boundary import SKIPPED_DIRS, ProtectedPath, inside, is_protected, resolve_inside, to_relative
+from orch_tui.core.workspace.boundary import (
+    SKIPPED_DIRS,
+    ProtectedPath,
+    inside,
+    is_protected,
+    resolve_inside,
+    to_relative,
+)
 
 _TEMP_SUFFIX = ".orch-tmp"
 

@@ -12,13 +12,11 @@ Text is read and written as UTF-8 with no newline translation, so ``"\\r\\n"`` s
 from __future__ import annotations
 
 import fnmatch
-import importlib
 import os
 import posixpath
 import stat
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 VIRTUAL_ROOT = "/workspace"
 """Where the model believes the project lives; ``/workspace/a.py`` means ``a.py``."""

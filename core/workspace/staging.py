@@ -9,7 +9,16 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from orch_tui.core.domain.proposal import FileChange, Proposal
-from orch_tui.core.workspace.boundary import SKIPPED_DIRS, ProtectedPath, inside, is_protected, key_of, read_text, resolve_real, strip_virtual_root
+from orch_tui.core.workspace.boundary import (
+    SKIPPED_DIRS,
+    ProtectedPath,
+    inside,
+    is_protected,
+    key_of,
+    read_text,
+    resolve_real,
+    strip_virtual_root,
+)
 
 
 class Staging:

@@ -10,7 +10,6 @@ sees them before accepting.
 from __future__ import annotations
 
 import os
-import posixpath
 from pathlib import Path
 
 from orch_tui.core.domain.proposal import FileChange

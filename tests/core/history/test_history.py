@@ -132,7 +132,9 @@ def test_list_runs_summarises_real_runs_newest_first(demo: DemoProject) -> None:
     assert success.tokens == 20205 and success.cost_usd == pytest.approx(0.033139)
     assert success.duration_s is not None and success.duration_s > 0
     assert failed.state == "FAILED" and failed.attempts == 2
-    assert failed.stop_reason is not None and failed.stop_reason.startswith("model error")
+    # the failed demo run stopped when its replay ran out of recorded turns (said plainly)
+    assert failed.stop_reason is not None
+    assert failed.stop_reason.startswith("the recording has no more turns")
     assert (unfinished.state, unfinished.stop_reason) == ("REVIEWING", None)
     assert not unfinished.finished and success.finished
     assert all(run.damaged is None for run in runs)
@@ -554,7 +556,7 @@ def test_load_run_reads_attempts(demo: DemoProject) -> None:
 def test_load_run_of_stopped_and_unfinished_runs(demo: DemoProject) -> None:
     failed = load_run(demo.logs, demo.failed)
     assert [a.outcome for a in failed.attempts] == ["failed", "stopped"]
-    assert failed.attempts[1].summary.startswith("model error")
+    assert failed.attempts[1].summary.startswith("the recording has no more turns")
     unfinished = load_run(demo.logs, demo.unfinished)
     assert [a.outcome for a in unfinished.attempts] == ["REVIEWING"]
 

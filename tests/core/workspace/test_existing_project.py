@@ -8,16 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from orch_tui.core.loop.engine import EXIT_SUCCESS, Engine, RunOptions
-from orch_tui.core.domain.events import Event, EventBus, Notice
 from orch_tui.core.config.paths import ProjectPaths
-from orch_tui.core.loop.review import AcceptAllReviewer
-from orch_tui.core.workspace.run_workspace import WorkspaceError
+from orch_tui.core.domain.events import Event, EventBus, Notice
 from orch_tui.core.domain.spec import read_spec
 from orch_tui.core.domain.state import RunState, StateStore
+from orch_tui.core.loop.engine import EXIT_SUCCESS, Engine, RunOptions
+from orch_tui.core.loop.review import AcceptAllReviewer
+from orch_tui.core.workspace.run_workspace import WorkspaceError
 from orch_tui.tui.cli.commands import main
-from tests.support.scripting import CountingProvider, attempt, create, replace
 from tests.core.loop.test_engine import BAD, GOOD, TEST, fast_config
+from tests.support.scripting import CountingProvider, attempt, create, replace
 
 README = "# calc\n"
 

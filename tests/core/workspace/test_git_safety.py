@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import stat
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -40,7 +39,13 @@ def planted(tmp_path: Path) -> tuple[Path, Path]:
     git(repo, "add", "app.py")
     git(repo, "commit", "--quiet", "-m", "start")
     marker = tmp_path / "ran.txt"
-    for hook in ("pre-commit", "post-commit", "post-checkout", "commit-msg", "reference-transaction"):
+    for hook in (
+        "pre-commit",
+        "post-commit",
+        "post-checkout",
+        "commit-msg",
+        "reference-transaction",
+    ):
         plant(repo / ".git" / "hooks" / hook, marker)
     plant(tmp_path / "fsmonitor.sh", marker)
     git(repo, "config", "core.fsmonitor", str(tmp_path / "fsmonitor.sh"))

@@ -10,12 +10,12 @@ import pytest
 
 from orch_tui.core.config.paths import ProjectPaths
 from orch_tui.core.workspace.boundary import ProtectedPath
-from orch_tui.core.workspace.staging import Staging
 from orch_tui.core.workspace.placement import (
     WorkspacePlacementError,
     check_placement,
     project_file_globs,
 )
+from orch_tui.core.workspace.staging import Staging
 from orch_tui.tui.cli.commands import main
 
 

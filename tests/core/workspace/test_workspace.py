@@ -9,7 +9,13 @@ import pytest
 
 from orch_tui.core.domain.proposal import ChangeKind
 from orch_tui.core.workspace.apply import apply_change, copy_tree, read_tree
-from orch_tui.core.workspace.boundary import ProtectedPath, SafetyViolation, is_protected, resolve_inside, to_relative
+from orch_tui.core.workspace.boundary import (
+    ProtectedPath,
+    SafetyViolation,
+    is_protected,
+    resolve_inside,
+    to_relative,
+)
 from orch_tui.core.workspace.staging import Staging
 
 
