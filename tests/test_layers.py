@@ -24,6 +24,8 @@ def _installed_shape(into: Path) -> Path:
     the sources whatever the install mode (an editable install has no ``orch_tui`` folder)."""
     package = into / "orch_tui"
     package.mkdir(parents=True)
+    # A regular package here wins over an installed orch_tui (a namespace portion) on the path.
+    (package / "__init__.py").write_text("")
     for name in ("core", "tui", "themes"):
         (package / name).symlink_to(ROOT / name, target_is_directory=True)
     return into

@@ -432,7 +432,8 @@ def test_kill_running_checks_takes_down_a_check_in_flight(workspace, report_dir,
     )
     worker.start()
     deadline = time.monotonic() + 60
-    while not pid_file.exists() and time.monotonic() < deadline:
+    # the file is made, then written: wait for the pid itself
+    while not (pid_file.exists() and pid_file.read_text().strip()) and time.monotonic() < deadline:
         time.sleep(0.05)
     kill_running_checks()
     worker.join(timeout=30)

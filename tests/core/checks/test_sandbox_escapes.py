@@ -124,7 +124,9 @@ def project_layout(root: Path) -> dict[str, str]:
     log.write_text('{"changes": []}')
     return {
         "workspace": str(workspace),
-        "outside": str(Path.cwd() / f"orch-probe-{uuid.uuid4().hex}"),
+        # not under /tmp: a folder there may hold a venv bound into the sandbox, made on its
+        # private /tmp, where a write lands nowhere on the host
+        "outside": str(Path.home() / f"orch-probe-{uuid.uuid4().hex}"),
         "env": str(project / ".env"),
         "state": str(project / "state.json"),
         "config": str(project / "orchestrator.toml"),
