@@ -13,6 +13,8 @@ import signal
 import subprocess
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -87,6 +89,31 @@ def batch(root: Path, fake: FakeAnthropic, *args: str) -> subprocess.CompletedPr
     )
 
 
+@contextmanager
+def batch_in_background(root: Path, fake: FakeAnthropic) -> Iterator[subprocess.Popen[str]]:
+    """``orch-tui batch specs --jobs 1`` running in a process group of its own; on leaving, a
+    batch still running is interrupted (then killed), by its group."""
+    process = subprocess.Popen(
+        [orch_tui(), "batch", "specs", "--jobs", "1"],
+        cwd=root,
+        env=child_env(fake.url),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        yield process
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGINT)
+            try:
+                process.communicate(timeout=60)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.communicate()
+
+
 def the_batch(root: Path) -> Path:
     (folder,) = (root / "batches").iterdir()
     return folder
@@ -142,25 +169,12 @@ def test_a_killed_worker_is_resumed_by_the_next_command(tmp_path: Path) -> None:
     root = make_batch_project(tmp_path / "project")
     model = BatchModel(hang="beta")
     with FakeAnthropic(model) as fake:
-        process = subprocess.Popen(
-            [orch_tui(), "batch", "specs", "--jobs", "1"],
-            cwd=root,
-            env=child_env(fake.url),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            start_new_session=True,
-        )
-        try:
+        with batch_in_background(root, fake) as process:
             assert model.hanging.wait(120), "the beta run never asked the model"
             folder = the_batch(root)
             worker = int((folder / "beta" / "orch.lock").read_text().split()[0])
             os.kill(worker, signal.SIGKILL)
             out, err = process.communicate(timeout=180)
-        finally:
-            if process.poll() is None:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
 
         assert process.returncode == 1, out + err
         record = json.loads((folder / "batch.json").read_text())
@@ -179,24 +193,9 @@ def test_a_second_batch_on_the_same_folder_is_refused_naming_the_holder(tmp_path
     root = make_batch_project(tmp_path / "project")
     model = BatchModel(hang="alpha")
     with FakeAnthropic(model) as fake:
-        process = subprocess.Popen(
-            [orch_tui(), "batch", "specs", "--jobs", "1"],
-            cwd=root,
-            env=child_env(fake.url),
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-        try:
+        with batch_in_background(root, fake) as process:
             assert model.hanging.wait(120)
             second = batch(root, fake, "--jobs", "1")
-        finally:
-            os.killpg(process.pid, signal.SIGINT)
-            try:
-                process.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
 
     assert second.returncode == 1
     assert f"pid {process.pid}" in second.stderr and "batch" in second.stderr
