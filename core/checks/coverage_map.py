@@ -91,6 +91,25 @@ class CoverageMap:
         )
 
 
+def coverage_record(measured: CoverageMap | CoverageUnavailable) -> dict[str, Any]:
+    """What an attempt's ``coverage.json`` holds (read back by :func:`coverage_from_record`)."""
+    if isinstance(measured, CoverageUnavailable):
+        return {"unavailable": measured.reason}
+    return {"map": measured.to_json()}
+
+
+def coverage_from_record(data: Any) -> CoverageMap | CoverageUnavailable | None:
+    """An attempt's ``coverage.json`` read back; None when there is none or it is damaged."""
+    if not isinstance(data, dict):
+        return None
+    if isinstance(data.get("unavailable"), str):
+        return CoverageUnavailable(data["unavailable"])
+    try:
+        return CoverageMap.from_json(data["map"])
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
+
+
 # -- running the tests under coverage ---------------------------------------------------------
 
 

@@ -6,7 +6,8 @@ Layout::
     logs/<run_id>/spec.md             the spec as it was
     logs/<run_id>/events.jsonl        append-only, one event per line (UTC ISO-8601 ``at``)
     logs/<run_id>/attempt-NN/         conversation.json, proposal.json, decisions.json,
-                                      applied.json, applied.patch, test-output.txt, report.json
+                                      applied.json, applied.patch, test-output.txt, report.json,
+                                      coverage.json, evidence.json
 """
 
 from __future__ import annotations
@@ -18,6 +19,12 @@ APPLIED = "applied.json"
 APPLIED_PATCH = "applied.patch"
 TEST_OUTPUT = "test-output.txt"
 REPORT = "report.json"
+COVERAGE = "coverage.json"
+"""Which tests ran each line: ``{"map": CoverageMap.to_json()}`` or ``{"unavailable": reason}``
+(core.checks.coverage_map's :func:`coverage_record`)."""
+EVIDENCE = "evidence.json"
+"""Do the tests test the change: the added tests' labels and the tests rewritten to pass
+(core.checks.change_evidence)."""
 EVENTS = "events.jsonl"
 RUN_META = "run.json"
 SPEC_COPY = "spec.md"

@@ -21,6 +21,8 @@ from orch_tui.core.checks.coverage_map import (
     FileCoverage,
     changed_line_coverage,
     context_test_id,
+    coverage_from_record,
+    coverage_record,
     hunk_coverage,
     read_coverage,
     uncovered_lines,
@@ -121,6 +123,15 @@ def test_each_line_knows_the_tests_that_run_it(measured: tuple[Path, CoverageMap
     assert 1 in cmap.files["calc.py"].executed  # a def runs on import, outside any test
     assert set(cmap.files) == {"calc.py"}  # the tests themselves are not measured
     assert CoverageMap.from_json(cmap.to_json()) == cmap
+    assert coverage_from_record(coverage_record(cmap)) == cmap
+
+
+def test_an_attempts_coverage_record_reads_back_unavailable_or_damaged() -> None:
+    why = CoverageUnavailable("coverage.py is not installed in the project's .venv")
+    assert coverage_from_record(coverage_record(why)) == why
+    assert coverage_from_record(None) is None
+    assert coverage_from_record({"map": {"calc.py": {"statements": [1]}}}) is None  # no executed
+    assert coverage_from_record([1, 2]) is None
 
 
 def test_a_hunk_says_which_tests_run_it_and_an_uncovered_hunk_says_so(
