@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from orch_tui.core.checks.junit import TestCase
 from orch_tui.core.domain.proposal import FileChange
 from orch_tui.core.domain.test_files import is_test_file
-from orch_tui.core.domain.test_weakening import defined_tests
+from orch_tui.core.domain.test_syntax import defined_tests
 
 PASSES_WITHOUT = "passes without this change"
 FAILS_WITHOUT = "fails without this change"

@@ -29,9 +29,20 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TypeGuard
 
 from orch_tui.core.domain.proposal import FileChange
+from orch_tui.core.domain.test_syntax import (
+    TestDef,
+    body_dump,
+    called_name,
+    dotted_name,
+    line_of,
+    mark_name,
+    marks_of,
+    parametrized_cases,
+    tests_in,
+    walk_body,
+)
 
 
 class WeakeningKind(StrEnum):
@@ -84,15 +95,6 @@ BROAD = frozenset({"Exception", "BaseException"})
 RAISES = frozenset({"raises", "assertRaises", "assertRaisesRegex"})
 
 
-@dataclass
-class _Test:
-    name: str
-    node: ast.FunctionDef | ast.AsyncFunctionDef
-    scope: str
-    """The class name, or "" at module level."""
-    inherited_marks: list[ast.expr]
-
-
 def find_weakenings(old: str | None, new: str | None) -> list[Weakening]:
     """How ``new`` weakens the tests of ``old`` (None: the file is added or deleted)."""
     new_tree: ast.Module | None = None
@@ -109,8 +111,8 @@ def find_weakenings(old: str | None, new: str | None) -> list[Weakening]:
         old_tree = ast.parse(old)
     except (SyntaxError, ValueError):
         return []  # nothing to compare with: the old text was not Python either
-    old_tests = _tests(old_tree)
-    new_tests = _tests(new_tree) if new_tree is not None else {}
+    old_tests = tests_in(old_tree)
+    new_tests = tests_in(new_tree) if new_tree is not None else {}
     findings: list[Weakening] = []
     for before, after in _pairs(old_tests, new_tests, findings):
         findings += _compare(before, after)
@@ -149,31 +151,9 @@ def hunk_of(change: FileChange, finding: Weakening) -> int | None:
 # -- collecting ------------------------------------------------------------------------------
 
 
-def defined_tests(source: str) -> list[str]:
-    """The tests ``source`` defines (``test_add``, ``TestMath::test_add``); none if it does not
-    parse."""
-    try:
-        return list(_tests(ast.parse(source)))
-    except (SyntaxError, ValueError):
-        return []
-
-
-def _tests(tree: ast.Module) -> dict[str, _Test]:
-    def is_test(node: ast.stmt) -> TypeGuard[ast.FunctionDef | ast.AsyncFunctionDef]:
-        return isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name[:4] == "test"
-
-    found = {node.name: _Test(node.name, node, "", []) for node in tree.body if is_test(node)}
-    for group in tree.body:
-        if isinstance(group, ast.ClassDef) and group.name.startswith("Test"):
-            for item in filter(is_test, group.body):
-                name = f"{group.name}::{item.name}"
-                found[name] = _Test(name, item, group.name, list(group.decorator_list))
-    return found
-
-
 def _pairs(
-    old: dict[str, _Test], new: dict[str, _Test], findings: list[Weakening]
-) -> Iterator[tuple[_Test, _Test]]:
+    old: dict[str, TestDef], new: dict[str, TestDef], findings: list[Weakening]
+) -> Iterator[tuple[TestDef, TestDef]]:
     """Old and new forms of each test: same name, else same body (a rename), else in order
     within a class; an old test left without a partner was deleted."""
     gone = [test for name, test in old.items() if name not in new]
@@ -182,7 +162,7 @@ def _pairs(
         if name in new:
             yield test, new[name]
     for test in list(gone):
-        twin = next((a for a in added if _body(a) == _body(test)), None)
+        twin = next((a for a in added if body_dump(a) == body_dump(test)), None)
         if twin is not None:
             gone.remove(test)
             added.remove(twin)
@@ -198,14 +178,10 @@ def _pairs(
         yield test, partner
 
 
-def _body(test: _Test) -> str:
-    return "\n".join(ast.dump(statement) for statement in test.node.body)
-
-
 # -- comparing one test ----------------------------------------------------------------------
 
 
-def _compare(old: _Test, new: _Test) -> list[Weakening]:
+def _compare(old: TestDef, new: TestDef) -> list[Weakening]:
     name = new.name if new.name == old.name else f"{new.name} (was {old.name})"
     findings = _asserts(old, new, name)
     findings += _skips(old, new, name)
@@ -214,18 +190,13 @@ def _compare(old: _Test, new: _Test) -> list[Weakening]:
     return findings
 
 
-def _walk(test: _Test) -> Iterator[ast.AST]:
-    for statement in test.node.body:
-        yield from ast.walk(statement)
-
-
-def _assertions(test: _Test) -> list[ast.AST]:
+def _assertions(test: TestDef) -> list[ast.AST]:
     found: list[ast.AST] = []
-    for node in _walk(test):
+    for node in walk_body(test):
         if isinstance(node, ast.Assert):
             found.append(node)
-        elif isinstance(node, ast.Call) and _called(node).startswith("assert"):
-            if _called(node) not in RAISES:
+        elif isinstance(node, ast.Call) and called_name(node).startswith("assert"):
+            if called_name(node) not in RAISES:
                 found.append(node)
     return found
 
@@ -234,7 +205,7 @@ def _is_constant(node: ast.AST) -> bool:
     if isinstance(node, ast.Assert):
         test = node.test
     elif isinstance(node, ast.Call) and node.args:
-        if _called(node) not in ("assertTrue", "assertFalse"):
+        if called_name(node) not in ("assertTrue", "assertFalse"):
             return False
         test = node.args[0]
     else:
@@ -244,7 +215,7 @@ def _is_constant(node: ast.AST) -> bool:
     return isinstance(test, ast.Constant)
 
 
-def _asserts(old: _Test, new: _Test, name: str) -> list[Weakening]:
+def _asserts(old: TestDef, new: TestDef, name: str) -> list[Weakening]:
     """Constant asserts the change brings (replacing a real one when real ones went), and
     asserts of any kind it takes away beyond those it adds."""
     old_all, new_all = _assertions(old), _assertions(new)
@@ -254,13 +225,13 @@ def _asserts(old: _Test, new: _Test, name: str) -> list[Weakening]:
     fresh_constants = [a for a in _unmatched(new_all, old_all) if _is_constant(a)]
     findings = [
         Weakening(
-            WeakeningKind.CONSTANT_ASSERT, name, _line(node), None, REPLACED * (n < real_lost)
+            WeakeningKind.CONSTANT_ASSERT, name, line_of(node), None, REPLACED * (n < real_lost)
         )
         for n, node in enumerate(fresh_constants)
     ]
     lost = len(old_all) - len(new_all)
     for node in _unmatched(old_all, new_all)[: max(0, lost)]:
-        findings.append(Weakening(WeakeningKind.REMOVED_ASSERT, name, None, _line(node)))
+        findings.append(Weakening(WeakeningKind.REMOVED_ASSERT, name, None, line_of(node)))
     return findings
 
 
@@ -276,38 +247,40 @@ def _unmatched(nodes: list[ast.AST], others: list[ast.AST]) -> list[ast.AST]:
     return found
 
 
-def _skips(old: _Test, new: _Test, name: str) -> list[Weakening]:
+def _skips(old: TestDef, new: TestDef, name: str) -> list[Weakening]:
     findings = []
-    before = Counter(_mark_name(m) for m in _marks(old) if _mark_name(m) in SKIP_NAMES)
-    for mark in _marks(new):
-        mark_name = _mark_name(mark)
-        if mark_name not in SKIP_NAMES:
+    before = Counter(mark_name(m) for m in marks_of(old) if mark_name(m) in SKIP_NAMES)
+    for mark in marks_of(new):
+        kind = mark_name(mark)
+        if kind not in SKIP_NAMES:
             continue
-        if before[mark_name] > 0:
-            before[mark_name] -= 1
+        if before[kind] > 0:
+            before[kind] -= 1
         else:
             findings.append(
-                Weakening(WeakeningKind.SKIP_ADDED, name, _line(mark), None, f"mark {mark_name}")
+                Weakening(WeakeningKind.SKIP_ADDED, name, line_of(mark), None, f"mark {kind}")
             )
-    calls = Counter(_called(c) for c in _walk(old) if isinstance(c, ast.Call) and _is_skip_call(c))
-    for node in _walk(new):
+    calls = Counter(
+        called_name(c) for c in walk_body(old) if isinstance(c, ast.Call) and _is_skip_call(c)
+    )
+    for node in walk_body(new):
         if isinstance(node, ast.Call) and _is_skip_call(node):
-            if calls[_called(node)] > 0:
-                calls[_called(node)] -= 1
+            if calls[called_name(node)] > 0:
+                calls[called_name(node)] -= 1
             else:
-                detail = f"{_called(node)}() call"
+                detail = f"{called_name(node)}() call"
                 findings.append(
-                    Weakening(WeakeningKind.SKIP_ADDED, name, _line(node), None, detail)
+                    Weakening(WeakeningKind.SKIP_ADDED, name, line_of(node), None, detail)
                 )
     return findings
 
 
-def _raises(old: _Test, new: _Test, name: str) -> list[Weakening]:
-    def expected(test: _Test) -> list[tuple[ast.Call, bool]]:
+def _raises(old: TestDef, new: TestDef, name: str) -> list[Weakening]:
+    def expected(test: TestDef) -> list[tuple[ast.Call, bool]]:
         return [
             (node, _is_broad(node.args[0]))
-            for node in _walk(test)
-            if isinstance(node, ast.Call) and _called(node) in RAISES and node.args
+            for node in walk_body(test)
+            if isinstance(node, ast.Call) and called_name(node) in RAISES and node.args
         ]
 
     before, after = expected(old), expected(new)
@@ -315,7 +288,7 @@ def _raises(old: _Test, new: _Test, name: str) -> list[Weakening]:
     broad_gained = [node for node, broad in after if broad][sum(b for _n, b in before) :]
     return [
         Weakening(
-            WeakeningKind.RAISES_BROADENED, name, _line(node), None, ast.unparse(node.args[0])
+            WeakeningKind.RAISES_BROADENED, name, line_of(node), None, ast.unparse(node.args[0])
         )
         for node in broad_gained[: max(0, narrow_lost)]
     ]
@@ -324,13 +297,15 @@ def _raises(old: _Test, new: _Test, name: str) -> list[Weakening]:
 def _is_broad(node: ast.expr) -> bool:
     if isinstance(node, ast.Tuple):
         return any(_is_broad(item) for item in node.elts)
-    return _dotted(node).rsplit(".", 1)[-1] in BROAD
+    return dotted_name(node).rsplit(".", 1)[-1] in BROAD
 
 
-def _cases(old: _Test, new: _Test, name: str) -> list[Weakening]:
-    kept = {key: Counter(ast.dump(c) for c in cases) for key, cases in _parametrized(new).items()}
+def _cases(old: TestDef, new: TestDef, name: str) -> list[Weakening]:
+    kept = {
+        key: Counter(ast.dump(c) for c in cases) for key, cases in parametrized_cases(new).items()
+    }
     findings = []
-    for key, cases in _parametrized(old).items():
+    for key, cases in parametrized_cases(old).items():
         remaining = kept.get(key, Counter())
         for case in cases:
             dumped = ast.dump(case)
@@ -340,24 +315,10 @@ def _cases(old: _Test, new: _Test, name: str) -> list[Weakening]:
                 detail = f"{key}: {ast.unparse(case)}"
                 findings.append(
                     Weakening(
-                        WeakeningKind.PARAMETRIZE_CASE_REMOVED, name, None, _line(case), detail
+                        WeakeningKind.PARAMETRIZE_CASE_REMOVED, name, None, line_of(case), detail
                     )
                 )
     return findings
-
-
-def _parametrized(test: _Test) -> dict[str, list[ast.expr]]:
-    """The literal case lists of the test's ``parametrize`` marks, by their argument names."""
-    found: dict[str, list[ast.expr]] = {}
-    for mark in test.node.decorator_list:
-        if not isinstance(mark, ast.Call) or _mark_name(mark) != "parametrize":
-            continue
-        args = list(mark.args) + [k.value for k in mark.keywords if k.arg == "argvalues"]
-        if len(args) < 2 or not isinstance(args[1], ast.List | ast.Tuple):
-            continue
-        key = ast.unparse(args[0]) if not isinstance(args[0], ast.Constant) else str(args[0].value)
-        found[key] = list(args[1].elts)
-    return found
 
 
 def _module_skips(old: ast.Module, new: ast.Module) -> list[Weakening]:
@@ -371,7 +332,7 @@ def _module_skips(old: ast.Module, new: ast.Module) -> list[Weakening]:
             ):
                 value = statement.value
                 marks = value.elts if isinstance(value, ast.List | ast.Tuple) else [value]
-                found += [m for m in marks if _mark_name(m) in SKIP_NAMES]
+                found += [m for m in marks if mark_name(m) in SKIP_NAMES]
             elif isinstance(statement, ast.Expr) and _is_skip_call(statement.value):
                 assert isinstance(statement.value, ast.Call)
                 found.append(statement.value)
@@ -385,42 +346,12 @@ def _module_skips(old: ast.Module, new: ast.Module) -> list[Weakening]:
             before[key] -= 1
             continue
         detail = f"module-level {ast.unparse(node)}"
-        findings.append(Weakening(WeakeningKind.SKIP_ADDED, "", _line(node), None, detail))
+        findings.append(Weakening(WeakeningKind.SKIP_ADDED, "", line_of(node), None, detail))
     return findings
 
 
-# -- small helpers ---------------------------------------------------------------------------
-
-
-def _marks(test: _Test) -> list[ast.expr]:
-    return [*test.inherited_marks, *test.node.decorator_list]
-
-
-def _mark_name(mark: ast.expr) -> str:
-    """``skip`` for ``@pytest.mark.skip``, ``@pytest.mark.skip(reason=...)``, ``@unittest.skip``."""
-    target = mark.func if isinstance(mark, ast.Call) else mark
-    return _dotted(target).rsplit(".", 1)[-1]
-
-
-def _called(call: ast.Call) -> str:
-    """The last name of what is called: ``skip`` for ``pytest.skip(...)``."""
-    return _dotted(call.func).rsplit(".", 1)[-1]
-
-
 def _is_skip_call(node: ast.AST) -> bool:
-    if not isinstance(node, ast.Call) or _called(node) not in SKIP_CALLS:
+    if not isinstance(node, ast.Call) or called_name(node) not in SKIP_CALLS:
         return False
-    dotted = _dotted(node.func)
+    dotted = dotted_name(node.func)
     return dotted.rpartition(".")[0] in SKIP_CALLERS
-
-
-def _dotted(node: ast.AST) -> str:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return f"{_dotted(node.value)}.{node.attr}"
-    return ""
-
-
-def _line(node: ast.AST) -> int | None:
-    return getattr(node, "lineno", None)
