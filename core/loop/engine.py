@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from typing import Unpack
 
 from orch_tui.core.checks.runner import TestReport
 from orch_tui.core.config.models import Config
@@ -48,9 +49,8 @@ from orch_tui.core.loop.retry import (
     Standing,
     next_after_failure,
 )
-from orch_tui.core.loop.review import Reviewer
 from orch_tui.core.loop.review_step import review_step
-from orch_tui.core.loop.run import Run
+from orch_tui.core.loop.run import Run, RunParts
 from orch_tui.core.providers.base import ModelError, Provider
 from orch_tui.core.providers.scripted import RecordingExhausted
 from orch_tui.core.runlog import layout as runlog
@@ -99,27 +99,8 @@ STEPS: dict[RunState, Step] = {
 class Engine:
     """One run of the loop, driven to a terminal state in the calling (worker) thread."""
 
-    def __init__(
-        self,
-        *,
-        paths: ProjectPaths,
-        config: Config,
-        spec: Spec,
-        provider: Provider,
-        reviewer: Reviewer,
-        bus: EventBus,
-        options: RunOptions,
-        cancel: threading.Event | None = None,
-    ) -> None:
-        self._run = Run(
-            paths=paths,
-            config=config,
-            spec=spec,
-            provider=provider,
-            reviewer=reviewer,
-            bus=bus,
-            options=options,
-        )
+    def __init__(self, *, cancel: threading.Event | None = None, **parts: Unpack[RunParts]) -> None:
+        self._run = Run(**parts)
         self.cancel = cancel or threading.Event()
 
     # -- the run, as callers see it ---------------------------------------------------------

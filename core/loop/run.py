@@ -10,7 +10,7 @@ usage of every model turn. Roles and the plan runner see it only as a
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from orch_tui.core.config.models import Config
 from orch_tui.core.config.paths import ProjectPaths
@@ -30,28 +30,30 @@ from orch_tui.core.util import atomic
 from orch_tui.core.util.atomic import Commit
 
 
+class RunParts(TypedDict):
+    """What a run is made of, as callers hand it to the engine (keyword by keyword)."""
+
+    paths: ProjectPaths
+    config: Config
+    spec: Spec
+    provider: Provider
+    reviewer: Reviewer
+    bus: EventBus
+    options: RunOptions
+
+
 class Run:
     """One run's shared parts; ``state`` and ``log`` exist once the run is opened."""
 
-    def __init__(
-        self,
-        *,
-        paths: ProjectPaths,
-        config: Config,
-        spec: Spec,
-        provider: Provider,
-        reviewer: Reviewer,
-        bus: EventBus,
-        options: RunOptions,
-    ) -> None:
-        self.paths = paths
-        self.config = config
-        self.spec = spec
-        self.provider = provider
-        self.reviewer = reviewer
-        self.bus = bus
-        self.options = options
-        self.store = StateStore(paths.state)
+    def __init__(self, **parts: Unpack[RunParts]) -> None:
+        self.paths = parts["paths"]
+        self.config = parts["config"]
+        self.spec = parts["spec"]
+        self.provider = parts["provider"]
+        self.reviewer = parts["reviewer"]
+        self.bus = parts["bus"]
+        self.options = parts["options"]
+        self.store = StateStore(self.paths.state)
         self.state: State
         self.log: RunLog
         self.files = Commit(settle_later=True)
@@ -91,7 +93,7 @@ class Run:
 
     def failing(self) -> list[str]:
         """The failing tests of the last checks run."""
-        return list((self.state.last_test or {}).get("failing") or [])
+        return list(self.state.last_test.failing) if self.state.last_test else []
 
     # -- usage and budget -----------------------------------------------------------------
 

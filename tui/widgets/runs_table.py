@@ -120,15 +120,8 @@ class RunsTable(RunsPaint, can_focus=True):
         def control(self) -> RunsTable:
             return self.table
 
-    def __init__(
-        self,
-        *,
-        name: str | None = None,
-        id: str | None = None,
-        classes: str | None = None,
-        disabled: bool = False,
-    ) -> None:
-        super().__init__(name=name, id=id, classes=classes, disabled=disabled)
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
         self._runs: Sequence[RunSummary] = ()
         self._widths = [cell_len(column.heading) + len(ARROWS[True]) for column in RUN_COLUMNS]
         self._sort: tuple[str, bool] = ("started", True)

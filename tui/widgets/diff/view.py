@@ -110,15 +110,8 @@ class DiffView(DiffPaint, can_focus=True):
         Binding("b", "page_up", "Page up", show=False, id="diff.page_up"),
     ]
 
-    def __init__(
-        self,
-        *,
-        name: str | None = None,
-        id: str | None = None,
-        classes: str | None = None,
-        disabled: bool = False,
-    ) -> None:
-        super().__init__(name=name, id=id, classes=classes, disabled=disabled)
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
         self._change: FileChange | None = None
         self._decisions: list[HunkDecision] = []
         self._weakening: set[int] = set()
