@@ -2,4 +2,13 @@
 
 Nothing imported here at module level may pull in Textual: ``--auto`` must
 start without it.
+
+- ``cli/``: The command line: argument parsing, the commands and the headless printer (no Textual).
+- ``app``: The Textual app: one client of the engine, the review screen its main view.
+- ``bridge``: The engine on a thread, talking to the app only through posted messages.
+- ``messages``: Messages between the engine thread, the review screen and the app.
+- ``keymap``: ``[ui] keymap``: remapped keys by binding id, checked against the ids the app has.
+- ``batch_progress``: The batch's live table on a terminal: a row per run and a bar for the batch.
+- ``screens/``: The review screen, the history browser, the plan screen and the dialogs.
+- ``widgets/``: The diff view, the runs table, the file list, the header, the timeline.
 """

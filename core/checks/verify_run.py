@@ -42,10 +42,11 @@ from orch_tui.core.config.models import Config
 from orch_tui.core.config.paths import ProjectPaths
 from orch_tui.core.domain.proposal import FileChange
 from orch_tui.core.domain.state import StateError, StateStore
+from orch_tui.core.domain.state_records import WorkspaceRecord
 from orch_tui.core.domain.test_files import is_test_file
 from orch_tui.core.runlog import layout as runlog
 from orch_tui.core.workspace.apply import copy_tree
-from orch_tui.core.workspace.git import Repo
+from orch_tui.core.workspace.run_workspace import original_text
 
 KILLED, SURVIVED, TIMED_OUT = "killed", "survived", "timed out"
 
@@ -84,8 +85,8 @@ def run_changes(paths: ProjectPaths) -> RunChanges:
     log_dir = paths.logs / state.run_id
     if not log_dir.is_dir():
         raise NoRun(f"the run {state.run_id} has no log folder {log_dir}: nothing to verify")
-    record = state.workspace or {}
-    workspace = Path(record["path"]) if record.get("path") else paths.workspace
+    record = state.workspace or WorkspaceRecord(path=str(paths.workspace))
+    workspace = Path(record.path)
     if not workspace.is_dir():
         raise NoRun(f"the run's workspace {workspace} does not exist")
     touched: set[str] = set()
@@ -95,29 +96,12 @@ def run_changes(paths: ProjectPaths) -> RunChanges:
             touched.update(json.loads(applied.read_text(encoding="utf-8")).get("files") or {})
     changes = []
     for path in sorted(touched):
-        before = _original(record, log_dir, path)
+        before = original_text(record, log_dir, path)
         now = workspace / path
         after = now.read_text(encoding="utf-8", errors="replace") if now.is_file() else None
         if before != after and (before is not None or after is not None):
             changes.append(FileChange(path, before, after))
     return RunChanges(state.run_id, workspace, tuple(changes))
-
-
-def _original(record: Mapping[str, Any], log_dir: Path, path: str) -> str | None:
-    """``path`` before the run: from git's start commit, else the originals the run kept."""
-    git = record.get("git")
-    if git:
-        start = git.get("start_commit")
-        return Repo(Path(record["path"])).file_at(start, path) if start else None
-    manifest_path = log_dir / runlog.ORIGINALS / runlog.MANIFEST
-    manifest = (
-        json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.is_file() else {}
-    )
-    entry = manifest.get(path)
-    if not entry or not entry.get("existed"):
-        return None
-    kept = log_dir / runlog.ORIGINALS / "files" / path
-    return kept.read_bytes().decode("utf-8", errors="replace")
 
 
 # -- the checks in a fresh copy ---------------------------------------------------------------

@@ -8,7 +8,6 @@ Lines hold no terminal or Markdown escaping: each reader escapes for where it sh
 from __future__ import annotations
 
 from functools import singledispatch
-from typing import Any
 
 from orch_tui.core.domain.asking import QuestionSource
 from orch_tui.core.domain.events import (
@@ -178,7 +177,7 @@ def _(event: Escalated) -> str:
 
 @describe.register
 def _(event: RoleDecided) -> str:
-    return _decision_line(event)
+    return describe_decision(event)
 
 
 @describe.register
@@ -186,7 +185,8 @@ def _(event: RunFinished) -> str:
     return f"{event.state}: {event.stop_reason}" if event.stop_reason else str(event.state)
 
 
-def _decision_line(decision: RoleDecision) -> str:
+def describe_decision(decision: RoleDecision) -> str:
+    """One line for a judge's or verifier's decision: its event, or state.json's record."""
     why = f" ({decision.reason})" if decision.reason else ""
     if decision.decision == RoleVerdict.RETRY:
         advice = f": {decision.guidance}" if decision.guidance else ""
@@ -198,9 +198,3 @@ def _decision_line(decision: RoleDecision) -> str:
     if decision.decision == RoleVerdict.SUFFICIENT:
         return f"verifier: sufficient{why}"
     return f"{decision.role}: no decision{why}"
-
-
-def describe_role_decision(decided: dict[str, Any]) -> str:
-    """One line for a decision as ``state.json``'s ``roles`` keeps it, worded as its event is."""
-    unnamed = {"role": "role", "model": "", "decision": RoleVerdict.NONE}
-    return _decision_line(RoleDecision.from_json({**unnamed, **decided}))

@@ -311,6 +311,15 @@ class Escalated(Event):
     failed_attempts: int
 
 
+class Role(StrEnum):
+    """A second model the run may consult (``model.judge``, ``model.verifier``)."""
+
+    JUDGE = "judge"
+    """After failed checks: patch again, or ask a person."""
+    VERIFIER = "verifier"
+    """Once every check passed: enough, or one more round for the gaps it names."""
+
+
 class RoleVerdict(StrEnum):
     """What a judge or verifier model decided."""
 
@@ -326,11 +335,10 @@ class RoleDecision:
     """What a judge or verifier model decided (core.roles reads it from the role's tool call);
     ``judge.json``/``verifier.json`` and state.json's ``roles`` keep it as :meth:`to_json`."""
 
-    role: str
-    """"judge" (after failed checks) or "verifier" (once every check passed)."""
+    role: Role
     model: str
-    decision: str
-    """judge: "retry" or "ask"; verifier: "sufficient" or "insufficient"; "none": no usable answer."""
+    decision: RoleVerdict
+    """judge: retry or ask; verifier: sufficient or insufficient; none: no usable answer."""
     guidance: str = ""
     """judge retry: advice for the next prompt."""
     question: str = ""
@@ -344,12 +352,19 @@ class RoleDecision:
 
     def to_json(self) -> dict[str, Any]:
         values = {name: getattr(self, name) for name in RoleDecision.__dataclass_fields__}
-        return {key: list(v) if isinstance(v, list) else v for key, v in values.items()}
+        return {
+            key: list(v) if isinstance(v, list) else str(v) if isinstance(v, StrEnum) else v
+            for key, v in values.items()
+        }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> RoleDecision:
+        """ValueError for a role or decision that is not one of the enums'."""
         names = RoleDecision.__dataclass_fields__
-        return RoleDecision(**{key: data[key] for key in names if key in data})
+        values = {key: data[key] for key in names if key in data}
+        values["role"] = Role(str(values.get("role")))
+        values["decision"] = RoleVerdict(str(values.get("decision")))
+        return RoleDecision(**values)
 
 
 @dataclass(kw_only=True)

@@ -12,6 +12,7 @@ from orch_tui.core.checks.leftovers import RUNNING_DIR
 from orch_tui.core.checks.trial import run_configured
 from orch_tui.core.domain.events import ChangeApplied, CheckOutput, Notice, TestsFinished
 from orch_tui.core.domain.state import RunState
+from orch_tui.core.domain.state_records import LastTest
 from orch_tui.core.loop import finishing
 from orch_tui.core.loop.exit_codes import EXIT_SUCCESS
 from orch_tui.core.loop.retry import ChecksFailed, Failure
@@ -43,7 +44,7 @@ def checks_step(run: Run) -> Failure | None:
         attempt, runlog.TEST_OUTPUT, "\n".join(f"$ {c.name}\n{c.output}" for c in report.checks)
     )
     failing = list(report.failing)
-    run.state.last_test = {"passed": report.passed, "summary": report.summary(), "failing": failing}
+    run.state.last_test = LastTest(report.passed, report.summary(), failing)
     run.emit(
         TestsFinished(
             attempt=attempt,

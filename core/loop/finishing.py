@@ -29,7 +29,7 @@ def ask(run: Run, question: Question) -> None:
     """Stop at NEEDS_HELP with ``question`` in state.json and the attempt's log."""
     attempt = run.state.attempt
     run.log.write_json(attempt, QUESTION, question.to_json())
-    run.state.question = question.to_json()
+    run.state.question = question
     run.emit(
         QuestionAsked(
             attempt=attempt,

@@ -16,7 +16,7 @@ from typing import Any
 from orch_tui.core.checks.sandbox import resolve_sandbox
 from orch_tui.core.checks.venv import PROJECT_VENV, discard_created_venv
 from orch_tui.core.config.paths import ProjectPaths
-from orch_tui.core.domain.asking import GUIDANCE, Question, answer_from_choice
+from orch_tui.core.domain.asking import GUIDANCE, answer_from_choice
 from orch_tui.core.domain.cost import price_for
 from orch_tui.core.domain.events import GuidanceGiven, Notice, RunReopened, RunStarted
 from orch_tui.core.domain.plan import TaskStatus
@@ -250,6 +250,8 @@ def _give_guidance(run: Run, attempt: int) -> None:
         return
     asked = run.state.question
     if asked:
-        text = answer_from_choice(Question.from_json(asked), text)
-    run.log.write_json(attempt, GUIDANCE, {"text": text, "question": asked})
-    run.emit(GuidanceGiven(attempt=attempt, text=text, question=asked["text"] if asked else None))
+        text = answer_from_choice(asked, text)
+    run.log.write_json(
+        attempt, GUIDANCE, {"text": text, "question": asked.to_json() if asked else None}
+    )
+    run.emit(GuidanceGiven(attempt=attempt, text=text, question=asked.text if asked else None))

@@ -27,6 +27,7 @@ from orch_tui.core.domain.plan import (
     TaskStatus,
     tasks_from_spec,
 )
+from orch_tui.core.domain.state_records import PlanProgress, TaskProgress
 from orch_tui.core.loop.context import RunContext
 from orch_tui.core.providers.base import TurnRequest
 from orch_tui.core.runlog import layout as runlog
@@ -37,20 +38,6 @@ PLAN_TOOL_ERRORS = 2
 """Invalid plans sent back to the model before the run fails."""
 
 NO_TOOL_CALL = "Error: answer with a submit_plan tool call holding the whole plan."
-
-
-def status_lines(plan: dict[str, Any]) -> list[str]:
-    """``state.json``'s plan for ``orch-tui status``: one line per task, the current one marked."""
-    tasks = plan.get("tasks") or []
-    current = plan.get("current")
-    lines = []
-    for number, task in enumerate(tasks, start=1):
-        mark = "▶" if task.get("id") == current else " "
-        lines.append(
-            f"{mark} {number}/{len(tasks)} {task.get('status', '?'):<8} {task.get('id')}: "
-            f"{task.get('title')}"
-        )
-    return lines
 
 
 class PlanFailed(Exception):
@@ -71,19 +58,17 @@ class PlanRunner:
     # -- where the run stands ------------------------------------------------------------
 
     @property
-    def tasks(self) -> list[dict[str, Any]]:
-        return self.context.state.plan["tasks"] if self.context.state.plan else []
+    def tasks(self) -> list[TaskProgress]:
+        return self.context.state.plan.tasks if self.context.state.plan else []
 
-    def current(self) -> dict[str, Any] | None:
+    def current(self) -> TaskProgress | None:
         plan = self.context.state.plan
-        if not plan:
-            return None
-        return next((task for task in plan["tasks"] if task["id"] == plan.get("current")), None)
+        return plan.current_task() if plan else None
 
     def base_attempt(self) -> int:
         """The run attempt where the current task began: its generation."""
         task = self.current()
-        return int(task.get("first_attempt") or 0) if task else 0
+        return (task.first_attempt or 0) if task else 0
 
     def label(self) -> str | None:
         task = self.current()
@@ -101,7 +86,7 @@ class PlanRunner:
         """Note in the attempt's folder which task it works on (plan mode only)."""
         task = self.current()
         if task is not None:
-            self.context.log.write_json(attempt, TASK_FILE, {"task": task["id"]})
+            self.context.log.write_json(attempt, TASK_FILE, {"task": task.id})
 
     def stopped_while_planning(self) -> bool:
         """The run stopped in its planning conversation (attempt 0), before any plan was approved."""
@@ -112,7 +97,7 @@ class PlanRunner:
     def reason(self, why: str) -> str:
         """A stop reason that names the task it happened in."""
         task = self.current()
-        return f"task {task['id']} ({task['title']}): {why}" if task else why
+        return f"task {task.id} ({task.title}): {why}" if task else why
 
     def prompt_prefix(self) -> str:
         """What a task's prompts add: the whole plan with statuses, and the task itself."""
@@ -120,8 +105,8 @@ class PlanRunner:
         if task is None:
             return ""
         approved = Plan.from_json(self.context.log.read_json(None, PLAN_FILE))
-        details = approved.tasks[approved.index(task["id"])]
-        listing = "\n".join(f"- [{t['status']}] {t['id']}: {t['title']}" for t in self.tasks)
+        details = approved.tasks[approved.index(task.id)]
+        listing = "\n".join(f"- [{t.status.value}] {t.id}: {t.title}" for t in self.tasks)
         return render(
             "task",
             plan=listing,
@@ -150,23 +135,17 @@ class PlanRunner:
             context.log.write_json(None, PLAN_DRAFT_FILE, draft)
         approved = context.reviewer.review_plan(Plan.from_json(draft["plan"]))
         context.log.write_json(None, PLAN_FILE, approved.to_json())
-        context.state.plan = {
-            "tasks": [
-                {"id": t.id, "title": t.title, "status": TaskStatus.PENDING, "first_attempt": None}
-                for t in approved.tasks
-            ],
-            "current": None,
-        }
+        context.state.plan = PlanProgress([TaskProgress(t.id, t.title) for t in approved.tasks])
         context.emit(
             PlanApproved(tasks=[task.to_json() for task in approved.tasks], source=draft["source"])
         )
         return self._start_task(self.tasks[0], int(draft["first_attempt"]))
 
-    def _start_task(self, task: dict[str, Any], attempt: int) -> int:
+    def _start_task(self, task: TaskProgress, attempt: int) -> int:
         plan = self.context.state.plan
         assert plan is not None, "tasks come from the plan, so a started task has one"
-        task["status"], task["first_attempt"] = TaskStatus.RUNNING, attempt
-        plan["current"] = task["id"]
+        task.status, task.first_attempt = TaskStatus.RUNNING, attempt
+        plan.current = task.id
         self.announce()
         return attempt
 
@@ -176,8 +155,8 @@ class PlanRunner:
         if task is not None:
             self.context.emit(
                 TaskStarted(
-                    task_id=task["id"],
-                    title=task["title"],
+                    task_id=task.id,
+                    title=task.title,
                     index=self.tasks.index(task),
                     total=len(self.tasks),
                     first_attempt=self.base_attempt(),
@@ -189,20 +168,20 @@ class PlanRunner:
         task = self.current()
         if task is None:
             return None
-        task["status"] = TaskStatus.DONE
-        self.context.emit(TaskFinished(task_id=task["id"], status=TaskStatus.DONE))
-        following = next((t for t in self.tasks if t["status"] == TaskStatus.PENDING), None)
+        task.status = TaskStatus.DONE
+        self.context.emit(TaskFinished(task_id=task.id, status=TaskStatus.DONE))
+        following = next((t for t in self.tasks if t.status is TaskStatus.PENDING), None)
         if following is None:
             return None
         return self._start_task(following, self.context.state.attempt + 1)
 
-    def mark(self, status: str) -> None:
+    def mark(self, status: TaskStatus) -> None:
         """Record how the current task stands now the run stopped or reopened."""
         task = self.current()
-        if task is not None and task["status"] != status:
-            task["status"] = status
-            if status == TaskStatus.FAILED:
-                self.context.emit(TaskFinished(task_id=task["id"], status=TaskStatus.FAILED))
+        if task is not None and task.status is not status:
+            task.status = status
+            if status is TaskStatus.FAILED:
+                self.context.emit(TaskFinished(task_id=task.id, status=TaskStatus.FAILED))
 
     # -- the planning conversation --------------------------------------------------------
 

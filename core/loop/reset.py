@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
-from typing import Any
 
 from orch_tui.core.checks.venv import PROJECT_VENV, discard_created_venv
 from orch_tui.core.config.paths import ProjectPaths
+from orch_tui.core.domain.state_records import GitRecord, WorkspaceRecord
 from orch_tui.core.runlog.layout import MANIFEST, ORIGINALS
 from orch_tui.core.workspace.git import GitError, Repo
 from orch_tui.core.workspace.run_workspace import read_manifest
@@ -24,25 +24,25 @@ class ResetError(Exception):
 
 
 def reset_workspace(
-    paths: ProjectPaths, record: dict[str, Any] | None, log_dir: Path | None
+    paths: ProjectPaths, record: WorkspaceRecord | None, log_dir: Path | None
 ) -> str:
     """Undo what the run did to its workspace; returns a sentence saying what was done."""
-    if record is None or record.get("default", True):
+    if record is None or record.default:
         return _clear_default(paths.root / "workspace")
-    root = Path(record["path"])
-    said = _undo_in_existing_folder(root, record.get("git"), log_dir)
+    root = Path(record.path)
+    said = _undo_in_existing_folder(root, record.git, log_dir)
     if discard_created_venv(root):
         said += f"; removed the {PROJECT_VENV} orch-tui created there"
     return said
 
 
-def _undo_in_existing_folder(root: Path, git: dict[str, Any] | None, log_dir: Path | None) -> str:
-    if git:
-        start = git.get("start_branch") or git.get("start_commit")
+def _undo_in_existing_folder(root: Path, git: GitRecord | None, log_dir: Path | None) -> str:
+    if git is not None:
+        start = git.start_branch or git.start_commit
         if not start:
             raise ResetError(
                 f"the run started in {root} before its first commit: there is no commit to "
-                f"return to; the run's work is on branch {git['branch']}. Check out what you "
+                f"return to; the run's work is on branch {git.branch}. Check out what you "
                 "want by hand; state.json is kept"
             )
         try:
@@ -52,7 +52,7 @@ def _undo_in_existing_folder(root: Path, git: dict[str, Any] | None, log_dir: Pa
                 f"cannot check out {start} in {root} ({exc}); nothing was changed and "
                 f"state.json is kept: fix that (commit or stash), then reset again"
             ) from None
-        return f"checked out {start} in {root}; the run's branch {git['branch']} is kept"
+        return f"checked out {start} in {root}; the run's branch {git.branch} is kept"
     if log_dir is None:
         return f"left {root} as it is (no log of the run)"
     return _restore_originals(root, log_dir / ORIGINALS)

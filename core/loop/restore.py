@@ -17,19 +17,18 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 from orch_tui.core.config.paths import ProjectPaths
 from orch_tui.core.domain.events import Notice
 from orch_tui.core.domain.state import RunState, State, StateStore
+from orch_tui.core.domain.state_records import WorkspaceRecord
 from orch_tui.core.loop.restore_guard import LaterEdits, keep_copies, later_edits, refuse_in_git
 from orch_tui.core.runlog import layout as runlog
-from orch_tui.core.runlog.layout import MANIFEST, ORIGINALS
 from orch_tui.core.runlog.writer import RunLog
 from orch_tui.core.util.atomic import write_json_atomic
 from orch_tui.core.workspace.apply import apply_change
 from orch_tui.core.workspace.git import RESTORE_TRAILER, GitError, Repo
-from orch_tui.core.workspace.run_workspace import keep_originals
+from orch_tui.core.workspace.run_workspace import keep_originals, original_text
 
 RESTORES = "restores"
 
@@ -54,22 +53,6 @@ def _steps(log_dir: Path) -> list[tuple[tuple[int, int, int], str, dict[str, str
     return sorted(steps, key=lambda step: step[0])
 
 
-def _original(record: dict[str, Any], log_dir: Path, path: str) -> str | None:
-    git = record.get("git")
-    if git:
-        if not git.get("start_commit"):
-            return None
-        return Repo(Path(record["path"])).file_at(git["start_commit"], path)
-    manifest_path = log_dir / ORIGINALS / MANIFEST
-    manifest = (
-        json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.exists() else {}
-    )
-    entry = manifest.get(path)
-    if not entry or not entry["existed"]:
-        return None
-    return (log_dir / ORIGINALS / "files" / path).read_bytes().decode("utf-8", errors="replace")
-
-
 def result_of(state: State, log_dir: Path, attempt: int) -> tuple[dict[str, str | None], list[int]]:
     """The text of every file the run touched as attempt ``attempt`` left it, and the attempts
     applied after it (the ones a restore undoes)."""
@@ -81,8 +64,8 @@ def result_of(state: State, log_dir: Path, attempt: int) -> tuple[dict[str, str 
             f"(applied attempts: {', '.join(map(str, applied)) or 'none'})"
         )
     touched = sorted({path for _key, _label, files in steps for path in files})
-    record = state.workspace or {}
-    result = {path: _original(record, log_dir, path) for path in touched}
+    record = state.workspace or WorkspaceRecord(path=str(log_dir))
+    result = {path: original_text(record, log_dir, path) for path in touched}
     for key, _label, files in steps:
         if key <= (attempt, 0, 0):
             result.update(files)
@@ -117,13 +100,13 @@ def restore(state: State, log_dir: Path, workspace: Path, attempt: int) -> str:
     apply_change(workspace, files)
     record = state.workspace
     if record is not None:
-        record["undone"] = sorted(set(record.get("undone") or []) | set(undone))
-        if record.get("git"):
+        record.undone = sorted(set(record.undone) | set(undone))
+        if record.git is not None:
             subject = f"orch-tui {state.run_id} restore {number}: back to attempt {attempt}"
-            commit, _made = Repo(Path(record["path"])).commit_step(
+            commit, _made = Repo(Path(record.path)).commit_step(
                 state.run_id, (RESTORE_TRAILER, number), sorted(files), subject
             )
-            record.setdefault("commits", {})[f"restore-{number}"] = commit
+            record.commits[f"restore-{number}"] = commit
     undid = ", ".join(map(str, undone)) or "nothing"
     said = f"restored the workspace to attempt {attempt}'s result (undid attempts: {undid})"
     if kept:
@@ -144,10 +127,10 @@ def _protect_later_edits(state: State, log_dir: Path, workspace: Path, copies: P
     """Keep (or, in git, refuse over) the person's edits since the run last wrote; the names
     of the files copied to ``copies``."""
     edited = later_edits(workspace, last_written(log_dir))
-    record = state.workspace or {}
-    if record.get("git"):
+    record = state.workspace
+    if record is not None and record.git is not None:
         try:
-            refuse_in_git(Repo(Path(record["path"])), edited)
+            refuse_in_git(Repo(Path(record.path)), edited)
         except LaterEdits as exc:
             raise RestoreError(str(exc)) from None
         return []
@@ -169,7 +152,7 @@ def restore_current_run(paths: ProjectPaths, attempt: int, run_id: str | None = 
             f"run {run_id} is not the current run ({state.run_id}): only its attempts can be restored"
         )
     record = state.workspace
-    workspace = Path(record["path"]) if record else paths.default_workspace
+    workspace = Path(record.path) if record else paths.default_workspace
     try:
         said = restore(state, paths.logs / state.run_id, workspace, attempt)
     except (GitError, OSError, ValueError) as exc:
@@ -179,11 +162,11 @@ def restore_current_run(paths: ProjectPaths, attempt: int, run_id: str | None = 
     return f"{said}; the next prompt of run {state.run_id} says so"
 
 
-def take_undone_note(record: dict[str, Any] | None) -> str:
+def take_undone_note(record: WorkspaceRecord | None) -> str:
     """A paragraph for the next prompt naming the attempts the person undid; said once."""
-    undone = (record or {}).pop("undone", None) if record else None
-    if not undone:
+    if record is None or not record.undone:
         return ""
+    undone, record.undone = record.undone, []
     names = ", ".join(str(number) for number in undone)
     return (
         f"The person restored the workspace to an earlier result: the changes of attempt(s) "

@@ -30,7 +30,7 @@ def review_step(run: Run) -> Failure | None:
         run.log.write_json(attempt, runlog.DECISIONS, current.to_json())
 
     last_test = run.state.last_test
-    failing_before = last_test.get("failing") if last_test else None
+    failing_before = last_test.failing if last_test else None
     session = ReviewSession(attempt, proposal, decisions, persist, failing_before)
     run.reviewer.review(session)
     if getattr(run.reviewer, "holds_locked_tests", True):

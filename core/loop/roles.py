@@ -31,14 +31,15 @@ from orch_tui.core.attempt.feedback import describe_files
 from orch_tui.core.attempt.prompt_templates import render
 from orch_tui.core.checks.runner import TestReport
 from orch_tui.core.domain.asking import GUIDANCE, Question, QuestionSource
-from orch_tui.core.domain.events import Notice, RoleDecided, RoleDecision, RoleVerdict
+from orch_tui.core.domain.events import Notice, Role, RoleDecided, RoleDecision, RoleVerdict
+from orch_tui.core.domain.state_records import RoleRecord
 from orch_tui.core.loop.context import RunContext
 from orch_tui.core.loop.plan_runner import PlanRunner
 from orch_tui.core.providers.base import AssistantTurn, TurnRequest
 from orch_tui.core.runlog import layout as runlog
 from orch_tui.core.workspace.apply import read_tree
 
-JUDGE, VERIFIER = "judge", "verifier"
+JUDGE, VERIFIER = Role.JUDGE, Role.VERIFIER
 RETRY, ASK, SUFFICIENT, INSUFFICIENT, NO_DECISION = (
     RoleVerdict.RETRY,
     RoleVerdict.ASK,
@@ -130,15 +131,16 @@ def _texts(data: dict[str, Any], key: str) -> list[str]:
     return [item.strip() for item in value if item.strip()]
 
 
-def parse_decision(role: str, model: str, turn: AssistantTurn) -> RoleDecision:
+def parse_decision(role: Role, model: str, turn: AssistantTurn) -> RoleDecision:
     """The decision in ``turn``'s call of the role's tool; RoleAnswerError when it has none."""
     data = _tool_input(turn, TOOLS[role])
     key, allowed = (
         ("decision", (RETRY, ASK)) if role == JUDGE else ("verdict", (SUFFICIENT, INSUFFICIENT))
     )
-    decision = data.get(key)
-    if decision not in allowed:
-        raise RoleAnswerError(f'"{key}" must be one of {", ".join(allowed)}, not {decision!r}')
+    answered = data.get(key)
+    decision = next((verdict for verdict in allowed if verdict == answered), None)
+    if decision is None:
+        raise RoleAnswerError(f'"{key}" must be one of {", ".join(allowed)}, not {answered!r}')
     found = RoleDecision(role=role, model=model, decision=decision, reason=_text(data, "reason"))
     if role == JUDGE:
         found.guidance = _text(data, "guidance")
@@ -154,7 +156,7 @@ def parse_decision(role: str, model: str, turn: AssistantTurn) -> RoleDecision:
     return found
 
 
-def role_file(role: str) -> str:
+def role_file(role: Role) -> str:
     return f"{role}.json"
 
 
@@ -166,7 +168,7 @@ class Roles:
         self.planner = planner
         self._refused: set[str] = set()
 
-    def _model(self, role: str) -> str:
+    def _model(self, role: Role) -> str:
         """The role's model id; "" when the role is off (or the provider cannot force a tool)."""
         context = self.context
         model: str = getattr(context.config.model, role)
@@ -233,7 +235,7 @@ class Roles:
     # -- asking a role ------------------------------------------------------------------------
 
     def _decide(
-        self, role: str, attempt: int, make_prompt: Callable[[int], str]
+        self, role: Role, attempt: int, make_prompt: Callable[[int], str]
     ) -> RoleDecision | None:
         """The role's decision about ``attempt`` (asked once, then read back); None: role off."""
         model = self._model(role)
@@ -272,9 +274,7 @@ class Roles:
             },
         )
         context.emit(RoleDecided(attempt=attempt, **decision.to_json()))
-        roles = dict(context.state.roles or {})
-        roles[role] = {"attempt": attempt, **decision.to_json()}
-        context.state.roles = roles
+        context.state.roles[role] = RoleRecord(attempt, decision)
         return decision
 
     def _system(self) -> list[dict[str, Any]]:

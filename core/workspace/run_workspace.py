@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from orch_tui.core.config.paths import ProjectPaths
+from orch_tui.core.domain.state_records import GitRecord, WorkspaceRecord
 from orch_tui.core.runlog.layout import MANIFEST, ORIGINALS
 from orch_tui.core.util.atomic import Commit, json_bytes
 from orch_tui.core.workspace.git import GitError, Repo, is_work_tree, run_branch_name
@@ -42,7 +43,7 @@ def refuse_misplaced(paths: ProjectPaths) -> None:
 
 def new_record(
     paths: ProjectPaths, run_id: str, *, allow_dirty: bool, protect_tests: bool = False
-) -> dict[str, Any]:
+) -> WorkspaceRecord:
     """Prepare the workspace for a fresh run and describe it for ``state.json``.
 
     In a git work tree this checks the tree is clean and creates the run's branch. With
@@ -52,15 +53,10 @@ def new_record(
     if not paths.is_default_workspace and not workspace.is_dir():
         raise WorkspaceError(f"the workspace {workspace} is not a folder")
     refuse_misplaced(paths)
-    record: dict[str, Any] = {
-        "path": str(workspace),
-        "default": paths.is_default_workspace,
-        "git": None,
-        "commits": {},
-    }
+    record = WorkspaceRecord(path=str(workspace), default=paths.is_default_workspace)
     workspace.mkdir(parents=True, exist_ok=True)
     if protect_tests and not paths.is_default_workspace:
-        record["protected_tests"] = existing_tests(workspace)
+        record.protected_tests = existing_tests(workspace)
     if paths.is_default_workspace or not is_work_tree(workspace):
         return record
     repo = Repo(workspace)
@@ -72,11 +68,9 @@ def new_record(
             "them first (`git stash`), or pass --allow-dirty to carry them into the run's branch"
         )
     branch = run_branch_name(run_id)
-    record["git"] = {
-        "start_branch": repo.current_branch(),
-        "start_commit": repo.head(),
-        "branch": branch,
-    }
+    record.git = GitRecord(
+        branch=branch, start_branch=repo.current_branch(), start_commit=repo.head()
+    )
     try:
         repo.start_branch(branch)
     except GitError as exc:
@@ -84,38 +78,36 @@ def new_record(
     return record
 
 
-def same_workspace(record: dict[str, Any] | None, paths: ProjectPaths) -> bool:
+def same_workspace(record: WorkspaceRecord | None, paths: ProjectPaths) -> bool:
     """True when a saved run worked in the folder these paths name (a run before: ``workspace/``)."""
     if record is None:
         return paths.is_default_workspace
-    return Path(record["path"]).resolve() == paths.workspace.resolve()
+    return Path(record.path).resolve() == paths.workspace.resolve()
 
 
-def resume_record(record: dict[str, Any] | None, paths: ProjectPaths) -> None:
+def resume_record(record: WorkspaceRecord | None, paths: ProjectPaths) -> None:
     """Make the workspace ready again; back on the run's branch if another one is checked out."""
     refuse_misplaced(paths)
     if paths.is_default_workspace:
         paths.workspace.mkdir(parents=True, exist_ok=True)
-    git = (record or {}).get("git")
-    if not record or not git:
+    if record is None or record.git is None:
         return
-    repo = Repo(Path(record["path"]))
-    if repo.current_branch() != git["branch"]:
+    branch = record.git.branch
+    repo = Repo(Path(record.path))
+    if repo.current_branch() != branch:
         try:
-            repo.checkout(git["branch"])
+            repo.checkout(branch)
         except GitError as exc:
-            raise WorkspaceError(
-                f"cannot return to the run's branch {git['branch']}: {exc}"
-            ) from None
+            raise WorkspaceError(f"cannot return to the run's branch {branch}: {exc}") from None
 
 
-def protected_tests(record: dict[str, Any] | None) -> list[str]:
+def protected_tests(record: WorkspaceRecord | None) -> list[str]:
     """The test files the person had when the run started, when they are protected."""
-    return list((record or {}).get("protected_tests") or [])
+    return list(record.protected_tests or []) if record else []
 
 
 def keep_originals(
-    record: dict[str, Any] | None, log_dir: Path, files: list[str], commit: Commit | None = None
+    record: WorkspaceRecord | None, log_dir: Path, files: list[str], commit: Commit | None = None
 ) -> None:
     """Outside git, keep the original of every file before the run first changes it.
 
@@ -124,9 +116,9 @@ def keep_originals(
     The copies are durable before the manifest that names them; with ``commit`` both wait for
     it (the engine's move to TESTING), else the manifest is written at once.
     """
-    if not record or record.get("git"):
+    if record is None or record.git is not None:
         return
-    root = Path(record["path"])
+    root = Path(record.path)
     folder = log_dir / ORIGINALS
     manifest_path = folder / MANIFEST
     manifest = read_manifest(manifest_path)
@@ -156,13 +148,13 @@ def keep_originals(
 
 
 def commit_applied(
-    record: dict[str, Any] | None, run_id: str, attempt: int, files: list[str], summary: str
+    record: WorkspaceRecord | None, run_id: str, attempt: int, files: list[str], summary: str
 ) -> str | None:
     """In git, commit the applied attempt (once, even when called again after a crash)."""
-    if not record or not record.get("git"):
+    if record is None or record.git is None:
         return None
-    commit, _made = Repo(Path(record["path"])).commit_attempt(run_id, attempt, files, summary)
-    record.setdefault("commits", {})[str(attempt)] = commit
+    commit, _made = Repo(Path(record.path)).commit_attempt(run_id, attempt, files, summary)
+    record.commits[str(attempt)] = commit
     return commit
 
 
@@ -179,17 +171,29 @@ def summary_line(turns: list[dict[str, Any]], attempt: int, width: int = 72) -> 
     return f"attempt {attempt}"
 
 
-def merge_hint(record: dict[str, Any] | None) -> str | None:
+def merge_hint(record: WorkspaceRecord | None) -> str | None:
     """How to look at and merge a successful run's branch; ``None`` outside git."""
-    git = (record or {}).get("git")
-    if not git:
+    git = record.git if record else None
+    if git is None:
         return None
-    start = git["start_branch"] or git["start_commit"]
+    start, branch = git.start_branch or git.start_commit, git.branch
     return (
-        f"the run's work is on branch {git['branch']}: look at it with "
-        f"`git log -p {start}..{git['branch']}`, merge it with "
-        f"`git checkout {start} && git merge {git['branch']}`"
+        f"the run's work is on branch {branch}: look at it with "
+        f"`git log -p {start}..{branch}`, merge it with "
+        f"`git checkout {start} && git merge {branch}`"
     )
+
+
+def original_text(record: WorkspaceRecord, log_dir: Path, path: str) -> str | None:
+    """``path`` as it was before the run: from git's start commit, else the originals the run
+    kept; None when it did not exist (or git had no commit yet)."""
+    if record.git is not None:
+        start = record.git.start_commit
+        return Repo(Path(record.path)).file_at(start, path) if start else None
+    entry = read_manifest(log_dir / ORIGINALS / MANIFEST).get(path)
+    if not entry or not entry.get("existed"):
+        return None
+    return (log_dir / ORIGINALS / "files" / path).read_bytes().decode("utf-8", errors="replace")
 
 
 def _missing_dirs(root: Path, rel: str) -> list[str]:

@@ -8,5 +8,7 @@
 - ``history_command``: ``orch-tui history``: the browser, the runs as text, an export, the costs.
 - ``shared``: What the commands share: failing with a message, the project's paths and config, its lock.
 - ``printer``: ``--auto`` output: one line per step, or one JSON event per line with ``--json``.
+- ``batch_command``: ``orch-tui batch``: many specs at once, each its own headless run in its own folder.
+- ``__main__``: ``python -m orch_tui.tui.cli``: the ``orch-tui`` executable by module (batch workers use it).
 - ``verify_command``: ``orch-tui verify [--mutation] [--json]``: the checks again on the finished workspace.
 """

@@ -5,10 +5,10 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from orch_tui.core.config.models import Config, ConfigError, load_config
 from orch_tui.core.config.paths import ProjectPaths
+from orch_tui.core.domain.asking import Question
 from orch_tui.core.loop.engine import EXIT_FAILED
 from orch_tui.core.util.terminal_text import escape_controls
 from orch_tui.core.workspace.lock import ProjectLock, ProjectLocked
@@ -47,10 +47,8 @@ def holding_lock(paths: ProjectPaths, work: Callable[[], int]) -> int:
         lock.release()
 
 
-def question_lines(question: dict[str, Any], spec: str) -> list[str]:
-    from orch_tui.core.domain.asking import Question
-
+def question_lines(question: Question, spec: str) -> list[str]:
     return [
-        *map(escape_controls, Question.from_json(question).lines()),
+        *map(escape_controls, question.lines()),
         f'answer with: orch-tui {spec} --auto --guidance "TEXT" (or an option\'s number)',
     ]

@@ -11,7 +11,7 @@ from orch_tui.core.config.dotenv import provider_env
 from orch_tui.core.config.models import Config, ConfigError
 from orch_tui.core.config.paths import ProjectPaths
 from orch_tui.core.doctor import local_findings
-from orch_tui.core.domain.describe import describe_role_decision
+from orch_tui.core.domain.describe import describe_decision
 from orch_tui.core.domain.state import StateError, StateStore
 from orch_tui.core.loop.engine import EXIT_FAILED, EXIT_STATE, EXIT_SUCCESS
 from orch_tui.core.loop.reset import ResetError, reset_workspace
@@ -48,30 +48,28 @@ def status(paths: ProjectPaths, config: Config, *, as_json: bool) -> int:
     if as_json:
         print(json.dumps(state.to_json(), indent=2))
         return EXIT_SUCCESS
-    last = state.last_test or {}
+    last = state.last_test
     _say(f"run       {state.run_id}")
     _say(f"spec      {state.spec_path}")
     _say(f"state     {state.state} (attempt {state.attempt}/{state.max_retries})")
-    record = state.workspace or {}
-    if not record.get("default", True):
-        git = record.get("git") or {}
-        _say(f"workspace {record['path']}" + (f" (branch {git['branch']})" if git else ""))
+    record = state.workspace
+    if record is not None and not record.default:
+        branch = f" (branch {record.git.branch})" if record.git else ""
+        _say(f"workspace {record.path}{branch}")
     if state.plan:
-        from orch_tui.core.loop.plan_runner import status_lines
-
         _say("plan")
-        for line in status_lines(state.plan):
+        for line in state.plan.status_lines():
             _say(f"  {line}")
     if last:
-        _say(f"tests     {last.get('summary', '')}")
+        _say(f"tests     {last.summary}")
     if state.stop_reason:
         _say(f"stopped   {state.stop_reason}")
     if state.last_error:
         _say(f"error     {state.last_error}")
     if state.question:
         print("question  " + "\n          ".join(question_lines(state.question, state.spec_path)))
-    for role, decided in (state.roles or {}).items():
-        _say(f"{role:<9} attempt {decided.get('attempt')}: {describe_role_decision(decided)}")
+    for role, decided in state.roles.items():
+        _say(f"{role:<9} attempt {decided.attempt}: {describe_decision(decided.decision)}")
     _say(f"tokens    {state.usage.total:,}  cost ${state.cost_usd:.4f}")
     try:
         _say(f"sandbox   {resolve_sandbox(config.checks.sandbox).describe()}")
@@ -106,7 +104,7 @@ def reset(paths: ProjectPaths, *, yes: bool) -> int:
         print(f"no run recorded for {paths.workspace}: left it as it is")
         return EXIT_SUCCESS
     listing = ""
-    if record is None or record.get("default", True):
+    if record is None or record.default:
         entries = workspace_entries(paths.workspace)
         listing = "".join(f"\n  {paths.workspace.name}/{entry.name}" for entry in entries)
         plan: str | None = f"reset removes {paths.state}" + (
@@ -114,10 +112,10 @@ def reset(paths: ProjectPaths, *, yes: bool) -> int:
             if entries
             else ""
         )
-    elif not record.get("git"):
+    elif record.git is None:
         plan = (
             f"reset removes {paths.state}, restores the files the run changed in "
-            f"{record['path']} and removes the ones it created"
+            f"{record.path} and removes the ones it created"
         )
     else:
         plan = None  # git: back to the starting branch; the run's branch and every file stay

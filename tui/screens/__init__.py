@@ -1,1 +1,8 @@
-"""Screens of the orch-tui app."""
+"""Screens of the orch-tui app.
+
+- ``review/``: The review screen: a proposal's files and hunks under the person's keys.
+- ``history/``: The history browser: one module per screen, and what they share.
+- ``plan``: The plan screen: the tasks the run will build, approved (or edited) before any code.
+- ``needs_help``: The needs-help dialog: the run's question, its options, a box for free guidance.
+- ``dialogs``: Modal dialogs of the review screen: edit a file, reject with a reason, help, a stopped run.
+"""

@@ -23,6 +23,7 @@ from orch_tui.core.checks.verify_run import (
 from orch_tui.core.config.models import Config
 from orch_tui.core.config.paths import ProjectPaths
 from orch_tui.core.domain.state import State, StateStore
+from orch_tui.core.domain.state_records import WorkspaceRecord
 from orch_tui.core.runlog import layout as runlog
 from orch_tui.tui.cli.verify_command import add_verify_arguments, run_verify
 
@@ -50,7 +51,7 @@ def make_project(root: Path) -> ProjectPaths:
     (workspace / "tests").mkdir(parents=True)
     (workspace / "calc.py").write_text(CALC)
     (workspace / "tests" / "test_calc.py").write_text(TESTS)
-    state = State("run-1", "spec.md", "0" * 64, 3, workspace={"path": str(workspace)})
+    state = State("run-1", "spec.md", "0" * 64, 3, workspace=WorkspaceRecord(path=str(workspace)))
     StateStore(root / "state.json").save(state)
     attempt = root / "logs" / "run-1" / "attempt-01"
     attempt.mkdir(parents=True)

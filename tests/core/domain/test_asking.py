@@ -49,7 +49,7 @@ def test_ask_user_stops_at_needs_help_then_guidance_continues_to_success(project
     assert engine.run() == EXIT_NEEDS_HELP
     state = state_of(project)
     assert state.state is RunState.NEEDS_HELP and state.exit_code == EXIT_NEEDS_HELP
-    assert state.question == {
+    assert state.question is not None and state.question.to_json() == {
         "text": QUESTION,
         "options": ["yes", "no"],
         "recommendation": "no: the spec says numbers",
@@ -120,9 +120,9 @@ def test_stuck_run_asks_with_the_failing_tests_when_on_stuck_is_ask(project: Pat
     engine, _ = make_engine(project, script, config=config, max_retries=1)
     assert engine.run() == EXIT_NEEDS_HELP
     state = state_of(project)
-    assert state.question["source"] == "stuck"
-    assert "tests/test_calc.py::test_add" in state.question["text"]
-    assert "retries exhausted" in state.question["text"]
+    assert state.question is not None and state.question.source == "stuck"
+    assert "tests/test_calc.py::test_add" in state.question.text
+    assert "retries exhausted" in state.question.text
 
     engine, provider = make_engine(project, script, config=config, max_retries=1)
     engine.options.guidance = "add means +"

@@ -8,7 +8,7 @@ import pytest
 
 from orch_tui.core.domain import events as ev  # TestsFinished by name would be collected
 from orch_tui.core.domain.asking import QuestionSource
-from orch_tui.core.domain.describe import describe, describe_role_decision
+from orch_tui.core.domain.describe import describe, describe_decision
 from orch_tui.core.domain.event_reading import event_from_json
 from orch_tui.core.domain.events import (
     Event,
@@ -18,6 +18,7 @@ from orch_tui.core.domain.events import (
     RunFinished,
 )
 from orch_tui.core.domain.state import RunState
+from orch_tui.core.domain.state_records import RoleRecord
 from tests.core.domain.test_events import SAMPLES
 
 EXPECTED = {
@@ -82,11 +83,12 @@ def test_a_role_decision_reads_the_same_from_its_event_and_from_state_json(
     event = RoleDecided(attempt=1, role="judge", model="m", **decision)
     assert describe(event) == line
     saved = {key: value for key, value in event.to_json().items() if key not in ("event", "at")}
-    assert describe_role_decision(saved) == line
+    assert describe_decision(RoleRecord.from_json(saved, "judge").decision) == line
 
 
 def test_a_role_decision_in_a_hand_edited_state_file_still_reads() -> None:
-    assert describe_role_decision({"reason": "?"}) == "role: no decision (?)"
+    record = RoleRecord.from_json({"reason": "?"}, "verifier")
+    assert describe_decision(record.decision) == "verifier: no decision (?)"
 
 
 def test_the_stop_reason_follows_the_final_state() -> None:

@@ -9,6 +9,9 @@ from typing import Any
 
 import pytest
 
+from orch_tui.core.domain.asking import QuestionSource
+from orch_tui.core.domain.events import Role, RoleDecision, RoleVerdict
+from orch_tui.core.domain.plan import TaskStatus
 from orch_tui.core.domain.state import StateError, StateStore
 from tests.core.domain.test_state_file import saved_state
 from tests.tui.cli.test_cli_commands import SPEC, run, scripted
@@ -79,3 +82,40 @@ def test_status_and_the_run_exit_3_without_a_traceback(
         assert result.returncode == 3, (args, result.stderr)
         assert "Traceback" not in result.stderr
         assert f"{tmp_path / 'state.json'} is corrupt or unknown" in result.stderr
+
+
+def test_every_record_reads_back_typed_and_writes_the_same_json(tmp_path: Path) -> None:
+    path = tmp_path / "state.json"
+    judged = {
+        "attempt": 2,
+        **RoleDecision(
+            role=Role.JUDGE, model="m", decision=RoleVerdict.RETRY, guidance="check the sign"
+        ).to_json(),
+    }
+    fields = saved_state(
+        **workspace(commits={"0": "abc"}, protected_tests=["tests/test_a.py"]),
+        **plan(TASK, {"id": "t2", "title": "Sub", "status": "pending", "first_attempt": None}),
+        last_test={"passed": False, "summary": "1 failed", "failing": ["tests/test_a.py::t"]},
+        question={"text": "Go on?", "options": ["yes"], "recommendation": "", "source": "judge"},
+        roles={"judge": judged},
+    )
+    path.write_text(json.dumps(fields))
+
+    state = StateStore(path).load()
+
+    assert state is not None and state.to_json() == fields
+    assert state.workspace is not None and state.workspace.git is not None
+    assert state.workspace.git.branch == "orch/r"
+    assert state.plan is not None and state.plan.current_task() == state.plan.tasks[0]
+    assert state.plan.tasks[1].status is TaskStatus.PENDING
+    assert state.last_test is not None and state.last_test.failing == ["tests/test_a.py::t"]
+    assert state.question is not None and state.question.source is QuestionSource.JUDGE
+    assert state.roles[Role.JUDGE].decision.decision is RoleVerdict.RETRY
+
+
+def test_a_role_that_is_not_a_judge_or_verifier_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "state.json"
+    path.write_text(json.dumps(saved_state(roles={"critic": {"decision": "retry"}})))
+
+    with pytest.raises(StateError, match=r'roles\."critic" is not a role'):
+        StateStore(path).load()

@@ -9,7 +9,7 @@ import pytest
 
 from orch_tui.core.config.models import Price
 from orch_tui.core.domain.cost import Usage
-from orch_tui.core.domain.events import Event, Notice, RoleDecided
+from orch_tui.core.domain.events import Event, Notice, Role, RoleDecided, RoleVerdict
 from orch_tui.core.domain.state import RunState
 from orch_tui.core.loop.engine import EXIT_NEEDS_HELP, EXIT_SUCCESS
 from orch_tui.core.providers.scripted import ScriptedProvider, ScriptError
@@ -84,7 +84,7 @@ def test_judge_retry_puts_its_guidance_into_the_next_prompt(project: Path) -> No
     assert [e["decision"] for e in logged(project) if e["event"] == "role_decision"] == ["retry"]
     saved = json.loads((run_dir(project) / "attempt-00" / "judge.json").read_text())
     assert saved["decision"]["guidance"] == ADVICE and saved["model"] == JUDGE_MODEL
-    assert state_of(project).roles["judge"]["decision"] == "retry"
+    assert state_of(project).roles[Role.JUDGE].decision.decision is RoleVerdict.RETRY
 
 
 def test_judge_ask_stops_at_needs_help_and_the_answer_continues(project: Path) -> None:
@@ -100,7 +100,7 @@ def test_judge_ask_stops_at_needs_help_and_the_answer_continues(project: Path) -
     assert engine.run() == EXIT_NEEDS_HELP
     state = state_of(project)
     assert state.state is RunState.NEEDS_HELP
-    assert state.question == {
+    assert state.question is not None and state.question.to_json() == {
         "text": question,
         "options": ["add", "subtract"],
         "recommendation": "add",
@@ -128,7 +128,7 @@ def test_verifier_sufficient_lets_the_run_succeed(project: Path) -> None:
     assert asked.tool_choice == {"type": "tool", "name": "verifier_verdict"}
     verifier_prompt = prompt_text(asked)
     assert "tests/test_calc.py::test_add" in verifier_prompt and "return a + b" in verifier_prompt
-    assert state_of(project).roles["verifier"]["decision"] == "sufficient"
+    assert state_of(project).roles[Role.VERIFIER].decision.decision is RoleVerdict.SUFFICIENT
     decided = [e["decision"] for e in logged(project) if e["event"] == "role_decision"]
     assert decided == ["sufficient"]
 
@@ -250,7 +250,7 @@ def test_roles_are_off_without_a_model_id(project: Path) -> None:
     engine, provider = make_engine(project, script)
     assert engine.run() == EXIT_SUCCESS
     assert [request.role for request in provider.requests] == [""] * len(provider.requests)
-    assert state_of(project).roles is None
+    assert state_of(project).roles == {}
 
 
 def test_a_scripts_roles_and_a_runs_logs_replay_role_answers(project: Path, tmp_path: Path) -> None:

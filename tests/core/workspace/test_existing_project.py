@@ -12,6 +12,7 @@ from orch_tui.core.config.paths import ProjectPaths
 from orch_tui.core.domain.events import Event, EventBus, Notice
 from orch_tui.core.domain.spec import read_spec
 from orch_tui.core.domain.state import RunState, StateStore
+from orch_tui.core.domain.state_records import GitRecord, WorkspaceRecord
 from orch_tui.core.loop.engine import EXIT_SUCCESS, Engine, RunOptions
 from orch_tui.core.loop.review import AcceptAllReviewer
 from orch_tui.core.workspace.run_workspace import WorkspaceError
@@ -115,13 +116,9 @@ def test_git_run_works_on_its_branch_with_one_commit_per_applied_attempt(
     assert not (repo / "workspace").exists() and not (project / "workspace").exists()
 
     record = state_of(project).workspace
-    assert record["default"] is False
-    assert record["git"] == {
-        "start_branch": "main",
-        "start_commit": start,
-        "branch": f"orch/{run_id}",
-    }
-    assert record["commits"]["1"] == git(repo, "rev-parse", "HEAD")
+    assert record is not None and record.default is False
+    assert record.git == GitRecord(branch=f"orch/{run_id}", start_branch="main", start_commit=start)
+    assert record.commits["1"] == git(repo, "rev-parse", "HEAD")
     hints = [e.message for e in events if isinstance(e, Notice) and "merge" in e.message]
     assert hints and f"git checkout main && git merge orch/{run_id}" in hints[0]
 
@@ -177,7 +174,8 @@ def test_resume_after_a_kill_neither_duplicates_nor_loses_a_commit(
     # What kill -9 leaves: state.json still says TESTING, with or without the commit made.
     state = state_of(project)
     state.state = RunState.TESTING
-    state.workspace["commits"] = {}
+    assert state.workspace is not None
+    state.workspace.commits = {}
     StateStore(project / "state.json").save(state)
     if crash == "before the commit":
         git(repo, "reset", "--quiet", "--soft", "HEAD~1")
@@ -187,7 +185,7 @@ def test_resume_after_a_kill_neither_duplicates_nor_loses_a_commit(
     assert resumed.run() == EXIT_SUCCESS
     assert resumed.state.run_id == run_id
     assert commits(repo) == [f"orch-tui {run_id} attempt 0: Add calc."]
-    assert state_of(project).workspace["commits"]["0"] == git(repo, "rev-parse", "HEAD")
+    assert state_of(project).workspace.commits["0"] == git(repo, "rev-parse", "HEAD")
 
 
 def test_resume_returns_to_the_runs_branch(project: Path, repo: Path) -> None:
@@ -249,13 +247,9 @@ def test_reset_restores_a_plain_folder_byte_for_byte(
     engine.run()
     assert (folder / "calc.py").read_text() == GOOD
     assert (folder / "tests" / "deep" / "test_calc.py").exists()
-    assert state_of(project).workspace == {
-        "path": str(folder.resolve()),
-        "default": False,
-        "git": None,
-        "commits": {},
-        "protected_tests": [],
-    }
+    assert state_of(project).workspace == WorkspaceRecord(
+        path=str(folder.resolve()), default=False, protected_tests=[]
+    )
 
     (project / "orchestrator.toml").write_text("")
     assert main(["reset", "--yes", "--config", str(project / "orchestrator.toml")]) == 0
@@ -299,7 +293,7 @@ def test_default_workspace_runs_record_that_they_are_default(project: Path) -> N
     )
     assert engine.run() == EXIT_SUCCESS
     record = state_of(project).workspace
-    assert record["default"] is True and record["git"] is None
+    assert record is not None and record.default is True and record.git is None
 
 
 def test_existing_tests_are_protected_and_the_model_hears_why(project: Path, repo: Path) -> None:
@@ -318,7 +312,7 @@ def test_existing_tests_are_protected_and_the_model_hears_why(project: Path, rep
     )
     engine = make_engine(project, repo, provider)
     assert engine.run() == EXIT_SUCCESS
-    assert state_of(project).workspace["protected_tests"] == ["tests/test_readme.py"]
+    assert state_of(project).workspace.protected_tests == ["tests/test_readme.py"]
     assert (
         repo / "tests" / "test_readme.py"
     ).read_text() == "def test_readme():\n    assert True\n"
@@ -344,7 +338,9 @@ def test_protect_existing_tests_can_be_turned_off(project: Path, tmp_path: Path)
     engine = make_engine(project, folder, [attempt(create("tests/test_old.py", "x = 1\n"))])
     engine.config = config
     engine.run()
-    assert "protected_tests" not in state_of(project).workspace
+    record = state_of(project).workspace
+    assert record is not None and record.protected_tests is None
+    assert "protected_tests" not in json.loads((project / "state.json").read_text())["workspace"]
     assert (folder / "tests" / "test_old.py").read_text() == "x = 1\n"
 
 

@@ -61,9 +61,9 @@ def test_a_repository_without_commits_is_left_alone_with_a_clear_message(
     engine = make_engine(project, folder, bad_then_good(), allow_dirty=True)
     engine.run()
     record = engine.state.workspace
-    assert record is not None and record["git"] is not None
-    record["git"]["start_branch"] = None  # as recorded before the first commit existed
-    record["git"]["start_commit"] = None
+    assert record is not None and record.git is not None
+    record.git.start_branch = None  # as recorded before the first commit existed
+    record.git.start_commit = None
     StateStore(project / "state.json").save(engine.state)
 
     code = reset(project)

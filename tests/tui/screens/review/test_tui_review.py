@@ -108,7 +108,7 @@ async def test_y_and_n_decide_hunks_move_on_and_are_saved_as_made(tmp_path: Path
         # The rejected hunk kept mul broken; the undecided test file landed as accepted.
         assert project.read("calc.py") == CALC_FIXED.replace("return a * b", "return a + b")
         assert project.read("tests/test_calc.py") == CALC_TESTS
-        assert app.engine.state.last_test["failing"] == ["tests/test_calc.py::test_mul"]
+        assert app.engine.state.last_test.failing == ["tests/test_calc.py::test_mul"]
         # The script has no attempt 1: the run stops on a model error. q answers that dialog.
         await wait_for_screen(pilot, app, StoppedScreen, "the stop message")
         await pilot.press("q")
