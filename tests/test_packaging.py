@@ -84,6 +84,7 @@ def test_the_wheel_installs_only_orch_tui_at_the_top_level(tmp_path: Path) -> No
     )
 
 
+@pytest.mark.timeout(900)  # a cold cache on a loaded machine takes minutes; 300 s was seen
 def test_core_tui_and_themes_pass_mypy_strict(tmp_path: Path) -> None:
     """The sources as the package they install as (``orch_tui/core`` and so on: links to the
     folders at the root, so any install mode works, an editable one too), checked against
