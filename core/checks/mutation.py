@@ -1,12 +1,14 @@
 """Mutants of the lines a run changed: a small mutation engine over Python's ``ast``.
 
-Why not mutmut (3.x), the well-kept tool: it mutates whole files named in its own config,
-copies the project into ``mutants/`` with trampolines, and runs the tests itself, in its own
-process and environment. It has no way to mutate a chosen set of lines (only ``# pragma: no
-mutate`` to leave lines out), nor to run each mutant's tests through our sandbox and the
-project's ``.venv``. Mutating only what the run changed, sandboxed like every check, is the
-point here, so this module generates the mutants itself and ``core.checks.verify_run`` runs
-the tests per mutant.
+Why not mutmut (3.x, the well-kept tool; 3.8.1 looked at): it mutates the files named in its
+config (or, with ``mutate_only_covered_lines``, the lines coverage saw), never a chosen set of
+changed lines; its mutants are trampolines that import mutmut itself inside the tests'
+process, so it (with libcst, click and Textual) would have to live in the project's ``.venv``;
+and it runs the tests with its own forking runner, outside our sandbox. Its line filter
+exists only as internal API (``create_mutations(covered_lines=...)``) that reads its config
+from the working folder. Mutating only what the run changed, sandboxed like every check, is
+the point here, so this module generates the mutants itself and ``core.checks.verify_run``
+runs the tests per mutant.
 
 The operators, each applied alone to one node that starts on a chosen line:
 
