@@ -13,14 +13,8 @@ from collections.abc import Callable, Sequence
 from typing import NoReturn
 
 from orch_tui.core.checks.process_guard import make_non_dumpable
-from orch_tui.core.config.models import ConfigError
-from orch_tui.core.config.paths import ProjectPaths
-from orch_tui.core.loop.engine import EXIT_SUCCESS
-from orch_tui.tui.cli.history_command import history
+from orch_tui.core.loop.exit_codes import EXIT_SUCCESS
 from orch_tui.tui.cli.parse import run_parser, split_command, sub_parser
-from orch_tui.tui.cli.run import run_spec
-from orch_tui.tui.cli.shared import fail, holding_lock, load_project
-from orch_tui.tui.cli.state_commands import doctor, reset, restore, status
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -34,7 +28,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_batch_command(args)
     if command is not None:
         return _flushed(lambda: run_subcommand(command, sub_parser(command).parse_args(args)))
-    parsed = run_parser().parse_args(args)
+    parsed = run_parser().parse_args(args)  # --help and --version end here, nothing loaded
+    from orch_tui.tui.cli.run import run_spec
+
     code = run_spec(parsed)
     if argv is None and parsed.auto:
         _exit_now(code)
@@ -44,13 +40,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _flushed(command: Callable[[], int]) -> int:
     """Run a subcommand and flush what it printed; a reader that went away (``status | head``)
     ends it quietly, with no traceback: printing is the last thing every subcommand does."""
-    from orch_tui.tui.cli.printer import silence
-
     try:
         code = command()
         if sys.stdout is not None:  # None: started with stdout closed, and print() was a no-op
             sys.stdout.flush()
     except OSError:  # a reader that went away, a terminal that hung up
+        from orch_tui.tui.cli.printer import silence
+
         if sys.stdout is not None:
             silence(sys.stdout)
         return EXIT_SUCCESS
@@ -75,6 +71,13 @@ def _exit_now(code: int) -> NoReturn:
 
 
 def run_subcommand(command: str, args: argparse.Namespace) -> int:
+    """One subcommand, its arguments parsed; what it needs is imported here, not at start-up."""
+    from orch_tui.core.config.models import ConfigError
+    from orch_tui.core.config.paths import ProjectPaths
+    from orch_tui.tui.cli.history_command import history
+    from orch_tui.tui.cli.shared import fail, holding_lock, load_project
+    from orch_tui.tui.cli.state_commands import doctor, reset, restore, status
+
     if command == "verify":
         from orch_tui.tui.cli.verify_command import run_verify
 

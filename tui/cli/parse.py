@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from orch_tui.core.loop.engine import EXIT_FAILED
+from orch_tui.core.loop.exit_codes import EXIT_FAILED
 
 SUBCOMMANDS = ("status", "reset", "restore", "history", "init", "doctor", "batch", "verify")
 

@@ -80,3 +80,47 @@ def test_loading_prctl_starts_no_process(tmp_path: Path) -> None:
 
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["True", "True"]
+
+
+HEAVY = ("textual", "rich", "pydantic", "anthropic", "openai", "orch_tui.core.loop.engine")
+
+
+@pytest.mark.parametrize(
+    "argv", [["--version"], ["--help"], ["status", "--help"], ["history", "--help"]]
+)
+def test_the_short_commands_load_no_ui_no_config_models_and_no_sdk(
+    tmp_path: Path, argv: list[str]
+) -> None:
+    """``--version`` and ``--help`` answer from the argument parser alone (issue 26): what
+    they would load is time before the answer."""
+    script = (
+        "import sys\n"
+        "from orch_tui.tui.cli.commands import main\n"
+        "try:\n"
+        f"    main({argv!r})\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        f"heavy = {HEAVY!r}\n"
+        "print('LOADED', *sorted(m for m in sys.modules if m.split('.')[0] in heavy"
+        " or m in heavy))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, check=True
+    )
+    loaded = result.stdout.split("LOADED", 1)[1].split()
+    assert loaded == [], loaded
+    assert "orch-tui" in result.stdout  # it did answer
+
+
+def test_status_loads_the_config_models_and_the_probe_sees_them(tmp_path: Path) -> None:
+    """The probe above is not blind: status reads the config, and pydantic shows up."""
+    script = (
+        "import sys\n"
+        "from orch_tui.tui.cli.commands import main\n"
+        "main(['status'])\n"
+        "print('LOADED', 'pydantic' in sys.modules)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, check=True
+    )
+    assert result.stdout.split("LOADED", 1)[1].split() == ["True"]
