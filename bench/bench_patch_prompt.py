@@ -81,7 +81,20 @@ def parametrized_tests(name: str, tests: int, failing: int) -> str:
     )
 
 
-STYLES = [plain_tests, unittest_tests, parametrized_tests]
+def shared_failure_tests(name: str, tests: int, failing: int) -> str:
+    """Tests that fail the same way at the same line: one missing rate, many callers."""
+    lines = [f"from {name} import *  # noqa: F403\n\nRATES = {{'usd': 1.0}}\n\n\n"]
+    lines.append("def rate(currency):\n    return RATES[currency]\n\n")
+    for n in range(tests):
+        currency = "'eur'" if n < max(failing, tests * 2 // 5) else "'usd'"
+        lines.append(
+            f"\ndef test_{name}_{n}():\n"
+            f"    assert {name}_{n}(1, {n}) * rate({currency}) == (1 + {n}) * {n % 3 + 1}\n\n"
+        )
+    return "".join(lines)
+
+
+STYLES = [plain_tests, unittest_tests, parametrized_tests, shared_failure_tests]
 
 
 def suite(index: int) -> dict[str, str]:
@@ -110,7 +123,8 @@ def uncached_text(system: list[dict[str, Any]], messages: list[dict[str, Any]]) 
     )
 
 
-def measure(index: int, config: Config) -> float:
+def measure(index: int, config: Config) -> tuple[float, float]:
+    """(uncached patch request / what it must carry, the same / the whole workspace)."""
     folder = Path(tempfile.mkdtemp(prefix="orch-bench-prompt-"))
     try:
         workspace, reports = folder / "workspace", folder / "reports"
@@ -141,7 +155,10 @@ def measure(index: int, config: Config) -> float:
         details = feedback.describe_failures(report, workspace, config)
         seen = feedback.seen_files(tree, proposal)
         needed = len(details) + sum(len(t) for p, t in tree.items() if p not in seen)
-        return len(uncached_text(system, messages)) / needed
+        uncached = uncached_text(system, messages)
+        unnamed = [t for t in report.failing if not t.startswith("check:") and t not in uncached]
+        assert not unnamed, f"suite {index}: failing tests not named: {unnamed}"
+        return len(uncached) / needed, len(uncached) / sum(len(t) for t in tree.values())
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
@@ -158,13 +175,22 @@ def main() -> None:
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     config = Config()
     config.checks.env_allow = ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"]
-    ratios = {index: measure(index, config) for index in range(args.suites)}
+    measured = {index: measure(index, config) for index in range(args.suites)}
+    ratios = {index: carried for index, (carried, _whole) in measured.items()}
     for name in sorted({shape(index) for index in ratios}):
         some = [ratio for index, ratio in ratios.items() if shape(index) == name]
+        whole = [measured[index][1] for index in ratios if shape(index) == name]
         print(
             f"  {name}: {len(some)} suites, median {statistics.median(some):.2f}x, "
-            f"max {max(some):.2f}x"
+            f"max {max(some):.2f}x; against the workspace median "
+            f"{statistics.median(whole):.2f}x, max {max(whole):.2f}x"
         )
+    against_workspace = sorted(whole for _carried, whole in measured.values())
+    print(
+        f"uncached patch request / the whole workspace over {len(against_workspace)} suites: "
+        f"median {statistics.median(against_workspace):.2f}x, max {against_workspace[-1]:.2f}x "
+        "(target: median <= 1.0x, max <= 1.5x), every failing test named"
+    )
     every = sorted(ratios.values())
     system = feedback.system_prompt(config)
     instructions = system[system.index("- After an attempt") :]

@@ -120,7 +120,8 @@ class FailureGroup:
 
     def detail(self) -> str:
         test = self.first
-        text = f"### {test.id} ({test.outcome})\n{test.message}\n```\n{self.trace}\n```"
+        message = "" if _said_in_trace(test.message, self.trace) else f"{test.message}\n"
+        text = f"### {test.id} ({test.outcome})\n{message}```\n{self.trace}\n```"
         if self.others:
             text += f"\n{SAME_WAY}{', '.join(self.others)}"
         return text
@@ -128,6 +129,14 @@ class FailureGroup:
     @property
     def ids(self) -> list[str]:
         return [self.first.id, *self.others]
+
+
+def _said_in_trace(message: str, trace: str) -> bool:
+    """Every line of ``message`` is one of the traceback's ``E`` lines: pytest's assertion
+    message stands there already, so the detail need not carry it twice."""
+    said = {line[1:].strip() for line in trace.splitlines() if line.startswith("E ")}
+    lines = [line.strip() for line in message.splitlines() if line.strip()]
+    return bool(lines) and all(line in said for line in lines)
 
 
 def describe_failures(report: TestReport, workspace: Path, config: Config) -> str:

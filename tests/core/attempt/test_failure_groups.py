@@ -107,3 +107,18 @@ def test_the_raw_output_drops_the_summary_lines_of_every_named_test(tmp_path: Pa
 
     assert "FAILED test_calc.py::test_ratio_by_zero_is_none[7]" not in output
     assert "FAILED test_calc.py::test_ratio_by_zero_is_none" in report.checks[0].output
+
+
+def test_an_assert_message_the_traceback_repeats_is_carried_once(tmp_path: Path) -> None:
+    """pytest's message for a failed assert is the traceback's ``E`` lines again: the detail
+    keeps the traceback's copy; a message the traceback does not carry stays."""
+    report = real_report(tmp_path)
+    failing = [t for t in report.checks[0].tests if t.outcome == "failed"]
+    double, ratio = failing[-1], failing[0]
+    assert double.id.endswith("test_double") and "assert 6 == 4" in double.message
+
+    groups = {group.first.id: group.detail() for group in failure_groups(failing, tmp_path, 30)}
+
+    assert groups[double.id].count("assert 6 == 4") == 1
+    assert "E       assert 6 == 4" in groups[double.id]
+    assert ratio.message.splitlines()[0] in groups[ratio.id]

@@ -110,7 +110,7 @@ def test_how_to_read_the_feedback_is_in_the_system_prompt_not_the_patch_prompt(
     for label in ("`Attempt N:`", "`accepted`", "`Checks:`", "`Output:`", "`Unchanged:`"):
         assert label in system, label
     assert prompt == (
-        "Attempt 0: accepted.\nChecks: 1 failed\n\n### t::test_x (failed)\nboom\n```\nE   boom\n```"
+        "Attempt 0: accepted.\nChecks: 1 failed\n\n### t::test_x (failed)\n```\nE   boom\n```"
         "\n\nUnchanged: m.py\n"
     )
 
