@@ -1,8 +1,8 @@
 """What a killed orch-tui leaves behind, and clearing it on the next start (under the lock).
 
 While a check runs, its process group id and the start time of the group's leader are in a
-small file under ``orch-running/`` in the project folder (:func:`record`); the file goes when
-the group was killed. A kill -9 of orch-tui leaves the file, and the next start kills the
+small file under ``orch-running/`` in the project folder (:func:`recorded`); the file goes when
+the group was killed, and the folder with its last file. A kill -9 of orch-tui leaves the file, and the next start kills the
 group (:func:`clear`). A pid can be reused by an unrelated process, so:
 
 - the leader still alive with the recorded start time: the group is ours; kill it;
@@ -61,9 +61,14 @@ def recorded(folder: Path | None, pgid: int) -> Iterator[None]:
     record = folder / f"{pgid}.json"
     path: Path | None = record
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        # One write: a kill leaves the record whole or empty, never torn.
-        record.write_text(json.dumps({"pgid": pgid, "start": start_time(pgid)}), encoding="utf-8")
+        text = json.dumps({"pgid": pgid, "start": start_time(pgid)})
+        for _ in range(3):  # another check's end may remove the folder between the two calls
+            folder.mkdir(parents=True, exist_ok=True)
+            with contextlib.suppress(FileNotFoundError):
+                record.write_text(text, encoding="utf-8")  # one write: whole or empty, never torn
+                break
+        else:
+            path = None
     except OSError:
         path = None  # a full disk must not stop the check; parent-death signals still hold
     try:
@@ -71,6 +76,8 @@ def recorded(folder: Path | None, pgid: int) -> Iterator[None]:
     finally:
         if path is not None:
             path.unlink(missing_ok=True)
+            with contextlib.suppress(OSError):  # not empty: another check of this run is on
+                folder.rmdir()
 
 
 def clear(root: Path, workspace: Path) -> None:
@@ -81,6 +88,8 @@ def clear(root: Path, workspace: Path) -> None:
     for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
         _kill_recorded(path)
         path.unlink(missing_ok=True)
+    with contextlib.suppress(OSError):  # absent, or a file nobody recorded: leave it
+        folder.rmdir()
     for scratch in Path(tempfile.gettempdir()).glob(trial_prefix(workspace) + "*"):
         shutil.rmtree(scratch, ignore_errors=True)
 

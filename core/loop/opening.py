@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from orch_tui.core.attempt.project_map import AGENTS_FILE
 from orch_tui.core.checks.sandbox import resolve_sandbox
 from orch_tui.core.checks.venv import PROJECT_VENV, discard_created_venv
 from orch_tui.core.config.paths import ProjectPaths
@@ -165,7 +166,9 @@ def set_aside_workspace(paths: ProjectPaths, old_run_id: str) -> Path | None:
     """A new run starts from an empty ``workspace/``: the old run's files move under its logs.
 
     Otherwise the new run's tests would include the old project's, and an identical
-    regeneration would be an empty proposal. Returns where they went (None: nothing to move).
+    regeneration would be an empty proposal. What the person keeps in the workspace stays:
+    the placeholder ``.gitkeep`` (tracked by the project's git) and ``AGENTS.md``, the project's
+    instructions. Returns where the rest went (None: nothing to move).
     """
     workspace = paths.workspace
     discard_created_venv(workspace)  # made again in a second; moved, it would fill logs/
@@ -176,15 +179,20 @@ def set_aside_workspace(paths: ProjectPaths, old_run_id: str) -> Path | None:
     while target.exists():
         suffix += 1
         target = paths.logs / old_run_id / f"workspace-{suffix}"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    workspace.rename(target)
-    workspace.mkdir()
+    target.mkdir(parents=True)
+    for child in sorted(workspace.iterdir()):
+        if child.name not in KEPT_IN_WORKSPACE:
+            child.rename(target / child.name)
     return target
 
 
+KEPT_IN_WORKSPACE = frozenset({".gitkeep", AGENTS_FILE})
+"""Files ``--fresh`` leaves in the workspace: they are the person's, not the old run's."""
+
+
 def workspace_is_empty(workspace: Path) -> bool:
-    """No project file yet: the placeholder and the checks' .venv are not the project."""
-    ignored = {".gitkeep", PROJECT_VENV}
+    """No project file yet: the placeholder, AGENTS.md and the checks' .venv are not the project."""
+    ignored = KEPT_IN_WORKSPACE | {PROJECT_VENV}
     return not any(child.name not in ignored for child in workspace.iterdir())
 
 

@@ -4,7 +4,9 @@ Two runs in one folder would both edit the workspace and the state file. The loc
 ``flock`` on ``orch.lock`` in the project root, held for the life of the run; the kernel drops
 it when the process dies, however it dies, so a crashed run never leaves the folder locked.
 The holder's pid is written in the file so a second run can say who holds it. ``status`` and
-``history`` only read, and take no lock.
+``history`` only read, and take no lock. A clean end removes the file (still holding the lock);
+a run that had opened the old file before that finds its lock on a removed file and tries again,
+so two runs never hold locks on two different files.
 
 Two project folders can name one ``--workspace``: the workspace folder itself is locked too,
 with an ``flock`` on the folder (nothing is written into the person's folder); the holder's
@@ -37,16 +39,7 @@ class ProjectLock:
 
     def acquire(self) -> None:
         """Take the lock at once or raise :class:`ProjectLocked`; never waits."""
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.read(fd, 32).decode("ascii", errors="replace").strip() or "unknown"
-            os.close(fd)
-            raise ProjectLocked(
-                f"another orch-tui run (pid {holder}) is working in {self.path.parent}; "
-                f"wait for it to finish or stop it first"
-            ) from None
+        fd = self._lock_current_file()
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode("ascii"))
         self._fd = fd
@@ -57,13 +50,44 @@ class ProjectLock:
                 self.release()
                 raise
 
+    def _lock_current_file(self) -> int:
+        """A descriptor holding the flock on the file now at :attr:`path`."""
+        while True:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                holder = os.read(fd, 32).decode("ascii", errors="replace").strip() or "unknown"
+                os.close(fd)
+                raise ProjectLocked(
+                    f"another orch-tui run (pid {holder}) is working in {self.path.parent}; "
+                    f"wait for it to finish or stop it first"
+                ) from None
+            if _same_file(fd, self.path):
+                return fd
+            os.close(fd)  # the holder removed it as it ended: lock the new file
+
     def release(self) -> None:
+        """Drop the locks and remove ``orch.lock`` (removed while still held: see the module)."""
         if self._workspace_fd is not None:
             os.close(self._workspace_fd)
             self._workspace_fd = None
         if self._fd is not None:
+            try:
+                self.path.unlink(missing_ok=True)
+            except OSError:
+                pass  # a read-only folder keeps the file; the kernel still drops the lock
             os.close(self._fd)  # closing the last descriptor drops the flock
             self._fd = None
+
+
+def _same_file(fd: int, path: Path) -> bool:
+    try:
+        on_disk = os.stat(path)
+    except FileNotFoundError:
+        return False
+    held = os.fstat(fd)
+    return (held.st_dev, held.st_ino) == (on_disk.st_dev, on_disk.st_ino)
 
 
 def lock_folder(folder: Path) -> int | None:
