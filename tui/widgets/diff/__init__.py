@@ -3,6 +3,8 @@
 - ``rows``: The row model of a diff view: which old and new line each screen row shows.
 - ``highlight``: Syntax spans for the lines of one side of a diff: Pygments, lexed lazily in chunks.
 - ``file_cache``: What the diff view computed for one file, kept while the reviewer moves between files.
+- ``coverage_marks``: Coverage in the diff: per changed line whether a test runs it, per hunk which tests do.
+- ``coverage_gutter``: The coverage half of the diff view's painting: marks beside line numbers, hunk notes.
 - ``paint``: The painting half of the diff view: its rows as Strips of styled Segments.
 - ``view``: DiffView: a read-only, VS Code-style diff of one file change (Textual's Line API).
 """

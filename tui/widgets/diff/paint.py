@@ -16,12 +16,12 @@ from rich.segment import Segment
 from rich.style import Style as RichStyle
 from textual.cache import LRUCache
 from textual.reactive import reactive
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.style import Style
 
 from orch_tui.core.domain.proposal import ChangeKind, HunkDecision
 from orch_tui.core.util.terminal_text import CONTROL_CODES
+from orch_tui.tui.widgets.diff.coverage_gutter import CoverageGutter
 from orch_tui.tui.widgets.diff.file_cache import FileCache
 from orch_tui.tui.widgets.diff.highlight import LineHighlighter
 from orch_tui.tui.widgets.diff.rows import (
@@ -65,7 +65,7 @@ _ADDED = "diff-view--added"
 _REMOVED = "diff-view--removed"
 
 
-class DiffPaint(ScrollView):
+class DiffPaint(CoverageGutter):
     """Paints a diff's rows: the gutter marks, line numbers, signs and styled text.
 
     :class:`~orch_tui.tui.widgets.diff.view.DiffView`, the widget, decides what is shown: it
@@ -174,6 +174,9 @@ class DiffPaint(ScrollView):
             return Strip.blank(width, base)
         row = self._rows[index]
         segments = self._mark(row, index)
+        if row.kind is RowKind.NOTE:
+            segments.append(self.coverage_note(row.hunk))
+            return Strip(segments).crop_extend(0, width, base)
         if row.kind is RowKind.FOLD or row.kind is RowKind.EMPTY:
             segments.append(self._note(row))
             fill = self._rich(("diff-view--fold",)) if row.kind is RowKind.FOLD else base
@@ -251,7 +254,7 @@ class DiffPaint(ScrollView):
             return [Segment(_FILLER * max(0, width), self._rich(("diff-view--filler",)))]
         gutter = [
             self._number(line, line_class, cursor),
-            Segment(" ", self._rich(_classes(line_class))),
+            self.coverage_cell(side, line, _classes(line_class)),
             self._sign(line_class),
             Segment(" ", self._rich(_classes(line_class))),
         ]
@@ -271,9 +274,9 @@ class DiffPaint(ScrollView):
         space = Segment(" ", self._rich(_classes(line_class)))
         segments = [
             self._number(row.old, line_class, cursor),
-            space,
+            self.coverage_cell(0, row.old, _classes(line_class)),
             self._number(row.new, line_class, cursor),
-            space,
+            self.coverage_cell(1, row.new, _classes(line_class)),
             self._sign(line_class),
             space,
         ]

@@ -13,7 +13,8 @@ Layouts:
   ``i`` of a hunk are partners (``Row.pair``) for word-level highlights.
 
 Unchanged regions keep ``context`` lines next to each hunk; the rest becomes one ``FOLD`` row
-("⋯ 120 unchanged lines") that can be expanded by its fold id.
+("⋯ 120 unchanged lines") that can be expanded by its fold id. A hunk named in ``notes`` ends
+with one ``NOTE`` row, a line about the hunk as a whole (which tests run it).
 """
 
 from __future__ import annotations
@@ -62,6 +63,8 @@ class RowKind(StrEnum):
     FOLD = "fold"
     EMPTY = "empty"
     """The single row of a zero-length hunk (an added or deleted empty file)."""
+    NOTE = "note"
+    """The last row of a hunk that has a note: no line of either side, only the hunk."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +81,10 @@ class Row:
     """Fold rows: the fold id (the index of the unchanged gap, 0 = before the first hunk)."""
     hidden: int = 0
     """Fold rows: how many unchanged lines the row stands for."""
+
+
+_LINELESS = frozenset({RowKind.FOLD, RowKind.EMPTY, RowKind.NOTE})
+"""Rows that show no line of their own, only a note about what they stand for."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +104,7 @@ class _Run:
     hidden: int = 0
 
     def row(self, offset: int) -> Row:
-        if self.kind is RowKind.FOLD or self.kind is RowKind.EMPTY:
+        if self.kind in _LINELESS:
             return Row(self.kind, self.old, self.new, self.hunk, None, self.fold, self.hidden)
         return Row(
             self.kind,
@@ -196,9 +203,10 @@ def build_rows(
     context: int = CONTEXT_LINES,
     expanded: frozenset[int] | set[int] = frozenset(),
     unfold_all: bool = False,
+    notes: frozenset[int] | set[int] = frozenset(),
 ) -> DiffRows:
     """Rows for ``change`` in ``layout``; ``expanded`` fold ids (or all, with ``unfold_all``)
-    show their unchanged lines in full."""
+    show their unchanged lines in full; each hunk in ``notes`` ends with a ``NOTE`` row."""
     layout = Layout(layout)
     hunks = change.hunks
     old_count = len(change.old_lines)
@@ -225,6 +233,8 @@ def build_rows(
             break
         first = builder.length
         _add_hunk(builder, layout, gap, hunk)
+        if gap in notes:
+            builder.add(1, RowKind.NOTE, hunk=gap)
         hunk_spans.append((first, builder.length))
         old_pos, new_pos = hunk.old_end, hunk.new_end
     return DiffRows(layout, builder.runs, hunk_spans)
@@ -297,7 +307,7 @@ def lines_near(
         above = range(min(top, len(rows)) - 1, max(-1, top - 2 * height - 1), -1)
     for index in (*hunks, *below, *above):
         row = rows[index]
-        if row.kind is RowKind.FOLD or row.kind is RowKind.EMPTY:
+        if row.kind in _LINELESS:
             continue
         if row.old is not None:
             yield 0, row.old

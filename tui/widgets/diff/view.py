@@ -280,6 +280,7 @@ class DiffView(DiffPaint, can_focus=True):
                 self.shown_layout,
                 expanded=frozenset(self._expanded),
                 unfold_all=self._unfold_all,
+                notes=self.noted_hunks,
             )
         self._line_cache.clear()
         self._update_virtual_size()
