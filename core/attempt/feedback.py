@@ -58,6 +58,19 @@ def generation_prompt(workspace: Path, prompts_dir: Path | None = None) -> str:
     return render("generate", prompts_dir, listing=project_map(workspace, MAP_CHARS))
 
 
+def change_prompt(
+    workspace: Path, previous_run: str, diff: str, prompts_dir: Path | None = None
+) -> str:
+    """A change run's first prompt: the spec's edit since ``previous_run`` and the project map."""
+    return render(
+        "change",
+        prompts_dir,
+        previous=previous_run,
+        diff=diff,
+        listing=project_map(workspace, MAP_CHARS),
+    )
+
+
 def describe_review(proposal: Proposal | None, decisions: Decisions | None) -> str:
     """The reviewer's decisions in words the model can act on."""
     if proposal is None or decisions is None:

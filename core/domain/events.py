@@ -111,9 +111,10 @@ class RunStarted(Event):
     """The model answering the current attempt: model.escalate_to on a resumed run that had
     already escalated, else ``model`` (empty in logs written before this field)."""
     tokens: int = 0
-    """The run's tokens so far: a resumed run's totals from state.json."""
     cost_usd: float = 0.0
-    """The run's cost so far, likewise."""
+    """The run's tokens and cost so far: a resumed run's totals from state.json."""
+    follows: str | None = None
+    """A change run: the run whose project it changes."""
 
 
 @dataclass(kw_only=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,3 +57,14 @@ def read_spec(path: Path) -> Spec:
     if not text.strip():
         raise SpecError(f"spec is empty: {path}")
     return Spec(path=path, text=text)
+
+
+def spec_diff(old: str, new: str, name: str = "spec.md") -> str:
+    """The lines added, removed and changed between two texts of a spec, as a unified diff."""
+    lines = difflib.unified_diff(
+        old.splitlines(keepends=True),
+        new.splitlines(keepends=True),
+        fromfile=f"a/{name}",
+        tofile=f"b/{name}",
+    )
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)

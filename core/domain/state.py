@@ -84,6 +84,8 @@ class State:
     """With model.judge or model.verifier set: each role's last decision (core.loop.roles)."""
     plan: PlanProgress | None = None
     """Plan mode only: the tasks' progress."""
+    follows: str | None = None
+    """A change run (DESIGN section 16): the run whose project it changes, after a spec edit."""
 
     @property
     def retryable(self) -> bool:
@@ -114,6 +116,7 @@ class State:
             "workspace": self.workspace.to_json() if self.workspace else None,
             **({"roles": roles} if roles else {}),
             **plan,
+            **({"follows": self.follows} if self.follows else {}),
         }
 
     @classmethod
@@ -150,7 +153,16 @@ class State:
             workspace=WorkspaceRecord.from_json(data.get("workspace")),
             roles=_roles(data.get("roles")),
             plan=PlanProgress.from_json(data.get("plan")),
+            follows=_follows(data.get("follows")),
         )
+
+
+def _follows(value: Any) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or not RUN_ID.fullmatch(value):
+        raise ValueError(f"follows is {shown(value)}, not a run id")
+    return value
 
 
 def _usage(value: Any) -> Usage:

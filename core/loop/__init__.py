@@ -1,6 +1,7 @@
 """The run: the engine and its steps, opening, retry decisions, roles, plans, review, budget.
 
 - ``budget``: The run's usage and its cost budget: every model turn counted, every request capped.
+- ``change_run``: A change run: a spec edited after a run changes that run's project (DESIGN section 16).
 - ``checks_step``: The checks step (TESTING): apply the decided change, run the checks, judge the result.
 - ``context``: The narrow view of a run that roles and the plan runner get: ``RunContext``.
 - ``engine``: The loop: GENERATING → REVIEWING → TESTING → SUCCESS, or PATCHING and round again.

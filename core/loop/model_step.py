@@ -12,15 +12,15 @@ from __future__ import annotations
 from typing import Any
 
 from orch_tui.core.attempt.conversation import AttemptCallbacks, AttemptSetup, run_attempt
-from orch_tui.core.attempt.feedback import generation_prompt
+from orch_tui.core.attempt.feedback import change_prompt, generation_prompt
 from orch_tui.core.domain.asking import GUIDANCE, QUESTION, Question, guidance_section
 from orch_tui.core.domain.events import ModelText, Notice, ProposalReady, ToolEdit
 from orch_tui.core.domain.proposal import Proposal
 from orch_tui.core.domain.state import RunState
 from orch_tui.core.loop import finishing, restore
+from orch_tui.core.loop.change_run import spec_edit, workspace_is_empty
 from orch_tui.core.loop.escalation import model_for
 from orch_tui.core.loop.exit_codes import EXIT_FAILED
-from orch_tui.core.loop.opening import workspace_is_empty
 from orch_tui.core.loop.retry import Failure, NoChange, RepeatedProposal, budget_stop
 from orch_tui.core.loop.run import Run
 from orch_tui.core.providers.base import AssistantTurn
@@ -156,7 +156,7 @@ def attempt_prompt(run: Run, attempt: int, first: bool) -> str:
     log, paths = run.log, run.paths
     asked = log.read_json(attempt - 1, QUESTION) if attempt > 0 else None
     if first:
-        prompt = generation_prompt(paths.workspace, paths.prompts)
+        prompt = _first_prompt(run)
     elif asked and asked.get("source") == "model":
         earlier = log.read_json(attempt - 1, runlog.CONVERSATION) or {}
         messages = earlier.get("messages") or [{}]
@@ -171,3 +171,12 @@ def attempt_prompt(run: Run, attempt: int, first: bool) -> str:
         question = Question.from_json(guidance["question"]) if guidance.get("question") else None
         prompt += "\n\n" + guidance_section(question, guidance["text"])
     return prompt
+
+
+def _first_prompt(run: Run) -> str:
+    """Build the project; in a change run, change it as the spec's edit says."""
+    paths, follows = run.paths, run.state.follows
+    edit = spec_edit(paths.logs, follows, run.spec.text, run.spec.path.name) if follows else None
+    if follows is None or edit is None:
+        return generation_prompt(paths.workspace, paths.prompts)
+    return change_prompt(paths.workspace, follows, edit, paths.prompts)

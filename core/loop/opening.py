@@ -2,8 +2,10 @@
 
 - The saved run resumes when it is for the same spec and workspace and ``--fresh`` was not
   given; a run stopped by a model error goes back to that attempt.
-- Otherwise a new run starts; in the default ``workspace/`` the old run's files move under
-  ``logs/<old run_id>/workspace`` (:func:`set_aside_workspace`), so the new run starts empty.
+- A spec edited after a run starts a change run (:mod:`.change_run`): the workspace stays,
+  the new run ``follows`` the old one.
+- Otherwise (``--fresh``) a new run starts; in the default ``workspace/`` the old run's files
+  move under ``logs/<old run_id>/workspace`` (:func:`set_aside_workspace`), so it starts empty.
 - ``--continue`` / ``--guidance`` reopen a FAILED or NEEDS_HELP run with a fresh retry
   budget (:func:`continue_if_asked`), the person's guidance going into the next prompt.
 """
@@ -13,15 +15,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from orch_tui.core.attempt.project_map import AGENTS_FILE
 from orch_tui.core.checks.sandbox import resolve_sandbox
-from orch_tui.core.checks.venv import PROJECT_VENV, discard_created_venv
+from orch_tui.core.checks.venv import discard_created_venv
 from orch_tui.core.config.paths import ProjectPaths
 from orch_tui.core.domain.asking import GUIDANCE, answer_from_choice
 from orch_tui.core.domain.cost import price_for
 from orch_tui.core.domain.events import GuidanceGiven, Notice, RunReopened, RunStarted
 from orch_tui.core.domain.plan import TaskStatus
 from orch_tui.core.domain.state import RunState, State, new_run_id
+from orch_tui.core.loop import change_run
+from orch_tui.core.loop.change_run import KEPT_IN_WORKSPACE, workspace_is_empty
 from orch_tui.core.loop.escalation import model_at
 from orch_tui.core.loop.run import Run
 from orch_tui.core.runlog import layout as runlog
@@ -49,10 +52,12 @@ def open_run(run: Run) -> State:
         if run.options.max_retries_given:
             saved.max_retries = run.options.max_retries
     else:
-        if saved and run.paths.is_default_workspace and run.paths.workspace.is_dir():
+        change = saved is not None and change_run.changes_project(run, saved)
+        if saved and not change and run.paths.is_default_workspace and run.paths.workspace.is_dir():
             kept = set_aside_workspace(run.paths, saved.run_id)
-        _start_new(run)
+        _start_new(run, saved if change else None)
     _open_log(run)
+    change_run.record_spec_edit(run)
     _announce_start(run, resumed)
     if resumed:
         run.planner.announce()
@@ -78,7 +83,8 @@ def open_run(run: Run) -> State:
     return run.state
 
 
-def _start_new(run: Run) -> None:
+def _start_new(run: Run, follows: State | None) -> None:
+    """A new run; ``follows``: the run whose project it changes (a change run)."""
     run_id = new_run_id()
     run.state = State(
         run_id=run_id,
@@ -90,7 +96,9 @@ def _start_new(run: Run) -> None:
             run_id,
             allow_dirty=run.options.allow_dirty,
             protect_tests=run.config.safety.protect_existing_tests,
+            follows=follows.workspace.git if follows and follows.workspace else None,
         ),
+        follows=follows.run_id if follows else None,
     )
     # state.json first: a kill before it leaves no run folder that nothing points to.
     run.store.save(run.state)
@@ -122,6 +130,7 @@ def _announce_start(run: Run, resumed: bool) -> None:
             sandbox=sandbox.name,
             tokens=state.usage.total,
             cost_usd=round(state.cost_usd, 6),
+            follows=state.follows,
         )
     )
     if not sandbox.confined and config.checks.sandbox == "auto":
@@ -131,7 +140,22 @@ def _announce_start(run: Run, resumed: bool) -> None:
 
 
 def _announce_new_run(run: Run, saved: State, kept: Path | None) -> None:
-    """Why the saved run was not resumed, and where its workspace went."""
+    """Why the saved run was not resumed, where its workspace went, and how to get the other
+    kind of new run (a change run, or a fresh one)."""
+    if run.state.follows:
+        run.emit(
+            Notice(
+                message=f"the spec changed: run {run.state.run_id} changes the project of run "
+                f"{saved.run_id} (the workspace stays as it is; the first prompt carries the "
+                "spec's edit). To start over from an empty workspace instead: --fresh"
+            )
+        )
+        return
+    other = (
+        "; without --fresh, an edited spec changes the current project instead"
+        if run.options.fresh
+        else ""
+    )
     why = (
         "--fresh was given"
         if run.options.fresh
@@ -143,7 +167,7 @@ def _announce_new_run(run: Run, saved: State, kept: Path | None) -> None:
     run.emit(
         Notice(
             message=f"{why}: started run {run.state.run_id} "
-            f"(run {saved.run_id} stays in logs/{where})"
+            f"(run {saved.run_id} stays in logs/{where}){other}"
         )
     )
 
@@ -159,6 +183,7 @@ def run_meta(run: Run) -> dict[str, Any]:
         "sandbox": resolve_sandbox(run.config.checks.sandbox).name,
         "max_retries": run.state.max_retries,
         "created_at": run.state.created_at,
+        **({"follows": run.state.follows} if run.state.follows else {}),
     }
 
 
@@ -184,16 +209,6 @@ def set_aside_workspace(paths: ProjectPaths, old_run_id: str) -> Path | None:
         if child.name not in KEPT_IN_WORKSPACE:
             child.rename(target / child.name)
     return target
-
-
-KEPT_IN_WORKSPACE = frozenset({".gitkeep", AGENTS_FILE})
-"""Files ``--fresh`` leaves in the workspace: they are the person's, not the old run's."""
-
-
-def workspace_is_empty(workspace: Path) -> bool:
-    """No project file yet: the placeholder, AGENTS.md and the checks' .venv are not the project."""
-    ignored = KEPT_IN_WORKSPACE | {PROJECT_VENV}
-    return not any(child.name not in ignored for child in workspace.iterdir())
 
 
 def reopen_after_error(run: Run) -> bool:

@@ -133,6 +133,17 @@ class Repo:
     def checkout(self, name: str) -> None:
         _git(self.folder, "checkout", "--quiet", name)
 
+    def branch_head(self, name: str) -> str | None:
+        """The commit branch ``name`` points to; None when there is no such branch."""
+        ref = f"refs/heads/{name}^{{commit}}"
+        done = _git(self.folder, "rev-parse", "--verify", "--quiet", ref, check=False)
+        return done.stdout.strip() or None
+
+    def contains(self, commit: str) -> bool:
+        """True when ``commit`` is HEAD or one of its ancestors (merged into the checkout)."""
+        done = _git(self.folder, "merge-base", "--is-ancestor", commit, "HEAD", check=False)
+        return done.returncode == 0
+
     def _identity(self) -> tuple[str, ...]:
         has_email = _git(self.folder, "config", "user.email", check=False).stdout.strip()
         return () if has_email else FALLBACK_IDENTITY

@@ -42,11 +42,18 @@ def refuse_misplaced(paths: ProjectPaths) -> None:
 
 
 def new_record(
-    paths: ProjectPaths, run_id: str, *, allow_dirty: bool, protect_tests: bool = False
+    paths: ProjectPaths,
+    run_id: str,
+    *,
+    allow_dirty: bool,
+    protect_tests: bool = False,
+    follows: GitRecord | None = None,
 ) -> WorkspaceRecord:
     """Prepare the workspace for a fresh run and describe it for ``state.json``.
 
-    In a git work tree this checks the tree is clean and creates the run's branch. With
+    In a git work tree this checks the tree is clean and creates the run's branch: from the
+    branch of the run it ``follows`` (a change run) unless the checkout already holds that
+    branch's work (merged, or that branch checked out), else from HEAD. With
     ``protect_tests``, an existing project's test files are recorded as protected.
     """
     workspace = paths.workspace
@@ -67,6 +74,8 @@ def new_record(
             f"{workspace} has uncommitted changes to tracked files ({shown}): commit or stash "
             "them first (`git stash`), or pass --allow-dirty to carry them into the run's branch"
         )
+    if follows is not None:
+        _onto_followed_branch(repo, follows.branch)
     branch = run_branch_name(run_id)
     record.git = GitRecord(
         branch=branch, start_branch=repo.current_branch(), start_commit=repo.head()
@@ -76,6 +85,20 @@ def new_record(
     except GitError as exc:
         raise WorkspaceError(f"cannot start the run's branch: {exc}") from None
     return record
+
+
+def _onto_followed_branch(repo: Repo, branch: str) -> None:
+    """Check out the followed run's branch when its head is not in the checkout yet: a change
+    run builds on that run's work, never on a base that lacks it."""
+    head = repo.branch_head(branch)
+    if head is None or repo.contains(head):
+        return
+    try:
+        repo.checkout(branch)
+    except GitError as exc:
+        raise WorkspaceError(
+            f"cannot check out {branch}, the run this one follows: {exc}"
+        ) from None
 
 
 def same_workspace(record: WorkspaceRecord | None, paths: ProjectPaths) -> bool:

@@ -41,6 +41,7 @@ def make_engine(
     max_cost_usd: float | None = None,
     events: list[Event] | None = None,
     spec: str = "spec.md",
+    options: RunOptions | None = None,
 ) -> tuple[Engine, CountingProvider]:
     from orch_tui.core.config.paths import ProjectPaths
 
@@ -56,7 +57,7 @@ def make_engine(
         provider=provider,
         reviewer=reviewer or AcceptAllReviewer(),
         bus=bus,
-        options=RunOptions(max_retries=max_retries, max_cost_usd=max_cost_usd),
+        options=options or RunOptions(max_retries=max_retries, max_cost_usd=max_cost_usd),
     )
     return engine, provider
 
@@ -415,7 +416,7 @@ def test_changed_spec_starts_a_fresh_run(project: Path) -> None:
     assert any("the spec changed" in getattr(e, "message", "") for e in events)
 
 
-def test_a_new_run_starts_from_an_empty_workspace_and_the_old_one_is_kept(project: Path) -> None:
+def test_a_fresh_run_starts_from_an_empty_workspace_and_the_old_one_is_kept(project: Path) -> None:
     engine, _ = make_engine(
         project, [attempt(create("calc.py", GOOD), create("tests/test_calc.py", TEST))]
     )
@@ -423,13 +424,19 @@ def test_a_new_run_starts_from_an_empty_workspace_and_the_old_one_is_kept(projec
     first = state_of(project).run_id
     (project / "spec.md").write_text("# calc\n\nNow with subtraction too.\n")
     events: list[Event] = []
-    engine, _ = make_engine(project, [attempt(create("calc.py", GOOD))], events=events)
+    fresh = RunOptions(max_retries=3, fresh=True)
+    engine, _ = make_engine(
+        project, [attempt(create("calc.py", GOOD))], events=events, options=fresh
+    )
     engine._open_run()  # opening the new run, before any attempt
 
     assert list((project / "workspace").iterdir()) == []
     kept = project / "logs" / first / "workspace"
     assert (kept / "calc.py").read_text() == GOOD and (kept / "tests" / "test_calc.py").exists()
     assert any(str(kept) in getattr(e, "message", "") for e in events)
+    said = " ".join(getattr(e, "message", "") for e in events)
+    assert "without --fresh, an edited spec changes the current project instead" in said
+    assert state_of(project).follows is None
 
 
 @pytest.mark.parametrize(

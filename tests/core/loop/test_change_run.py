@@ -1,0 +1,163 @@
+"""A change run (DESIGN section 16): a spec edited after a run changes that run's project."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from orch_tui.core.domain.events import Event, RunStarted
+from orch_tui.core.domain.state import RunState
+from orch_tui.core.loop.engine import EXIT_SUCCESS
+from orch_tui.core.loop.review import ReviewAborted, ReviewSession
+from orch_tui.core.runlog import layout as runlog
+from tests.core.loop.test_engine import GOOD, TEST, make_engine, state_of
+from tests.support.scripting import attempt, create, prompt_text
+
+SUB = "def sub(a, b):\n    return a - b\n"
+SUB_TEST = "from calc import sub\n\n\ndef test_sub():\n    assert sub(5, 3) == 2\n"
+EDITED_SPEC = (
+    "# calc\n\n`calc.add(a, b)` returns the sum.\n`calc.sub(a, b)` returns the difference.\n"
+)
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    (tmp_path / "spec.md").write_text("# calc\n\n`calc.add(a, b)` returns the sum.\n")
+    return tmp_path
+
+
+def _first_run(project: Path) -> str:
+    engine, _ = make_engine(
+        project, [attempt(create("calc.py", GOOD), create("tests/test_calc.py", TEST))]
+    )
+    assert engine.run() == EXIT_SUCCESS
+    return state_of(project).run_id
+
+
+def _change_attempt() -> list:
+    return attempt(create("calc.py", GOOD + "\n\n" + SUB), create("tests/test_sub.py", SUB_TEST))
+
+
+def test_an_edited_spec_changes_the_project_it_built(project: Path) -> None:
+    first = _first_run(project)
+    workspace = project / "workspace"
+    (workspace / "NOTES.md").write_text("kept by hand\n")  # a hand edit
+    (project / "spec.md").write_text(EDITED_SPEC)
+    events: list[Event] = []
+    engine, provider = make_engine(project, [_change_attempt()], events=events)
+    assert engine.run() == EXIT_SUCCESS
+
+    state = state_of(project)
+    assert state.run_id != first and state.follows == first
+    # The workspace stayed: the first run's files and the hand edit are still there.
+    assert (workspace / "tests" / "test_calc.py").read_text() == TEST
+    assert (workspace / "NOTES.md").read_text() == "kept by hand\n"
+    assert "def sub" in (workspace / "calc.py").read_text()
+    assert not (project / "logs" / first / "workspace").exists()
+    # The first prompt carries the spec's edit and the project as it stands.
+    prompt = prompt_text(provider.requests[0])
+    assert "+`calc.sub(a, b)` returns the difference." in prompt
+    assert f"run {first}" in prompt
+    assert "- calc.py" in prompt and "- NOTES.md" in prompt
+    assert "the workspace is empty" not in prompt
+    # The log records the chain and the edit.
+    log = project / "logs" / state.run_id
+    assert json.loads((log / runlog.RUN_META).read_text())["follows"] == first
+    assert "+`calc.sub(a, b)`" in (log / runlog.SPEC_DIFF).read_text()
+    started = [e for e in events if isinstance(e, RunStarted)]
+    assert started[0].follows == first
+    notices = " ".join(getattr(e, "message", "") for e in events)
+    assert f"changes the project of run {first}" in notices and "--fresh" in notices
+
+
+def test_the_change_proposal_is_reviewed_as_usual(project: Path) -> None:
+    _first_run(project)
+    (project / "spec.md").write_text(EDITED_SPEC)
+    seen: list[list[str]] = []
+
+    class Quit:
+        def review(self, session: ReviewSession) -> None:
+            seen.append([change.path for change in session.proposal.changes])
+            raise ReviewAborted
+
+    engine, _ = make_engine(project, [_change_attempt()], reviewer=Quit())
+    with pytest.raises(ReviewAborted):
+        engine.run()
+    assert seen == [["calc.py", "tests/test_sub.py"]]
+    assert state_of(project).state is RunState.REVIEWING
+    # Nothing applied before the review: the project is as the first run left it.
+    assert (project / "workspace" / "calc.py").read_text() == GOOD
+
+
+def test_an_unfinished_run_is_changed_too_and_resumes_as_the_change_run(project: Path) -> None:
+    first = _first_run(project)
+    (project / "spec.md").write_text(EDITED_SPEC)
+
+    class Quit:
+        def review(self, session: ReviewSession) -> None:
+            raise ReviewAborted
+
+    engine, _ = make_engine(project, [_change_attempt()], reviewer=Quit())
+    with pytest.raises(ReviewAborted):
+        engine.run()
+    second = state_of(project).run_id
+    engine, provider = make_engine(project, [])
+    assert engine.run() == EXIT_SUCCESS
+    assert state_of(project).run_id == second and state_of(project).follows == first
+    assert provider.requests == []  # the saved proposal was reviewed, not asked for again
+
+
+def _git(folder: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+        cwd=folder,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+
+
+def test_in_git_the_change_run_branches_from_the_previous_runs_branch(project: Path) -> None:
+    from orch_tui.core.config.paths import ProjectPaths
+    from orch_tui.core.domain.events import EventBus
+    from orch_tui.core.domain.spec import read_spec
+    from orch_tui.core.loop.engine import Engine, RunOptions
+    from orch_tui.core.loop.review import AcceptAllReviewer
+    from tests.core.loop.test_engine import fast_config
+    from tests.support.scripting import CountingProvider
+
+    repo = project / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q", "-b", "main")
+    (repo / "README.md").write_text("a project\n")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "start")
+
+    def engine_for(attempts: list) -> Engine:
+        return Engine(
+            paths=ProjectPaths(project).with_workspace(repo),
+            config=fast_config(),
+            spec=read_spec(project / "spec.md"),
+            provider=CountingProvider(attempts),
+            reviewer=AcceptAllReviewer(),
+            bus=EventBus(),
+            options=RunOptions(max_retries=3),
+        )
+
+    assert (
+        engine_for([attempt(create("calc.py", GOOD), create("tests/test_calc.py", TEST))]).run()
+        == 0
+    )
+    first = state_of(project)
+    _git(repo, "checkout", "-q", "main")  # the person looks elsewhere, unmerged
+    (project / "spec.md").write_text(EDITED_SPEC)
+    assert engine_for([_change_attempt()]).run() == 0
+    second = state_of(project)
+    assert second.follows == first.run_id
+    assert _git(repo, "rev-parse", "--abbrev-ref", "HEAD") == second.workspace.git.branch
+    ancestors = _git(repo, "log", "--format=%H", second.workspace.git.branch).split()
+    assert first.workspace.commits["0"] in ancestors  # built on the first run's work
