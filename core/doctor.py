@@ -27,11 +27,6 @@ from orch_tui.core.checks.trial import configured_checks
 from orch_tui.core.checks.venv import PROJECT_VENV, venv_python
 from orch_tui.core.config.models import Config
 from orch_tui.core.config.paths import ProjectPaths
-from orch_tui.core.domain.spec import Spec
-from orch_tui.core.providers.base import ModelError, TurnRequest
-from orch_tui.core.providers.claude_code import INSTALL_HINT
-from orch_tui.core.providers.factory import choose_provider
-from orch_tui.core.providers.scripted import ScriptError
 
 KEY_NAMES = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
 PING_MAX_TOKENS = 16
@@ -160,6 +155,12 @@ def local_findings(paths: ProjectPaths, config: Config) -> list[Finding]:
 
 def model_findings(config: Config, env: Mapping[str, str]) -> list[Finding]:
     """The key, and one cheap request proving the API is reachable and knows the model id."""
+    from orch_tui.core.domain.spec import Spec
+    from orch_tui.core.providers.base import ModelError, TurnRequest
+    from orch_tui.core.providers.claude_code import INSTALL_HINT
+    from orch_tui.core.providers.factory import choose_provider
+    from orch_tui.core.providers.scripted import ScriptError
+
     provider_name = config.model.provider
     if provider_name == "scripted":
         return [Finding(True, "provider scripted: no key or API needed")]

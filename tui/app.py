@@ -23,7 +23,8 @@ from textual.screen import Screen
 from textual.theme import Theme
 
 from orch_tui.core.checks.runner import kill_running_checks
-from orch_tui.core.config.models import Config, ConfigError
+from orch_tui.core.config.files import ConfigError
+from orch_tui.core.config.models import Config
 from orch_tui.core.config.paths import ProjectPaths
 from orch_tui.core.config.ui_state import load_ui_state, save_ui_choice
 from orch_tui.core.domain.events import EventBus

@@ -14,7 +14,7 @@ from pathlib import Path
 from orch_tui.core.batch.record import BatchRecord, RunRecord, load_batch
 from orch_tui.core.batch.run_one import prepare_folder
 from orch_tui.core.batch.specs import BatchSpec
-from orch_tui.core.domain.events import utc_now
+from orch_tui.core.util.timestamps import utc_now
 
 BATCHES_DIR = "batches"
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from orch_tui.core.checks.process_guard import die_with_parent
-from orch_tui.core.config.models import CONFIG_NAME
+from orch_tui.core.config.files import CONFIG_NAME
 from orch_tui.core.config.paths import STATE_NAME
 from orch_tui.core.domain.state import State, StateError
 

@@ -33,8 +33,12 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from orch_tui.core.config.models import ChecksConfig, SandboxMode
+from orch_tui.core.config.files import SandboxMode
+
+if TYPE_CHECKING:  # status resolves the sandbox without loading the config models
+    from orch_tui.core.config.models import ChecksConfig
 
 INSTALL_HINT = (
     "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)"

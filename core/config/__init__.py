@@ -1,6 +1,8 @@
 """orchestrator.toml's typed models, `init`, .env, the UI state and where files live.
 
 - ``dotenv``: Keys and base URLs from a ``.env`` file beside ``orchestrator.toml``.
+- ``files``: The config file: where it is, how it is read, and the error a bad one raises.
+- ``glance``: The two settings ``status`` needs, read without the config models.
 - ``init_file``: Writing ``orchestrator.toml``: the commented default (``orch-tui init``).
 - ``models``: ``orchestrator.toml`` parsed into typed models.
 - ``paths``: Where a project's files live (DESIGN section 4).

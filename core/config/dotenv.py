@@ -13,7 +13,7 @@ from pathlib import Path
 
 from dotenv import dotenv_values
 
-from orch_tui.core.config.models import ConfigError
+from orch_tui.core.config.files import ConfigError
 
 DOTENV_NAME = ".env"
 

@@ -11,7 +11,8 @@ from typing import Any
 import tomli_w
 from pydantic import BaseModel
 
-from orch_tui.core.config.models import Config, ConfigError
+from orch_tui.core.config.files import ConfigError
+from orch_tui.core.config.models import Config
 from orch_tui.core.util.atomic import write_text_atomic
 
 _HEADER = """\

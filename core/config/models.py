@@ -8,18 +8,14 @@ Every key has a default and a docstring; the docstrings are also the comments
 from __future__ import annotations
 
 import re
-import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from orch_tui.core.config.files import ConfigError, SandboxMode, read_toml
 from orch_tui.core.config.theme_names import DEFAULT_THEME, ThemeName
 
-SandboxMode = Literal["auto", "bwrap", "none"]
-"""Where checks run: bubblewrap when found (auto), bubblewrap or refuse (bwrap), unsandboxed (none)."""
-
-CONFIG_NAME = "orchestrator.toml"
 MAX_RETRIES_RANGE = (1, 50)
 
 # pytest with a JUnit report. ``--rootdir`` keeps node ids relative to the workspace even when a
@@ -49,10 +45,6 @@ def is_secret_env_name(name: str) -> bool:
     refuses it again when it builds a check's environment.
     """
     return bool(_SECRET_NAME.search(name))
-
-
-class ConfigError(Exception):
-    """A configuration file that cannot be used, with the file and key named."""
 
 
 class Section(BaseModel):
@@ -334,15 +326,7 @@ def load_config(path: Path | None) -> Config:
     """Read ``path``; a missing file means all defaults."""
     if path is None or not path.exists():
         return Config()
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot be read ({exc})") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML ({exc})") from None
-    return parse_config(data, path)
+    return parse_config(read_toml(path), path)
 
 
 def clamp_retries(value: int) -> tuple[int, str | None]:
@@ -352,12 +336,3 @@ def clamp_retries(value: int) -> tuple[int, str | None]:
     if clamped != value:
         return clamped, f"max_retries {value} is outside {low}..{high}; using {clamped}"
     return clamped, None
-
-
-def find_project_root(start: Path) -> Path:
-    """The nearest folder at or above ``start`` holding orchestrator.toml, else ``start``."""
-    start = start.resolve()
-    for folder in (start, *start.parents):
-        if (folder / CONFIG_NAME).is_file():
-            return folder
-    return start

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from orch_tui.core.config.models import CONFIG_NAME, find_project_root
+from orch_tui.core.config.files import CONFIG_NAME, find_project_root
 
 STATE_NAME = "state.json"
 

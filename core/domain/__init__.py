@@ -10,6 +10,7 @@
 - ``outcome``: How an attempt ended, as history tells it.
 - ``plan``: A plan: the ordered tasks a spec is built in (plan mode, DESIGN.md section 10).
 - ``proposal``: Proposals: the file changes of one attempt, their hunks, and the person's decisions on them.
+- ``roles``: The second models a run may consult (judge, verifier) and what they decided.
 - ``spec``: Reading the spec a run is built from.
 - ``state``: ``state.json``: where the current run stands, written before every next step.
 - ``state_records``: The records ``state.json`` keeps beside its counters, typed both ways.

@@ -6,9 +6,10 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from orch_tui.core.config.models import Price
+if TYPE_CHECKING:  # state.json's reader keeps usage figures: status loads no config models
+    from orch_tui.core.config.models import Price
 
 PER_TOKENS = 1_000_000
 

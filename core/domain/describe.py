@@ -24,8 +24,6 @@ from orch_tui.core.domain.events import (
     QuestionAsked,
     ReviewFinished,
     RoleDecided,
-    RoleDecision,
-    RoleVerdict,
     RunFinished,
     RunReopened,
     RunStarted,
@@ -36,6 +34,7 @@ from orch_tui.core.domain.events import (
     ToolEdit,
     UnknownEvent,
 )
+from orch_tui.core.domain.roles import RoleDecision, RoleVerdict
 from orch_tui.core.util.wording import plural
 
 _ASKERS = {

@@ -10,20 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from datetime import UTC, datetime
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from orch_tui.core.domain.asking import QuestionSource
 from orch_tui.core.domain.plan import TaskStatus
+from orch_tui.core.domain.roles import RoleDecision
+from orch_tui.core.util.timestamps import utc_now
 
-if TYPE_CHECKING:  # state.py stamps its files with utc_now: no import back at run time
+if TYPE_CHECKING:
     from orch_tui.core.domain.state import RunState
-
-
-def utc_now() -> str:
-    """The time events and state files are stamped with: ISO 8601, UTC, milliseconds."""
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 class EventKind(StrEnum):
@@ -310,62 +306,6 @@ class Escalated(Event):
     from_model: str
     to_model: str
     failed_attempts: int
-
-
-class Role(StrEnum):
-    """A second model the run may consult (``model.judge``, ``model.verifier``)."""
-
-    JUDGE = "judge"
-    """After failed checks: patch again, or ask a person."""
-    VERIFIER = "verifier"
-    """Once every check passed: enough, or one more round for the gaps it names."""
-
-
-class RoleVerdict(StrEnum):
-    """What a judge or verifier model decided."""
-
-    RETRY = "retry"
-    ASK = "ask"
-    SUFFICIENT = "sufficient"
-    INSUFFICIENT = "insufficient"
-    NONE = "none"
-
-
-@dataclass(kw_only=True)
-class RoleDecision:
-    """What a judge or verifier model decided (core.roles reads it from the role's tool call);
-    ``judge.json``/``verifier.json`` and state.json's ``roles`` keep it as :meth:`to_json`."""
-
-    role: Role
-    model: str
-    decision: RoleVerdict
-    """judge: retry or ask; verifier: sufficient or insufficient; none: no usable answer."""
-    guidance: str = ""
-    """judge retry: advice for the next prompt."""
-    question: str = ""
-    """judge ask: the question for the person, with ``options`` and a ``recommendation``."""
-    options: list[str] = field(default_factory=list)
-    recommendation: str = ""
-    gaps: list[str] = field(default_factory=list)
-    """verifier insufficient: what is missing or untested."""
-    reason: str = ""
-    """Why (the role's own words), or why there was no usable answer."""
-
-    def to_json(self) -> dict[str, Any]:
-        values = {name: getattr(self, name) for name in RoleDecision.__dataclass_fields__}
-        return {
-            key: list(v) if isinstance(v, list) else str(v) if isinstance(v, StrEnum) else v
-            for key, v in values.items()
-        }
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> RoleDecision:
-        """ValueError for a role or decision that is not one of the enums'."""
-        names = RoleDecision.__dataclass_fields__
-        values = {key: data[key] for key in names if key in data}
-        values["role"] = Role(str(values.get("role")))
-        values["decision"] = RoleVerdict(str(values.get("decision")))
-        return RoleDecision(**values)
 
 
 @dataclass(kw_only=True)

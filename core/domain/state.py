@@ -18,8 +18,8 @@ from typing import Any
 
 from orch_tui.core.domain.asking import Question
 from orch_tui.core.domain.cost import Usage
-from orch_tui.core.domain.events import Role, utc_now
 from orch_tui.core.domain.json_fields import count_of, field_of, object_of, shown, texts_of
+from orch_tui.core.domain.roles import Role
 from orch_tui.core.domain.state_records import (
     LastTest,
     PlanProgress,
@@ -27,6 +27,7 @@ from orch_tui.core.domain.state_records import (
     WorkspaceRecord,
 )
 from orch_tui.core.util.atomic import Commit, json_bytes
+from orch_tui.core.util.timestamps import utc_now
 
 STATE_VERSION = 1
 RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")

@@ -17,9 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from orch_tui.core.domain.events import RoleDecision
 from orch_tui.core.domain.json_fields import field_of, object_of, shown, texts_of
 from orch_tui.core.domain.plan import TaskStatus
+from orch_tui.core.domain.roles import RoleDecision
 
 
 @dataclass

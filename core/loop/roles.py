@@ -31,7 +31,8 @@ from orch_tui.core.attempt.feedback import describe_files
 from orch_tui.core.attempt.prompt_templates import render
 from orch_tui.core.checks.runner import TestReport
 from orch_tui.core.domain.asking import GUIDANCE, Question, QuestionSource
-from orch_tui.core.domain.events import Notice, Role, RoleDecided, RoleDecision, RoleVerdict
+from orch_tui.core.domain.events import Notice, RoleDecided
+from orch_tui.core.domain.roles import Role, RoleDecision, RoleVerdict
 from orch_tui.core.domain.state_records import RoleRecord
 from orch_tui.core.loop.context import RunContext
 from orch_tui.core.loop.plan_runner import PlanRunner

@@ -71,17 +71,23 @@ def _exit_now(code: int) -> NoReturn:
 
 
 def run_subcommand(command: str, args: argparse.Namespace) -> int:
-    """One subcommand, its arguments parsed; what it needs is imported here, not at start-up."""
-    from orch_tui.core.config.models import ConfigError
-    from orch_tui.core.config.paths import ProjectPaths
-    from orch_tui.tui.cli.history_command import history
-    from orch_tui.tui.cli.shared import fail, holding_lock, load_project
-    from orch_tui.tui.cli.state_commands import doctor, reset, restore, status
+    """One subcommand, its arguments parsed. Each imports only what it needs, here and not at
+    start-up: ``status`` never loads the engine, the history screens or the provider SDKs."""
+    from orch_tui.core.config.files import ConfigError
+    from orch_tui.tui.cli.shared import fail, glance_project, holding_lock, load_project
 
     if command == "verify":
         from orch_tui.tui.cli.verify_command import run_verify
 
         return run_verify(args)
+    if command == "status":
+        from orch_tui.tui.cli.state_commands import status
+
+        try:
+            paths, sandbox = glance_project(args.config)
+        except ConfigError as exc:
+            return fail(str(exc))
+        return status(paths, sandbox, as_json=args.json)
     try:
         paths, config = load_project(args.config, getattr(args, "workspace", None))
     except ConfigError as exc:
@@ -96,21 +102,28 @@ def run_subcommand(command: str, args: argparse.Namespace) -> int:
         print(f"wrote {paths.config}")
         return EXIT_SUCCESS
     if command == "doctor":
+        from orch_tui.tui.cli.state_commands import doctor
+
         return doctor(paths, config)
-    if command == "status":
-        return status(paths, config, as_json=args.json)
     if command == "reset":
+        from orch_tui.core.config.paths import ProjectPaths
+        from orch_tui.tui.cli.state_commands import reset
+
         here = ProjectPaths.here(args.config)  # never a parent folder's project
         chosen = args.workspace.resolve() if args.workspace is not None else config.paths.workspace
         target = here.with_workspace(chosen)
         return holding_lock(target, lambda: reset(target, yes=args.yes))
     if command == "restore":
+        from orch_tui.tui.cli.state_commands import restore
+
         return holding_lock(paths, lambda: restore(paths, args.attempt))
     if command == "history" and args.costs:
         from orch_tui.core.history.costs import cost_rows, format_costs
 
         sys.stdout.write(format_costs(cost_rows(paths.logs)))
         return EXIT_SUCCESS
+    from orch_tui.tui.cli.history_command import history
+
     return history(paths, config, args.export)
 
 

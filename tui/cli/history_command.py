@@ -6,9 +6,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from orch_tui.core.config.models import Config, ConfigError
+from orch_tui.core.config.files import ConfigError
+from orch_tui.core.config.models import Config
 from orch_tui.core.config.paths import ProjectPaths
-from orch_tui.core.loop.engine import EXIT_SUCCESS
+from orch_tui.core.loop.exit_codes import EXIT_SUCCESS
 from orch_tui.core.util.terminal_text import escape_controls
 from orch_tui.tui.cli.parse import run_parser
 from orch_tui.tui.cli.run import run_spec

@@ -141,9 +141,12 @@ def sub_parser(command: str) -> argparse.ArgumentParser:
     if command == "status":
         parser.add_argument("--json", action="store_true", help="print state.json's fields as JSON")
     if command == "verify":
-        from orch_tui.tui.cli.verify_command import add_verify_arguments
-
-        add_verify_arguments(parser)
+        parser.add_argument(
+            "--mutation", action="store_true", help="also mutation-test the lines the run changed"
+        )
+        parser.add_argument(
+            "--json", action="store_true", help="print the outcome as one JSON object"
+        )
     if command == "history":
         parser.add_argument("--export", metavar="RUN_ID", help="print the run as a Markdown report")
         parser.add_argument(

@@ -15,7 +15,8 @@ from pathlib import Path
 from orch_tui.core.checks import leftovers
 from orch_tui.core.checks.sandbox import SandboxError, resolve_sandbox
 from orch_tui.core.config.dotenv import provider_env
-from orch_tui.core.config.models import Config, ConfigError, NotifyConfig, clamp_retries
+from orch_tui.core.config.files import ConfigError
+from orch_tui.core.config.models import Config, NotifyConfig, clamp_retries
 from orch_tui.core.config.paths import ProjectPaths
 from orch_tui.core.doctor import local_findings, refusal
 from orch_tui.core.domain.cost import price_for

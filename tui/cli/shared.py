@@ -5,13 +5,18 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from orch_tui.core.config.models import Config, ConfigError, load_config
+from orch_tui.core.config.files import ConfigError, SandboxMode
+from orch_tui.core.config.glance import glance_config
 from orch_tui.core.config.paths import ProjectPaths
 from orch_tui.core.domain.asking import Question
-from orch_tui.core.loop.engine import EXIT_FAILED
+from orch_tui.core.loop.exit_codes import EXIT_FAILED
 from orch_tui.core.util.terminal_text import escape_controls
 from orch_tui.core.workspace.lock import ProjectLock, ProjectLocked
+
+if TYPE_CHECKING:
+    from orch_tui.core.config.models import Config
 
 
 def fail(message: str, code: int = EXIT_FAILED) -> int:
@@ -23,12 +28,26 @@ def load_project(
     config_path: Path | None, workspace: Path | None = None
 ) -> tuple[ProjectPaths, Config]:
     """Paths and config; ``--workspace`` (relative to the current folder) beats ``paths.workspace``."""
-    paths = ProjectPaths.locate(config_path)
-    if config_path is not None and not config_path.is_file():
-        raise ConfigError(f"{config_path}: no such file")
+    from orch_tui.core.config.models import load_config
+
+    paths = _located(config_path)
     config = load_config(paths.config)
     chosen = workspace.resolve() if workspace is not None else config.paths.workspace
     return paths.with_workspace(chosen), config
+
+
+def glance_project(config_path: Path | None) -> tuple[ProjectPaths, SandboxMode]:
+    """Paths and sandbox mode as :func:`load_project` finds them, without the config models."""
+    paths = _located(config_path)
+    glance = glance_config(paths.config)
+    return paths.with_workspace(glance.workspace), glance.sandbox
+
+
+def _located(config_path: Path | None) -> ProjectPaths:
+    paths = ProjectPaths.locate(config_path)
+    if config_path is not None and not config_path.is_file():
+        raise ConfigError(f"{config_path}: no such file")
+    return paths
 
 
 def holding_lock(paths: ProjectPaths, work: Callable[[], int]) -> int:

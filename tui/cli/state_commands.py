@@ -5,23 +5,24 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from orch_tui.core.checks.sandbox import SandboxError, resolve_sandbox
-from orch_tui.core.config.dotenv import provider_env
-from orch_tui.core.config.models import Config, ConfigError
+from orch_tui.core.config.files import ConfigError, SandboxMode
 from orch_tui.core.config.paths import ProjectPaths
-from orch_tui.core.doctor import local_findings
-from orch_tui.core.domain.describe import describe_decision
 from orch_tui.core.domain.state import StateError, StateStore
-from orch_tui.core.loop.engine import EXIT_FAILED, EXIT_STATE, EXIT_SUCCESS
-from orch_tui.core.loop.reset import ResetError, reset_workspace
+from orch_tui.core.loop.exit_codes import EXIT_FAILED, EXIT_STATE, EXIT_SUCCESS
 from orch_tui.core.util.terminal_text import escape_controls
 from orch_tui.core.util.wording import plural
 from orch_tui.tui.cli.shared import fail, question_lines
 
+if TYPE_CHECKING:
+    from orch_tui.core.config.models import Config
+
 
 def doctor(paths: ProjectPaths, config: Config) -> int:
-    from orch_tui.core.doctor import model_findings, sandbox_finding
+    from orch_tui.core.config.dotenv import provider_env
+    from orch_tui.core.doctor import local_findings, model_findings, sandbox_finding
 
     try:
         env = provider_env(paths.root)
@@ -37,7 +38,7 @@ def doctor(paths: ProjectPaths, config: Config) -> int:
     return EXIT_SUCCESS if all(finding.ok for finding in findings) else EXIT_FAILED
 
 
-def status(paths: ProjectPaths, config: Config, *, as_json: bool) -> int:
+def status(paths: ProjectPaths, sandbox: SandboxMode, *, as_json: bool) -> int:
     try:
         state = StateStore(paths.state).load()
     except StateError as exc:
@@ -68,11 +69,13 @@ def status(paths: ProjectPaths, config: Config, *, as_json: bool) -> int:
         _say(f"error     {state.last_error}")
     if state.question:
         print("question  " + "\n          ".join(question_lines(state.question, state.spec_path)))
+    if state.roles:
+        from orch_tui.core.domain.describe import describe_decision
     for role, decided in state.roles.items():
         _say(f"{role:<9} attempt {decided.attempt}: {describe_decision(decided.decision)}")
     _say(f"tokens    {state.usage.total:,}  cost ${state.cost_usd:.4f}")
     try:
-        _say(f"sandbox   {resolve_sandbox(config.checks.sandbox).describe()}")
+        _say(f"sandbox   {resolve_sandbox(sandbox).describe()}")
     except SandboxError as exc:
         _say(f"sandbox   none: {exc}")
     _say(f"updated   {state.updated_at}")
@@ -91,6 +94,8 @@ def reset(paths: ProjectPaths, *, yes: bool) -> int:
     Never deletes what the run did not create; asks first (or needs ``--yes``) wherever files
     would be removed or overwritten.
     """
+    from orch_tui.core.loop.reset import ResetError, reset_workspace
+
     if not paths.state.is_file():
         print(f"no run to reset in {paths.root} (no state.json); nothing removed")
         return EXIT_SUCCESS

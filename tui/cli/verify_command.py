@@ -1,9 +1,9 @@
 """``orch-tui verify [--mutation] [--json]``: the checks again on the finished workspace.
 
-The work is ``core.checks.verify_run``; this module parses nothing of its own beyond the
-options :func:`add_verify_arguments` adds, prints, and turns the outcome into an exit code:
-0 when the checks pass in the fresh copy (surviving mutants are evidence, not a failure:
-some are equivalent to the original), 1 when they fail or there is no run, 130 on Ctrl+C.
+The work is ``core.checks.verify_run`` and the options are ``parse``'s; this module prints and
+turns the outcome into an exit code: 0 when the checks pass in the fresh copy (surviving
+mutants are evidence, not a failure: some are equivalent to the original), 1 when they fail or
+there is no run, 130 on Ctrl+C.
 """
 
 from __future__ import annotations
@@ -26,20 +26,13 @@ from orch_tui.core.checks.verify_run import (
     run_mutation,
     verify_checks,
 )
-from orch_tui.core.config.models import Config, ConfigError, load_config
+from orch_tui.core.config.files import ConfigError
+from orch_tui.core.config.models import Config, load_config
 from orch_tui.core.config.paths import ProjectPaths
 from orch_tui.tui.cli.shared import fail, holding_lock
 
 EXIT_OK, EXIT_FAILED, EXIT_INTERRUPTED = 0, 1, 130
 BAR_WIDTH = 30
-
-
-def add_verify_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options of ``verify`` (``--config`` is every subcommand's already)."""
-    parser.add_argument(
-        "--mutation", action="store_true", help="also mutation-test the lines the run changed"
-    )
-    parser.add_argument("--json", action="store_true", help="print the outcome as one JSON object")
 
 
 def run_verify(options: argparse.Namespace) -> int:

@@ -25,7 +25,8 @@ from orch_tui.core.config.paths import ProjectPaths
 from orch_tui.core.domain.state import State, StateStore
 from orch_tui.core.domain.state_records import WorkspaceRecord
 from orch_tui.core.runlog import layout as runlog
-from orch_tui.tui.cli.verify_command import add_verify_arguments, run_verify
+from orch_tui.tui.cli.parse import sub_parser
+from orch_tui.tui.cli.verify_command import run_verify
 
 BEFORE = "def is_adult(age):\n    return False\n\n\ndef double(x):\n    return x\n"
 # Line 2: the tests try 30 and 5 only, so `>=` -> `>` and 18 -> 19 survive; line 6 is pinned.
@@ -66,12 +67,9 @@ def make_project(root: Path) -> ProjectPaths:
 
 
 def options(root: Path, **values: bool) -> argparse.Namespace:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--config", type=Path)
-    add_verify_arguments(parser)
     args = ["--config", str(root / "orchestrator.toml")]
     args += [f"--{name}" for name, on in values.items() if on]
-    return parser.parse_args(args)
+    return sub_parser("verify").parse_args(args)
 
 
 def test_the_runs_changes_are_its_files_from_before_the_run_to_now(tmp_path: Path) -> None:

@@ -7,16 +7,18 @@ from pathlib import Path
 
 import pytest
 
+from orch_tui.core.config.files import ConfigError, find_project_root
+from orch_tui.core.config.glance import TABLE_KEYS, Glance, glance_config
 from orch_tui.core.config.init_file import (
     default_config_text,
     field_docstrings,
     write_default_config,
 )
 from orch_tui.core.config.models import (
+    ChecksConfig,
     Config,
-    ConfigError,
+    PathsConfig,
     clamp_retries,
-    find_project_root,
     load_config,
 )
 
@@ -163,3 +165,42 @@ def test_nan_infinite_negative_and_empty_values_are_refused_naming_the_key(
     path = write(tmp_path, text)
     with pytest.raises(ConfigError, match=f"'{key}'"):
         load_config(path)
+
+
+def test_a_glance_knows_every_key_of_its_tables_the_models_know() -> None:
+    """``status`` reads ``[paths]`` and ``[checks]`` without the models; a key added to one and
+    not the other would be refused by ``status`` alone, or let through by it."""
+    assert TABLE_KEYS == {
+        "paths": set(PathsConfig.model_fields),
+        "checks": set(ChecksConfig.model_fields),
+    }
+
+
+@pytest.mark.parametrize(
+    "toml",
+    [
+        "[paths]\nworkspace = 3\n",
+        '[paths]\nworkspce = "x"\n',
+        "[checks]\nsandboxx = 'none'\n",
+        '[checks]\nsandbox = "docker"\n',
+        "paths = 1\n",
+    ],
+)
+def test_a_glance_refuses_what_the_full_read_refuses_in_the_same_words(
+    tmp_path: Path, toml: str
+) -> None:
+    config = tmp_path / "orchestrator.toml"
+    config.write_text(toml)
+    with pytest.raises(ConfigError) as full:
+        load_config(config)
+    with pytest.raises(ConfigError) as glanced:
+        glance_config(config)
+    assert str(glanced.value) in str(full.value)
+
+
+def test_a_glance_reads_the_workspace_and_sandbox_the_full_read_reads(tmp_path: Path) -> None:
+    config = tmp_path / "orchestrator.toml"
+    config.write_text('[paths]\nworkspace = "../repo"\n[checks]\nsandbox = "none"\n')
+    full = load_config(config)
+    assert glance_config(config) == Glance(workspace=full.paths.workspace, sandbox="none")
+    assert glance_config(tmp_path / "missing.toml") == Glance()

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from orch_tui.core.config.files import ConfigError
 from orch_tui.core.config.init_file import write_default_config
-from orch_tui.core.config.models import Config, ConfigError, load_config, parse_config
+from orch_tui.core.config.models import Config, load_config, parse_config
 from orch_tui.core.config.paths import ProjectPaths
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from orch_tui.core.config.dotenv import provider_env
-from orch_tui.core.config.models import Config, ConfigError
+from orch_tui.core.config.files import ConfigError
+from orch_tui.core.config.models import Config
 from orch_tui.core.domain.spec import Spec
 from orch_tui.core.providers.factory import choose_provider
 from orch_tui.core.providers.openai import OpenAIProvider

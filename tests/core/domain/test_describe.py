@@ -14,9 +14,9 @@ from orch_tui.core.domain.events import (
     Event,
     QuestionAsked,
     RoleDecided,
-    RoleVerdict,
     RunFinished,
 )
+from orch_tui.core.domain.roles import RoleVerdict
 from orch_tui.core.domain.state import RunState
 from orch_tui.core.domain.state_records import RoleRecord
 from tests.core.domain.test_events import SAMPLES

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from orch_tui.core.domain.asking import QuestionSource
-from orch_tui.core.domain.events import Role, RoleDecision, RoleVerdict
 from orch_tui.core.domain.plan import TaskStatus
+from orch_tui.core.domain.roles import Role, RoleDecision, RoleVerdict
 from orch_tui.core.domain.state import StateError, StateStore
 from tests.core.domain.test_state_file import saved_state
 from tests.tui.cli.test_cli_commands import SPEC, run, scripted

@@ -9,7 +9,8 @@ import pytest
 
 from orch_tui.core.config.models import Price
 from orch_tui.core.domain.cost import Usage
-from orch_tui.core.domain.events import Event, Notice, Role, RoleDecided, RoleVerdict
+from orch_tui.core.domain.events import Event, Notice, RoleDecided
+from orch_tui.core.domain.roles import Role, RoleVerdict
 from orch_tui.core.domain.state import RunState
 from orch_tui.core.loop.engine import EXIT_NEEDS_HELP, EXIT_SUCCESS
 from orch_tui.core.providers.scripted import ScriptedProvider, ScriptError

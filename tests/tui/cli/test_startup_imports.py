@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from orch_tui.core.domain.state import State, StateStore
+
 LEFT_OUT = (
     "orch_tui.tui.screens.history",
     "orch_tui.tui.widgets.runs_table",
@@ -82,17 +84,42 @@ def test_loading_prctl_starts_no_process(tmp_path: Path) -> None:
     assert result.stdout.split() == ["True", "True"]
 
 
-HEAVY = ("textual", "rich", "pydantic", "anthropic", "openai", "orch_tui.core.loop.engine")
+HEAVY = (
+    "textual",
+    "rich",
+    "pydantic",
+    "anthropic",
+    "openai",
+    "dotenv",
+    "orch_tui.core.loop.engine",
+    "orch_tui.core.domain.events",
+)
 
 
 @pytest.mark.parametrize(
-    "argv", [["--version"], ["--help"], ["status", "--help"], ["history", "--help"]]
+    "argv",
+    [
+        ["--version"],
+        ["--help"],
+        ["status", "--help"],
+        ["history", "--help"],
+        ["batch", "--help"],
+        ["verify", "--help"],
+        ["status"],
+        ["status", "--json"],
+    ],
 )
 def test_the_short_commands_load_no_ui_no_config_models_and_no_sdk(
     tmp_path: Path, argv: list[str]
 ) -> None:
-    """``--version`` and ``--help`` answer from the argument parser alone (issue 26): what
-    they would load is time before the answer."""
+    """``--version``, ``--help`` and ``status`` answer without the UI, the config models, the
+    SDKs, the engine or the event set (issue 26): what they would load is time before the
+    answer. ``status`` runs on a project with a config and a run in it."""
+    (tmp_path / "orchestrator.toml").write_text(
+        '[paths]\nworkspace = ""\n[checks]\nsandbox = "none"\n'
+    )
+    state = State(run_id="20261127-101500-ab12", spec_path="spec.md", spec_hash="x", max_retries=3)
+    StateStore(tmp_path / "state.json").save(state)
     script = (
         "import sys\n"
         "from orch_tui.tui.cli.commands import main\n"
@@ -109,15 +136,30 @@ def test_the_short_commands_load_no_ui_no_config_models_and_no_sdk(
     )
     loaded = result.stdout.split("LOADED", 1)[1].split()
     assert loaded == [], loaded
-    assert "orch-tui" in result.stdout  # it did answer
+    assert result.stdout.split("LOADED", 1)[0].strip()  # it did answer
 
 
-def test_status_loads_the_config_models_and_the_probe_sees_them(tmp_path: Path) -> None:
-    """The probe above is not blind: status reads the config, and pydantic shows up."""
+def test_status_still_names_a_misspelt_paths_key(tmp_path: Path) -> None:
+    """Reading the config without its models keeps the error a full read gives for the keys
+    ``status`` relies on: a typo in where the workspace is would show the wrong run."""
+    (tmp_path / "orchestrator.toml").write_text('[paths]\nworkspce = "../elsewhere"\n')
+    result = subprocess.run(
+        [sys.executable, "-m", "orch_tui.tui.cli", "status"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 1
+    assert "unknown key 'paths.workspce'" in result.stderr
+    assert "orchestrator.toml" in result.stderr
+
+
+def test_doctor_loads_the_config_models_and_the_probe_sees_them(tmp_path: Path) -> None:
+    """The probe above is not blind: doctor validates the whole config, and pydantic shows up."""
     script = (
         "import sys\n"
         "from orch_tui.tui.cli.commands import main\n"
-        "main(['status'])\n"
+        "main(['doctor'])\n"
         "print('LOADED', 'pydantic' in sys.modules)\n"
     )
     result = subprocess.run(
