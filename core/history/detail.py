@@ -39,6 +39,7 @@ from orch_tui.core.domain.proposal import (
     effective_proposal,
 )
 from orch_tui.core.domain.state import RunState
+from orch_tui.core.history.chain import Chain, run_chain
 from orch_tui.core.history.plan_history import PLANNING, TaskOutcome, attempt_task, task_outcomes
 from orch_tui.core.history.scan import RunSummary, parse_time, scan_run
 from orch_tui.core.runlog import layout as runlog
@@ -89,6 +90,8 @@ class RunDetail:
     torn_tail: bool = False
     tasks: list[TaskOutcome] | None = None
     """Plan mode: the approved plan's tasks with outcomes and attempts; None without a plan."""
+    chain: Chain = field(default_factory=Chain)
+    """The run it follows and the runs that follow it (change runs)."""
 
     def attempt(self, number: int) -> AttemptDetail:
         for attempt in self.attempts:
@@ -291,14 +294,16 @@ def load_run(logs: Path, run_id: str) -> RunDetail:
     for attempt in ordered:
         problems += [p for p in attempt.problems if p not in problems]
     summary = scanned.summary._replace(damaged="; ".join(problems) or None)
+    meta = meta if isinstance(meta, dict) else {}
     return RunDetail(
         summary=summary,
-        meta=meta if isinstance(meta, dict) else {},
+        meta=meta,
         spec_text=spec_text,
         attempts=ordered,
         problems=problems,
         torn_tail=log.torn_tail,
         tasks=task_outcomes(folder, {a.number: a.task for a in ordered}, log.events),
+        chain=run_chain(logs, folder.name, meta),
     )
 
 

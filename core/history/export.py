@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from orch_tui.core.history.chain import Chain
 from orch_tui.core.history.detail import AttemptDetail, load_run
 from orch_tui.core.history.grid import ABSENT, FAILED, PASSED, SKIPPED, TestGrid, test_grid
 from orch_tui.core.history.plan_history import plan_section
@@ -93,6 +94,15 @@ def _grid_section(grid: TestGrid) -> list[str]:
     return ["## Tests across attempts", "", header, rule, *rows, ""]
 
 
+def _chain_rows(chain: Chain) -> list[str]:
+    """The run it follows and the runs that follow it (change runs), when there are any."""
+    rows = [f"| follows | {code_span(chain.follows, in_table=True)} |"] if chain.follows else []
+    if chain.followed_by:
+        runs = ", ".join(code_span(run, in_table=True) for run in chain.followed_by)
+        rows.append(f"| followed by | {runs} |")
+    return rows
+
+
 def export_markdown(logs: Path, run_id: str) -> str:
     """One run as a Markdown report: summary, attempts, decisions, test results and cost."""
     detail = load_run(logs, run_id)
@@ -112,6 +122,7 @@ def export_markdown(logs: Path, run_id: str) -> str:
         f"| tokens | {run.tokens:,} |",
         f"| cost | ${run.cost_usd:.4f} |",
         f"| stop reason | {inline_text(run.stop_reason or '–')} |",
+        *_chain_rows(detail.chain),
         "",
     ]
     if detail.problems:

@@ -52,6 +52,8 @@ def status(paths: ProjectPaths, sandbox: SandboxMode, *, as_json: bool) -> int:
     last = state.last_test
     _say(f"run       {state.run_id}")
     _say(f"spec      {state.spec_path}")
+    if state.follows:
+        _say(f"follows   {state.follows} (this run changes its project)")
     _say(f"state     {state.state} (attempt {state.attempt}/{state.max_retries})")
     record = state.workspace
     if record is not None and not record.default:

@@ -157,6 +157,9 @@ class RunScreen(ThemedScreen):
             f" · {self.detail.meta.get('model', '?')}\n"
             f"stop reason: {escape_controls(run.stop_reason or '–')}"
         )
+        chain = self.detail.chain.line()
+        if chain:
+            facts.append(f"\n{escape_controls(chain)}")
         if run.damaged:
             facts.append(f"\ndamaged: {run.damaged}", style=style("error"))
         self.query_one("#run-facts", Static).update(facts)

@@ -668,3 +668,19 @@ async def test_reasons_and_test_ids_are_shown_as_written(
         ids = [str(grid.get_row_at(i)[0]) for i in range(grid.row_count)]
         assert shown_id in ids
         assert not any("\x1b" in text for text in [facts, *ids])
+
+
+async def test_a_run_shows_what_it_follows_and_what_follows_it(project: DemoProject) -> None:
+    meta_path = project.logs / project.failed / runlog.RUN_META
+    meta = json.loads(meta_path.read_text())
+    meta["follows"] = project.success  # as a change run records it
+    meta_path.write_text(json.dumps(meta))
+    app = HistoryHost(project.logs, project.state)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open_run(pilot, app, project.success)
+        facts = str(screen.query_one("#run-facts").render())
+        assert f"followed by {project.failed}" in facts and "follows " not in facts
+        await pilot.press("escape")
+        screen = await _open_run(pilot, app, project.failed)
+        facts = str(screen.query_one("#run-facts").render())
+        assert f"follows {project.success}" in facts and "followed by" not in facts

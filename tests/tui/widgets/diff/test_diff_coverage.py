@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from orch_tui.core.checks.coverage_map import CoverageMap
