@@ -5,6 +5,7 @@ mode are two clients of the same engine.
 
 - ``util/``: Small helpers every layer may use: atomic writes, safe text, wording.
 - ``config/``: orchestrator.toml's typed models, `init`, .env, the UI state and where files live.
+- ``datafiles/``: Data files given with the spec (--data): checked, fingerprinted, described for the prompt.
 - ``domain/``: The nouns of a run: state, events, proposals and hunks, plans, questions, costs, tools.
 - ``runlog/``: logs/<run_id>/: the layout, the writer and the reader.
 - ``workspace/``: The folder a run works in: path safety, the staging overlay, applying, git, the lock.

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from orch_tui.core.attempt.edit_rules import EditRules
 from orch_tui.core.attempt.editor_tool import EditorTool, ToolOutcome
 from orch_tui.core.domain.asking import Question
 from orch_tui.core.domain.proposal import Proposal
@@ -80,6 +81,8 @@ class AttemptSetup:
     tools: list[dict[str, Any]] = field(default_factory=attempt_tools)
     locked_tests: frozenset[str] = frozenset()
     """Test files the model may not edit in this attempt (the contract, under ``--auto``)."""
+    rules: EditRules = EditRules()
+    """The data files and, in a plan task naming its files, the files outside them."""
 
 
 def _tool_result(
@@ -114,7 +117,7 @@ def run_attempt(
 ) -> AttemptResult:
     """Drive the conversation; a path outside the workspace raises ``SafetyViolation``."""
     callbacks = callbacks or AttemptCallbacks()
-    editor = EditorTool(staging, locked=setup.locked_tests)
+    editor = EditorTool(staging, locked=setup.locked_tests, rules=setup.rules)
     messages: list[dict[str, Any]] = [{"role": "user", "content": setup.prompt}]
     turns: list[AssistantTurn] = []
     limit_hit = True

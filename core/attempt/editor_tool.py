@@ -12,6 +12,7 @@ import posixpath
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 
+from orch_tui.core.attempt.edit_rules import EditRules
 from orch_tui.core.domain.tools import EDITOR_TOOL_NAME as TOOL_NAME
 from orch_tui.core.workspace.boundary import VIRTUAL_ROOT, ProtectedPath
 from orch_tui.core.workspace.staging import Staging
@@ -55,10 +56,12 @@ class EditorTool:
         max_view_chars: int = 100_000,
         max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
         locked: Collection[str] = (),
+        rules: EditRules | None = None,
     ) -> None:
         self.staging = staging
         self.locked = frozenset(locked)
         """Test files that are the contract (``--auto``): an edit goes back as an error."""
+        self.rules = rules or EditRules()
         self.max_view_chars = max_view_chars
         self.max_file_bytes = max_file_bytes
         self._handlers: dict[str, Callable[[Mapping[str, object], str], str]] = {
@@ -217,6 +220,9 @@ class EditorTool:
             raise _ToolError(f"Error: {path} is protected and cannot be edited")
         if _relative(path) in self.locked:
             raise _ToolError(LOCKED_TEST.format(path=path))
+        refusal = self.rules.refusal(_relative(path))
+        if refusal:
+            raise _ToolError(refusal)
 
     def _stage(self, path: str, text: str) -> None:
         size = len(text.encode("utf-8"))

@@ -211,6 +211,12 @@ class SafetyConfig(Section):
     edited by the model; set false to let it change them (weakening hunks are still marked)."""
 
 
+class SpecConfig(Section):
+    data: list[str] = []
+    """Data files given with the spec, relative to this file (as --data, which adds to them):
+    each is copied to the workspace's data/ folder, protected, and described in the first prompt."""
+
+
 class UiConfig(Section):
     theme: ThemeName = DEFAULT_THEME
     """Theme of the TUI: vscode-dark, vscode-light or high-contrast (a theme picked in the app is remembered in orch-tui's own ui.json and wins)."""
@@ -282,6 +288,9 @@ class Config(Section):
 
     safety: SafetyConfig = SafetyConfig()
     """What the model may not touch."""
+
+    spec: SpecConfig = SpecConfig()
+    """What comes with the spec."""
 
     ui: UiConfig = UiConfig()
     """The TUI's look."""

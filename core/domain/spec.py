@@ -7,6 +7,8 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from orch_tui.core.datafiles.inputs import DataFile, with_data
+
 MAX_SPEC_BYTES = 200_000
 
 
@@ -23,10 +25,12 @@ def spec_digest(text: str) -> str:
 class Spec:
     path: Path
     text: str
+    data: tuple[DataFile, ...] = ()
+    """The data files given with it (``--data``): described in the prompt, part of the digest."""
 
     @property
     def digest(self) -> str:
-        return spec_digest(self.text)
+        return with_data(spec_digest(self.text), self.data)
 
 
 def read_spec(path: Path) -> Spec:

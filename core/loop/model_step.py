@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from orch_tui.core.attempt.conversation import AttemptCallbacks, AttemptSetup, run_attempt
+from orch_tui.core.attempt.edit_rules import EditRules
 from orch_tui.core.attempt.feedback import change_prompt, generation_prompt
 from orch_tui.core.domain.asking import GUIDANCE, QUESTION, Question, guidance_section
 from orch_tui.core.domain.events import ModelText, Notice, ProposalReady, ToolEdit
@@ -69,6 +70,7 @@ def _setup(run: Run, attempt: int, first: bool) -> AttemptSetup:
         max_turns=run.config.model.max_tool_turns,
         attempt=attempt,
         locked_tests=_locked_tests(run),
+        rules=EditRules(data_inputs=frozenset(data.name for data in run.spec.data)),
     )
 
 

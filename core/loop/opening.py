@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from orch_tui.core.loop.run import Run
 from orch_tui.core.runlog import layout as runlog
 from orch_tui.core.runlog.writer import RunLog
 from orch_tui.core.workspace import run_workspace
+from orch_tui.core.workspace.data_copies import place_data_files
 
 
 class ReopenRefused(Exception):
@@ -56,9 +58,12 @@ def open_run(run: Run) -> State:
         if saved and not change and run.paths.is_default_workspace and run.paths.workspace.is_dir():
             kept = set_aside_workspace(run.paths, saved.run_id)
         _start_new(run, saved if change else None)
+    copied = place_data_files(run.paths.workspace, run.spec.data, _data_copied_by(run, saved))
     _open_log(run)
     change_run.record_spec_edit(run)
     _announce_start(run, resumed)
+    if copied:
+        run.emit(Notice(message=f"data files copied into the workspace: {', '.join(copied)}"))
     if resumed:
         run.planner.announce()
     if resumed and reopen_after_error(run):
@@ -145,7 +150,7 @@ def _announce_new_run(run: Run, saved: State, kept: Path | None) -> None:
     if run.state.follows:
         run.emit(
             Notice(
-                message=f"the spec changed: run {run.state.run_id} changes the project of run "
+                message=f"{_what_changed(run)}: run {run.state.run_id} changes the project of run "
                 f"{saved.run_id} (the workspace stays as it is; the first prompt carries the "
                 "spec's edit). To start over from an empty workspace instead: --fresh"
             )
@@ -159,7 +164,7 @@ def _announce_new_run(run: Run, saved: State, kept: Path | None) -> None:
     why = (
         "--fresh was given"
         if run.options.fresh
-        else "the spec changed"
+        else _what_changed(run)
         if saved.spec_hash != run.spec.digest
         else "the workspace changed"
     )
@@ -170,6 +175,23 @@ def _announce_new_run(run: Run, saved: State, kept: Path | None) -> None:
             f"(run {saved.run_id} stays in logs/{where}){other}"
         )
     )
+
+
+def _what_changed(run: Run) -> str:
+    return "the spec or its data files changed" if run.spec.data else "the spec changed"
+
+
+def _data_copied_by(run: Run, saved: State | None) -> dict[str, str]:
+    """The data files the saved run copied into the workspace (name → digest): a copy of
+    them there is the run's own, which a change run may replace."""
+    if saved is None:
+        return {}
+    try:
+        data = json.loads((run.paths.logs / saved.run_id / runlog.RUN_META).read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    copied = data.get("data") if isinstance(data, dict) else None
+    return {str(k): str(v) for k, v in copied.items()} if isinstance(copied, dict) else {}
 
 
 def run_meta(run: Run) -> dict[str, Any]:
@@ -184,6 +206,7 @@ def run_meta(run: Run) -> dict[str, Any]:
         "max_retries": run.state.max_retries,
         "created_at": run.state.created_at,
         **({"follows": run.state.follows} if run.state.follows else {}),
+        "data": {data.name: data.digest for data in run.spec.data},
     }
 
 

@@ -28,10 +28,23 @@ def system_blocks(config: Config, paths: ProjectPaths, spec: Spec) -> list[dict[
         *project_instructions(paths.workspace),
         {
             "type": "text",
-            "text": f'<spec path="{spec.path.name}">\n{spec.text}\n</spec>',
+            "text": f'<spec path="{spec.path.name}">\n{spec.text}\n</spec>' + data_section(spec),
             "cache_control": {"type": "ephemeral"},
         },
     ]
+
+
+DATA_INTRO = (
+    "The data files below come with the spec. Each is copied into the workspace at the path "
+    "shown: read it with the editor's view command; it cannot be changed."
+)
+
+
+def data_section(spec: Spec) -> str:
+    """The data files' descriptions, after the spec in the cached prefix ('' without any)."""
+    if not spec.data:
+        return ""
+    return "\n\n" + "\n\n".join([DATA_INTRO, *(data.prompt_block() for data in spec.data)])
 
 
 def patch_prompt(

@@ -2,6 +2,7 @@
 
 - ``apply``: Applying an accepted change as one all-or-nothing transaction; reading and copying the tree.
 - ``boundary``: The workspace boundary: path safety.
+- ``data_copies``: The spec's data files in the workspace: copied to ``data/<name>`` when a run opens.
 - ``git``: The git side of a run in an existing repository (DESIGN section 12), hooks and fsmonitor off.
 - ``lock``: One run per project folder: an OS file lock on ``orch.lock`` (DESIGN section 13).
 - ``placement``: Where a workspace may be: never the project folder, nor a folder that holds it.

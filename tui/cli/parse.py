@@ -74,6 +74,15 @@ def run_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--script", type=Path, metavar="FILE", help="recorded turns or logs/<run_id>"
     )
+    parser.add_argument(
+        "--data",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="a data file for the spec (repeatable): copied to workspace/data/, read-only to "
+        "the model, described in its first prompt",
+    )
     parser.add_argument("--config", type=Path, metavar="FILE", help="orchestrator.toml to use")
     parser.add_argument(
         "--fresh", action="store_true", help="start a new run even if one can resume"

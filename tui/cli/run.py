@@ -7,6 +7,7 @@ imported only when a request is made.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import errno
 import signal
 import sys
@@ -18,6 +19,8 @@ from orch_tui.core.config.dotenv import provider_env
 from orch_tui.core.config.files import ConfigError
 from orch_tui.core.config.models import Config, NotifyConfig, clamp_retries
 from orch_tui.core.config.paths import ProjectPaths
+from orch_tui.core.datafiles.head import DataError
+from orch_tui.core.datafiles.inputs import read_data_files
 from orch_tui.core.doctor import local_findings, refusal
 from orch_tui.core.domain.cost import price_for
 from orch_tui.core.domain.events import EventBus
@@ -60,7 +63,9 @@ def run_spec(args: argparse.Namespace) -> int:
     try:
         paths, config = load_project(args.config, args.workspace)
         spec = _read_spec(args.spec)
-    except (ConfigError, SpecError) as exc:
+        given = [paths.root / name for name in config.spec.data] + list(args.data)
+        spec = dataclasses.replace(spec, data=read_data_files(given))
+    except (ConfigError, SpecError, DataError) as exc:
         return fail(str(exc))
     try:
         resolve_sandbox(config.checks.sandbox)  # "bwrap" without bubblewrap stops here
