@@ -10,6 +10,7 @@ from orch_tui.core.history.detail import AttemptDetail, load_run
 from orch_tui.core.history.grid import ABSENT, FAILED, PASSED, SKIPPED, TestGrid, test_grid
 from orch_tui.core.history.plan_history import plan_section
 from orch_tui.core.util.markdown_text import code_span, inline_text
+from orch_tui.core.util.terminal_text import escape_controls
 
 _MARKS = {PASSED: "✓", FAILED: "✗", SKIPPED: "s", ABSENT: "·"}
 
@@ -104,7 +105,11 @@ def _chain_rows(chain: Chain) -> list[str]:
 
 
 def export_markdown(logs: Path, run_id: str) -> str:
-    """One run as a Markdown report: summary, attempts, decisions, test results and cost."""
+    """One run as a Markdown report: summary, attempts, decisions, test results and cost.
+
+    Every line is passed through :func:`escape_controls` at the end, so no escape sequence,
+    bidi control or invisible character from the model, its tests or the log reaches the
+    report raw, whichever field carried it (the model's text in its fence included)."""
     detail = load_run(logs, run_id)
     run = detail.summary
     lines = [
@@ -137,4 +142,4 @@ def export_markdown(logs: Path, run_id: str) -> str:
     lines += _grid_section(test_grid(detail))
     for attempt in detail.attempts:
         lines += _attempt_section(attempt)
-    return "\n".join(lines).rstrip("\n") + "\n"
+    return escape_controls("\n".join(lines).rstrip("\n"), newlines=True) + "\n"

@@ -30,6 +30,7 @@ from orch_tui.core.domain.events import (
     StateChanged,
 )
 from orch_tui.core.domain.state import RunState
+from orch_tui.core.util.terminal_text import escape_controls
 
 COMMAND_TIMEOUT_S = 10.0
 NOTIFY_ENV_ALLOW = (
@@ -97,14 +98,15 @@ class Notifier:
             self.notify(moment)
 
     def notify(self, moment: Moment) -> None:
+        # The reason may quote the model (a stuck run's stop reason), and a notify command
+        # may well print it: control, bidi and invisible characters go out spelt out.
+        reason = escape_controls(moment.reason)
         if self.config.bell:
             _ring()
         if self.config.desktop and shutil.which("notify-send"):
-            _run(["notify-send", f"orch-tui: {moment.state}", moment.reason], notify_env())
+            _run(["notify-send", f"orch-tui: {moment.state}", reason], notify_env())
         if self.config.command:
-            env = notify_env(
-                ORCH_RUN_ID=self.run_id, ORCH_STATE=moment.state, ORCH_REASON=moment.reason
-            )
+            env = notify_env(ORCH_RUN_ID=self.run_id, ORCH_STATE=moment.state, ORCH_REASON=reason)
             _run(self.config.command, env)
 
 

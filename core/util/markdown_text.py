@@ -2,12 +2,15 @@
 
 ``history --export`` writes a report people paste into pull requests and wikis. A test id
 with a backtick, a file name with ``|`` or a model summary that starts with ``#`` must come
-out as text, never as a broken code span, a torn table row or a heading.
+out as text, never as a broken code span, a torn table row or a heading; and an escape
+sequence, a bidi control or a zero-width character must reach the reader spelt out.
 """
 
 from __future__ import annotations
 
 import re
+
+from orch_tui.core.util.terminal_text import escape_controls
 
 _INLINE_SPECIALS = re.compile(r"([\\`*_\[\]<>|~&])")
 """Characters that start or end inline Markdown anywhere in a line (CommonMark allows a
@@ -18,8 +21,9 @@ _BLOCK_START = re.compile(r"^(\s*)([#>+=-]|\d+[.)])")
 
 
 def one_line(text: object) -> str:
-    """``text`` on one line: a line break inside a list item or table cell would end it."""
-    return " ".join(str(text).split())
+    """``text`` on one line, control, bidi and invisible characters spelt out: a line break
+    inside a list item or table cell would end it."""
+    return escape_controls(" ".join(str(text).split()))
 
 
 def inline_text(text: object) -> str:
@@ -42,7 +46,7 @@ def code_span(text: object, *, in_table: bool = False) -> str:
     ``in_table``: GFM splits a table's cells at every ``|``, inside code spans too; ``\\|`` is
     the escape it honours there, and shows as ``|``.
     """
-    content = one_line(text)
+    content = one_line(escape_controls(str(text)))  # a name's line breaks spelt, not folded
     longest = max((len(run) for run in re.findall(r"`+", content)), default=0)
     fence = "`" * (longest + 1)
     if content.startswith("`") or content.endswith("`"):

@@ -337,7 +337,7 @@ def test_edit_outside_the_workspace_stops_with_exit_2(project_factory, fake_serv
 
 def test_auto_lines_spell_out_control_characters_in_model_chosen_text(project_factory, fake_server):
     """A path with ``\r\x1b[2K`` would erase, on a terminal, the line announcing the file."""
-    hidden = "evil.py\r\x1b[2K  create good.py\x9b"
+    hidden = "evil.py\r\x1b[2K  create good.py\x9b\u202eyp.txt\u200b"
     project, fake = http_project(
         project_factory,
         fake_server,
@@ -347,8 +347,8 @@ def test_auto_lines_spell_out_control_characters_in_model_chosen_text(project_fa
     result = project.run_auto()
 
     assert_clean_exit(result, 0)
-    assert not {"\r", "\x1b", "\x9b"} & set(result.stdout), result.stdout
-    assert "create evil.py\\r\\x1b[2K  create good.py\\x9b\n" in result.stdout
+    assert not {"\r", "\x1b", "\x9b", "\u202e", "\u200b"} & set(result.stdout), result.stdout
+    assert "create evil.py\\r\\x1b[2K  create good.py\\x9b\\u202eyp.txt\\u200b\n" in result.stdout
 
 
 # -- state and interruption -------------------------------------------------------------------

@@ -102,12 +102,12 @@ def test_history_lists_runs_past_a_damaged_state(tmp_path: Path) -> None:
 
 
 def test_status_spells_out_control_characters_from_the_run(tmp_path: Path) -> None:
-    fields = saved_state(stop_reason="no\x1b[2Kpe", last_error="bad\rkey\x9b")
+    fields = saved_state(stop_reason="no\x1b[2Kpe\u202e\u200b", last_error="bad\rkey\x9b\ufeff")
     (tmp_path / "state.json").write_text(json.dumps(fields), encoding="utf-8")
 
     result = run(tmp_path, "status")
 
     assert result.returncode == 0, result.stderr
-    assert not {"\x1b", "\r", "\x9b"} & set(result.stdout)
-    assert "stopped   no\\x1b[2Kpe" in result.stdout
-    assert "error     bad\\rkey\\x9b" in result.stdout
+    assert not {"\x1b", "\r", "\x9b", "\u202e", "\u200b", "\ufeff"} & set(result.stdout)
+    assert "stopped   no\\x1b[2Kpe\\u202e\\u200b" in result.stdout
+    assert "error     bad\\rkey\\x9b\\ufeff" in result.stdout

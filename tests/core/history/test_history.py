@@ -814,3 +814,37 @@ def test_a_torn_line_inside_the_log_is_skipped_before_a_new_session(demo: DemoPr
     assert log.problems == [] and not log.torn_tail
     assert len(log.events) == 2 * len(text.splitlines()) + 1
     assert _damaged(demo, demo.success) is None
+
+
+HOSTILE = "\x1b]0;pwned\x07\r\x1b[2K\u202egnp.py\u200b\ufeff\U000e0041"
+"""An OSC title, a bell, a carriage return and an erase, a bidi override, a zero-width space,
+a BOM and an invisible tag character: everything a terminal or a reader would act on."""
+HOSTILE_SPELT = "\\x1b]0;pwned\\x07\\r\\x1b[2K\\u202egnp.py\\u200b\\ufeff\\U000e0041"
+
+
+def _unsafe_characters(text: str) -> set[str]:
+    from orch_tui.core.util.terminal_text import is_unsafe
+
+    return {char for char in text if is_unsafe(char) and char not in "\n\t"}
+
+
+def test_export_spells_out_controls_bidi_and_invisible_characters(demo: DemoProject) -> None:
+    """Model text, a file name and a plan title carrying escape sequences, a bell, a carriage
+    return, a bidi override and zero-width characters reach the report spelt out, never raw."""
+    attempt = demo.logs / demo.success / "attempt-00"
+    conversation = json.loads((attempt / runlog.CONVERSATION).read_text())
+    conversation["turns"][0]["content"][0]["text"] = f"Looking {HOSTILE} around."
+    (attempt / runlog.CONVERSATION).write_text(json.dumps(conversation))
+    proposal = json.loads((attempt / runlog.PROPOSAL).read_text())
+    proposal["changes"][0]["path"] = f"lib{HOSTILE}.py"
+    (attempt / runlog.PROPOSAL).write_text(json.dumps(proposal))
+    task = {"id": "t1", "description": "d", "acceptance": "a", "title": f"Title {HOSTILE}"}
+    (demo.logs / demo.success / runlog.PLAN_FILE).write_text(json.dumps({"tasks": [task]}))
+
+    text = export_markdown(demo.logs, demo.success)
+
+    assert _unsafe_characters(text) == set()
+    assert f"Looking {HOSTILE_SPELT} around." in text  # the model's text, in its fence
+    assert f"lib{HOSTILE_SPELT}.py" in text  # the file name
+    # The plan title, Markdown-escaped too; its carriage return folded into a space.
+    assert "t1: Title \\\\x1b\\]0;pwned\\\\x07 \\\\x1b\\[2K\\\\u202egnp.py" in text

@@ -122,3 +122,15 @@ def test_an_auto_run_runs_the_notify_command_at_its_end_and_no_notify_turns_it_o
         )
         assert_clean_exit(result, 0)
         assert calls(out) == []
+
+
+def test_the_reason_reaches_the_command_with_controls_and_bidi_spelt_out(tmp_path: Path) -> None:
+    """A stop reason quoting the model (an escape sequence, a bell, a bidi override, a
+    zero-width space) would reach whatever terminal the notify command prints it on."""
+    out = tmp_path / "calls.jsonl"
+    notifier = Notifier(
+        NotifyConfig(bell=False, desktop=False, command=notify_command(out)), interactive=False
+    )
+    notifier(finished("NEEDS_HELP", "the model asks: \x1b]0;pwned\x07\r\u202eok\u200b?"))
+    (env,) = calls(out)
+    assert env["ORCH_REASON"] == "the model asks: \\x1b]0;pwned\\x07\\r\\u202eok\\u200b?"

@@ -20,7 +20,7 @@ from textual.strip import Strip
 from textual.style import Style
 
 from orch_tui.core.domain.proposal import ChangeKind, HunkDecision
-from orch_tui.core.util.terminal_text import CONTROL_CODES
+from orch_tui.core.util.terminal_text import mask_unsafe
 from orch_tui.tui.widgets.diff.coverage_gutter import CoverageGutter
 from orch_tui.tui.widgets.diff.file_cache import FileCache
 from orch_tui.tui.widgets.diff.highlight import LineHighlighter
@@ -57,8 +57,6 @@ _DIVIDER = "│"
 _FILLER = "╱"
 _TAB = "    "
 _NO_NEWLINE = "  ⊘ no newline at end of file"
-# Control characters would drive the terminal; show them as replacement characters instead.
-_CONTROL = {code: "\ufffd" for code in CONTROL_CODES if code != 0x09}
 
 
 _ADDED = "diff-view--added"
@@ -334,7 +332,7 @@ class DiffPaint(CoverageGutter):
             if span_at < len(spans) and spans[span_at][0] <= start:
                 syntax = spans[span_at][2]
             in_word = word_at < len(words) and words[word_at][0] <= start
-            piece = text[start:end].translate(_CONTROL).replace("\t", _TAB)
+            piece = mask_unsafe(text[start:end]).replace("\t", _TAB)
             segments.append(
                 Segment(piece, self._rich(word_classes if in_word else line_classes, syntax))
             )

@@ -25,6 +25,7 @@ from bench.synthetic_runs import write_synthetic_runs
 from orch_tui.core.history import index as history_index
 from orch_tui.core.history.scan import RunSummary
 from orch_tui.core.runlog import layout as runlog
+from orch_tui.core.util.terminal_text import is_unsafe
 from orch_tui.themes import DEFAULT_THEME, register_themes, theme_variable_defaults
 from orch_tui.tui.screens.history import run as run_screen
 from orch_tui.tui.screens.history import runs_list
@@ -649,6 +650,13 @@ def reword(project: DemoProject, stop_reason: str, test_id: str) -> None:
             "tests/t.py::test_x\\x1b]0;title\\x07",
             id="control-characters-spelt-out",
         ),
+        pytest.param(
+            "stopped \u202eenod\u200b",
+            "tests/t.py::test_\u2066x\ufeff\U000e0041",
+            "stopped \\u202eenod\\u200b",
+            "tests/t.py::test_\\u2066x\\ufeff\\U000e0041",
+            id="bidi-and-invisible-characters-spelt-out",
+        ),
     ],
 )
 async def test_reasons_and_test_ids_are_shown_as_written(
@@ -667,7 +675,7 @@ async def test_reasons_and_test_ids_are_shown_as_written(
         grid = screen.query_one("#grid", DataTable)
         ids = [str(grid.get_row_at(i)[0]) for i in range(grid.row_count)]
         assert shown_id in ids
-        assert not any("\x1b" in text for text in [facts, *ids])
+        assert not any(is_unsafe(char) for text in [facts, *ids] for char in text if char != "\n")
 
 
 async def test_a_run_shows_what_it_follows_and_what_follows_it(project: DemoProject) -> None:

@@ -20,6 +20,7 @@ from textual.widgets._toast import Toast
 from orch_tui.core.config.ui_state import load_ui_state
 from orch_tui.core.domain import events as ev
 from orch_tui.core.providers.base import AssistantTurn, ModelError, TextSink, TurnRequest
+from orch_tui.core.util.terminal_text import is_unsafe
 from orch_tui.tui.messages import EngineEvent
 from orch_tui.tui.screens.dialogs import EditScreen, FeedbackScreen, HelpScreen, StoppedScreen
 from orch_tui.tui.screens.history.runs_list import RunsScreen
@@ -611,14 +612,14 @@ async def test_a_run_resumed_at_review_shows_its_tokens_and_cost_in_the_header(
 
 # -- control characters from the model are spelt out, never sent to the terminal
 
-CONTROL_PATH = "evil.py\r\x1b[2K\x9b"
-SPELT_OUT = "evil.py\\r\\x1b[2K\\x9b"
+CONTROL_PATH = "evil.py\r\x1b[2K\x9b\u202eyp.txt\u200b"
+SPELT_OUT = "evil.py\\r\\x1b[2K\\x9b\\u202eyp.txt\\u200b"
 
 
 async def test_control_characters_in_paths_notices_and_dialogs_are_spelt_out(
     tmp_path: Path,
 ) -> None:
-    turns = attempt_turns("Writing \x1b[2J.", [("create", CONTROL_PATH, "EVIL = 1\n")])
+    turns = attempt_turns("Writing \x1b[2J\u2067.", [("create", CONTROL_PATH, "EVIL = 1\n")])
     project = make_tui_project(tmp_path, [turns], seed={})
     app = project.app()
     async with app.run_test(size=SIZE, notifications=True) as pilot:
@@ -626,8 +627,8 @@ async def test_control_characters_in_paths_notices_and_dialogs_are_spelt_out(
         files = [str(option.prompt) for option in screen.query_one("#files").options]  # type: ignore[attr-defined]
         assert any(SPELT_OUT in prompt for prompt in files), files
         model_log = "\n".join(screen.query_one("#model-log", Log).lines)
-        assert "Writing \\x1b[2J." in model_log and f"create {SPELT_OUT}" in model_log
-        assert "\x1b" not in model_log and "\x9b" not in model_log
+        assert "Writing \\x1b[2J\\u2067." in model_log and f"create {SPELT_OUT}" in model_log
+        assert not [char for char in model_log if is_unsafe(char) and char != "\n"]
         screen.post_message(EngineEvent(ev.Notice(message=f"notice {CONTROL_PATH}")))
         screen.post_message(
             EngineEvent(
