@@ -46,7 +46,7 @@ def code_span(text: object, *, in_table: bool = False) -> str:
     ``in_table``: GFM splits a table's cells at every ``|``, inside code spans too; ``\\|`` is
     the escape it honours there, and shows as ``|``.
     """
-    content = one_line(escape_controls(str(text)))  # a name's line breaks spelt, not folded
+    content = one_line(text)
     longest = max((len(run) for run in re.findall(r"`+", content)), default=0)
     fence = "`" * (longest + 1)
     if content.startswith("`") or content.endswith("`"):

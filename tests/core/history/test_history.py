@@ -845,6 +845,8 @@ def test_export_spells_out_controls_bidi_and_invisible_characters(demo: DemoProj
 
     assert _unsafe_characters(text) == set()
     assert f"Looking {HOSTILE_SPELT} around." in text  # the model's text, in its fence
-    assert f"lib{HOSTILE_SPELT}.py" in text  # the file name
-    # The plan title, Markdown-escaped too; its carriage return folded into a space.
+    # The file name and the plan title (Markdown-escaped too), on one line: the carriage
+    # return, a line break, is folded into a space there.
+    one_line = HOSTILE_SPELT.replace("\\r", " ")
+    assert f"lib{one_line}.py" in text
     assert "t1: Title \\\\x1b\\]0;pwned\\\\x07 \\\\x1b\\[2K\\\\u202egnp.py" in text
