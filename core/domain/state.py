@@ -87,6 +87,9 @@ class State:
     """Plan mode only: the tasks' progress."""
     follows: str | None = None
     """A change run (DESIGN section 16): the run whose project it changes, after a spec edit."""
+    reopened_at: int | None = None
+    """The attempt ``--continue`` / ``--guidance`` last reopened the run at: the no-progress
+    window starts there (core.loop.retry)."""
 
     @property
     def retryable(self) -> bool:
@@ -118,6 +121,7 @@ class State:
             **({"roles": roles} if roles else {}),
             **plan,
             **({"follows": self.follows} if self.follows else {}),
+            **({"reopened_at": self.reopened_at} if self.reopened_at is not None else {}),
         }
 
     @classmethod
@@ -155,6 +159,7 @@ class State:
             roles=_roles(data.get("roles")),
             plan=PlanProgress.from_json(data.get("plan")),
             follows=_follows(data.get("follows")),
+            reopened_at=count_of(data, "reopened_at") if "reopened_at" in data else None,
         )
 
 

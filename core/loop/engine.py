@@ -29,6 +29,7 @@ from orch_tui.core.domain.spec import Spec
 from orch_tui.core.domain.state import RunState, State, StateStore
 from orch_tui.core.loop import finishing, opening
 from orch_tui.core.loop.checks_step import checks_step
+from orch_tui.core.loop.escalation import escalated_from
 from orch_tui.core.loop.exit_codes import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
@@ -241,6 +242,10 @@ class Engine:
                 self._failing_of(earlier)
                 for earlier in (state.attempt - 1, state.attempt - 2)
                 if earlier >= base
+            ),
+            window_base=max(
+                state.reopened_at or 0,
+                escalated_from(run.config, state.attempt, base) or 0,
             ),
         )
 

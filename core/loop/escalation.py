@@ -38,3 +38,10 @@ def model_for(run: Run, attempt: int) -> str:
             )
         )
     return chosen
+
+
+def escalated_from(config: Config, attempt: int, base_attempt: int) -> int | None:
+    """The last attempt before the stronger model took over, when it answers ``attempt``."""
+    if model_at(config, attempt, base_attempt) == config.model.name:
+        return None
+    return base_attempt + config.loop.escalate_after - 1

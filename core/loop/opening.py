@@ -268,6 +268,7 @@ def continue_if_asked(run: Run, resumed: bool) -> None:
     if state.state in (RunState.FAILED, RunState.NEEDS_HELP):
         reopened_from = state.state
         state.max_retries = state.attempt - run.planner.base_attempt() + options.max_retries
+        state.reopened_at = state.attempt  # a new no-progress window: the patches it buys
         run.planner.mark(TaskStatus.RUNNING)
         state.stop_reason = None
         state.exit_code = None

@@ -5,8 +5,9 @@ the run stands (:class:`Standing`); the engine reads both from the state and the
 acts on the :data:`Decision` returned. In order (DESIGN.md sections 1 and 11):
 
 - no retries left (``max_retries`` patches of the run, or of the task in plan mode): stuck;
-- the same failing tests after two patches in a row, or a proposal with no change or one
-  identical to an earlier attempt's: stuck, for no progress;
+- the same failing tests after two patches in a row (both since the last reopen or escalation:
+  ``Standing.window_base``), or a proposal with no change or one identical to an earlier
+  attempt's: stuck, for no progress;
 - the cost budget spent: :class:`BudgetSpent`;
 - else :class:`Patch`, the next attempt (the judge, if one is set, may still ask a person).
 
@@ -73,6 +74,10 @@ class Standing:
     """The failing tests of the last checks run (``state.json``'s ``last_test``)."""
     earlier_failing: tuple[tuple[str, ...] | None, ...] = ()
     """The failing tests of the attempts before this one, latest first; None: no report."""
+    window_base: int = 0
+    """Where the no-progress window opens: the attempt a stop reopened (``--continue``,
+    ``--guidance``) or the last before a stronger model took over; only failures from it on
+    count, so a reopened run gets the patches it was given. Below ``base_attempt``: ignored."""
 
 
 # -- what happens next ---------------------------------------------------------------------
@@ -152,8 +157,8 @@ def budget_stop(spent: float, budget: float | None) -> BudgetSpent | None:
 
 
 def _same_failures_twice(failing: tuple[str, ...], standing: Standing) -> bool:
-    """The two attempts before this one, both patches of the run (or task), failed alike."""
-    if standing.attempt - standing.base_attempt < 2:
+    """The two attempts before this one, both in the no-progress window, failed alike."""
+    if standing.attempt - max(standing.base_attempt, standing.window_base) < 2:
         return False
     earlier = standing.earlier_failing[:2]
     return len(earlier) == 2 and all(

@@ -81,3 +81,34 @@ def test_fresh_regenerates_from_empty_and_says_how_to_change_instead(project_fac
     assert "follows" not in project.state()
     prompt = opening_prompt(first_requests(r.body for r in fake.requests)[-1])
     assert "the workspace is empty" in prompt
+
+
+NEVER_PASSES = "def test_value():\n    assert False, 'never passes'\n"
+
+
+def set_value(old: int) -> list[Turn]:
+    return attempt_turns(
+        f"Trying {old + 1}.", [("str_replace", "app.py", f"V = {old}", f"V = {old + 1}")]
+    )
+
+
+def test_continue_with_max_retries_2_makes_two_patches(project_factory, fake_server):
+    fake = fake_server(
+        [
+            *generate(("app.py", "V = 0\n"), ("tests/test_value.py", NEVER_PASSES)),
+            *set_value(0),
+            *set_value(1),
+        ]
+    )
+    project = project_factory(spec_text=SPEC, fake_url=fake.url)
+    stopped = project.run_auto("--max-retries", "5")
+    assert_clean_exit(stopped, 1)
+    assert "no progress" in project.state()["stop_reason"]
+    fake.push(*set_value(2), *set_value(3))
+
+    continued = project.run_auto("--continue", "--max-retries", "2")
+
+    assert_clean_exit(continued, 1)
+    assert len(first_requests(r.body for r in fake.requests)) == 3 + 2
+    assert project.state()["stop_reason"].startswith("retries exhausted")
+    assert project.workspace_files()["app.py"] == "V = 4\n"

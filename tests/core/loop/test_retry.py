@@ -137,6 +137,27 @@ def test_the_same_failures_need_two_earlier_patches_failing_alike(
     assert decision == Patch(attempt=attempt + 1)
 
 
+def test_a_reopened_run_gets_the_patches_it_was_given_before_no_progress() -> None:
+    """--continue (or --guidance, or a stronger model) at attempt 4: the window opens there.
+
+    Attempts 3 and 4 failed alike before the stop; the first patch after it (5) failing the
+    same way is not yet "two patches in a row", the second (6) is."""
+    reopened = standing(attempt=5, max_retries=7, earlier_failing=(FAILING, FAILING), window_base=4)
+    assert next_after_failure(CHECKS_FAILED, reopened) == Patch(attempt=6)
+    second = replace(reopened, attempt=6)
+    assert next_after_failure(CHECKS_FAILED, second) == Stuck(
+        "no progress: the same 2 failing tests after two patches in a row"
+    )
+    # without the window, the stop's own failures would stop the first patch after it
+    spanning = replace(reopened, window_base=0)
+    assert isinstance(next_after_failure(CHECKS_FAILED, spanning), Stuck)
+
+
+def test_a_window_before_the_tasks_first_attempt_counts_from_the_task() -> None:
+    task = standing(attempt=6, base_attempt=5, earlier_failing=(FAILING,), window_base=2)
+    assert next_after_failure(CHECKS_FAILED, task) == Patch(attempt=7)
+
+
 def test_no_failing_tests_is_never_the_same_failures() -> None:
     """Checks that failed without a failing test (a crash, a missing report) are no repeat."""
     failed = ChecksFailed(summary="no tests ran", failing=())

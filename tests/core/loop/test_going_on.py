@@ -1,0 +1,62 @@
+"""Going on after a stop (issue 24): a reopened or escalated run gets the patches it is given."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from orch_tui.core.loop.engine import EXIT_FAILED, RunOptions
+from tests.core.loop.test_engine import fast_config, make_engine, state_of
+from tests.support.scripting import attempt, create, replace
+
+FAILING_TEST = "def test_value():\n    assert False, 'never passes'\n"
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    (tmp_path / "spec.md").write_text("# value\n\n`app.VALUE` is right.\n")
+    return tmp_path
+
+
+def _generation() -> list:
+    return attempt(create("app.py", "VALUE = 0\n"), create("tests/test_value.py", FAILING_TEST))
+
+
+def _patch(old: int) -> list:
+    """A patch that changes something (no repeated proposal) and fails the same way."""
+    return attempt(replace("app.py", f"VALUE = {old}", f"VALUE = {old + 1}"))
+
+
+def test_continue_makes_as_many_patches_as_it_announces(project: Path) -> None:
+    engine, _ = make_engine(project, [_generation(), _patch(0), _patch(1)], max_retries=5)
+    assert engine.run() == EXIT_FAILED
+    assert "no progress" in state_of(project).stop_reason
+
+    again = RunOptions(max_retries=2, max_retries_given=True, continue_run=True)
+    engine, provider = make_engine(project, [[], [], [], _patch(2), _patch(3)], options=again)
+    assert engine.run() == EXIT_FAILED
+    assert provider.attempts_asked == [3, 4]
+    assert state_of(project).stop_reason.startswith("retries exhausted")
+
+
+def test_guidance_makes_as_many_patches_as_it_announces(project: Path) -> None:
+    engine, _ = make_engine(project, [_generation(), _patch(0), _patch(1)], max_retries=5)
+    assert engine.run() == EXIT_FAILED
+    guided = RunOptions(max_retries=2, max_retries_given=True, guidance="VALUE is 42")
+    engine, provider = make_engine(project, [[], [], [], _patch(2), _patch(3)], options=guided)
+    assert engine.run() == EXIT_FAILED
+    assert provider.attempts_asked == [3, 4]
+
+
+def test_a_stronger_model_gets_two_patches_before_no_progress(project: Path) -> None:
+    config = fast_config()
+    config.model.escalate_to = "stronger-model"
+    config.loop.escalate_after = 2
+    attempts = [_generation(), _patch(0), _patch(1), _patch(2), _patch(3)]
+    engine, provider = make_engine(project, attempts, config=config, max_retries=6)
+    assert engine.run() == EXIT_FAILED
+    assert provider.attempts_asked == [0, 1, 2, 3]  # the stronger model answered 2 and 3
+    assert {r.model for r in provider.requests if r.attempt >= 2} == {"stronger-model"}
+    assert "no progress" in state_of(project).stop_reason
