@@ -1,6 +1,7 @@
 """Reading past runs: scan, index, search, one run in detail, the test grid, exports and costs.
 
 - ``chain``: A run's chain: the run it follows (a change run), and the runs that follow it.
+- ``coverage``: An attempt's coverage record read back, and the last one before an attempt.
 - ``costs``: ``orch-tui history --costs``: tokens and dollars per day and per model across all runs.
 - ``detail``: One past run attempt by attempt, read from its logs; and its workspace between attempts.
 - ``export``: ``orch-tui history --export``: one run as a Markdown report.

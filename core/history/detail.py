@@ -15,6 +15,7 @@ from typing import Any
 from unidiff.errors import UnidiffParseError
 from unidiff.patch import PatchSet
 
+from orch_tui.core.checks.coverage_map import CoverageMap, CoverageUnavailable, coverage_from_record
 from orch_tui.core.checks.runner import TestReport
 from orch_tui.core.domain.asking import QuestionSource
 from orch_tui.core.domain.describe import describe
@@ -66,6 +67,8 @@ class AttemptDetail:
     patch_counts: dict[str, tuple[int, int]] = field(default_factory=dict)
     """path -> (added, removed) lines of what landed, from ``applied.patch``."""
     report: TestReport | None = None
+    coverage: CoverageMap | CoverageUnavailable | None = None
+    """Which tests ran each line after this attempt's change landed (None: not measured)."""
     test_output: str = ""
     model_text: str = ""
     turns: int = 0
@@ -187,6 +190,7 @@ def _load_attempt(folder: Path, attempt: AttemptDetail) -> None:
     attempt.proposal = load(runlog.PROPOSAL, Proposal.from_json)
     attempt.decisions = load(runlog.DECISIONS, Decisions.from_json)
     attempt.report = load(runlog.REPORT, TestReport.from_json)
+    attempt.coverage = load(runlog.COVERAGE, coverage_from_record)
     applied = load(runlog.APPLIED, lambda data: dict(data["files"]))
     attempt.applied = applied
     conversation = load(runlog.CONVERSATION, lambda data: data if isinstance(data, dict) else {})

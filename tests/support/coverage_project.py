@@ -3,8 +3,11 @@ marks and blame: ``calc.py`` with two tested functions and one no test calls."""
 
 from __future__ import annotations
 
+import json
 import sys
+import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -81,3 +84,62 @@ def measure(workspace: Path, reports: Path) -> tuple[TestReport, CoverageMap]:
     cmap = read_coverage(reports, workspace)
     assert isinstance(cmap, CoverageMap), cmap
     return TestReport(checks=[result]), cmap
+
+
+# -- a real run whose checks record coverage -----------------------------------------------------
+
+
+def record_coverage_in_checks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make the engine's checks step also write each attempt's ``coverage.json``: the tests
+    measured again under coverage.py (coverage_map's own functions) right after the real
+    checks, on the same workspace. It stands in for the engine's own coverage run."""
+    from orch_tui.core.checks.coverage_map import coverage_record
+    from orch_tui.core.loop import checks_step
+    from orch_tui.core.runlog.layout import COVERAGE
+    from orch_tui.core.util.atomic import write_text_atomic
+
+    real = checks_step.run_configured
+
+    def run_configured(config: Any, workspace: Path, report_dir: Path, **kwargs: Any) -> Any:
+        report = real(config, workspace, report_dir, **kwargs)
+        with tempfile.TemporaryDirectory() as reports:
+            _report, cmap = measure(workspace, Path(reports))
+        write_text_atomic(report_dir / COVERAGE, json.dumps(coverage_record(cmap)))
+        return report
+
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    monkeypatch.setattr(checks_step, "run_configured", run_configured)
+
+
+BREAK_ADD = (
+    "str_replace",
+    "calc.py",
+    "def add(a, b):\n    return a + b",
+    "def add(a, b):\n    return b - a",
+)
+GUARD_DIV = (
+    "str_replace",
+    "calc.py",
+    "def div(a, b):\n    return a / b",
+    "def div(a, b):\n    return a / b if b else None",
+)
+MEND_ADD = (
+    "str_replace",
+    "calc.py",
+    "def add(a, b):\n    return b - a",
+    "def add(a, b):\n    return a + b",
+)
+
+
+def blame_attempts() -> list[Any]:
+    """The calc project of ``tui_support`` in three attempts: 0 fixes add and adds the tests
+    (test_add passes, test_mul fails); 1 fixes mul but breaks add and guards div, which no
+    test calls (test_add now fails); 2 mends add."""
+    from tests.support.e2e_support import attempt_turns
+    from tests.support.tui_support import ADD_TESTS, FIX_ADD, FIX_MUL
+
+    return [
+        attempt_turns("I fix add and add tests.", [FIX_ADD, ADD_TESTS]),
+        attempt_turns("I fix mul and tidy add and div.", [BREAK_ADD, GUARD_DIV, FIX_MUL]),
+        attempt_turns("I mend add.", [MEND_ADD]),
+    ]

@@ -110,6 +110,7 @@ HELP = """\
 | `Y` / `N` | accept / reject every hunk of the current file |
 | `]` / `[` | next / previous hunk (across files) |
 | `}` / `{` | next / previous file |
+| `u` | next hunk no test runs (from the last checks' coverage) |
 | `e` | edit the current file's proposed text (ctrl+s saves, escape cancels) |
 | `f` | reject the whole proposal with a reason for the model |
 | `enter` | apply the decisions (undecided hunks count as accepted) and run the tests |
@@ -121,6 +122,10 @@ HELP = """\
 | `ctrl+p` | command palette: apply, layout, history, theme, help |
 | `?` | this help |
 | `q` | quit; the run is saved and resumes next time |
+
+Coverage, once the checks have run: `▌` beside a line some test runs, `◌` beside a statement
+no test runs, and a note under each hunk naming the tests that run it ("no test runs this
+hunk"). Under review, the marks are on the lines each hunk replaces.
 
 Decisions are saved as you make them. The status line shows what the whole proposal would
 do to the tests, from a trial run in a scratch copy of the workspace; the real run after

@@ -12,7 +12,9 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.widgets import Markdown, Static, TabbedContent, TabPane
 
+from orch_tui.core.checks.coverage_map import CoverageMap
 from orch_tui.core.config.paths import ProjectPaths
+from orch_tui.core.domain.proposal import FileChange
 from orch_tui.core.domain.state import StateError
 from orch_tui.core.history.detail import AttemptDetail, RunDetail, reviewed_changes
 from orch_tui.core.history.export import format_duration
@@ -21,6 +23,8 @@ from orch_tui.core.util.terminal_text import escape_controls
 from orch_tui.core.util.wording import plural
 from orch_tui.tui.screens.history.files_and_diff import FilesAndDiff
 from orch_tui.tui.screens.history.themed import OUTCOME_VARIABLES, palette
+from orch_tui.tui.widgets.diff.coverage_marks import CoverageMarks, coverage_marks
+from orch_tui.tui.widgets.diff.view import DiffView
 from orch_tui.tui.widgets.key_footer import KeyFooter
 
 
@@ -91,6 +95,16 @@ class AttemptScreen(FilesAndDiff):
                 output = escape_controls(self.attempt.test_output, newlines=True)
                 yield Static(Text(output or "(no test output)"))
         yield KeyFooter()
+
+    def load(self) -> None:
+        """The attempt's coverage in the diff: its checks measured what it landed."""
+        if isinstance(self.attempt.coverage, CoverageMap):
+            self.query_one("#diff", DiffView).set_coverage(self._coverage_of)
+
+    def _coverage_of(self, change: FileChange) -> CoverageMarks | None:
+        assert isinstance(self.attempt.coverage, CoverageMap)
+        landed = (self.attempt.applied or {}).get(change.path)
+        return coverage_marks(change, self.attempt.coverage, landed)
 
     def repaint(self) -> None:
         attempt, style = self.attempt, palette(self)

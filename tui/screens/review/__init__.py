@@ -2,5 +2,6 @@
 
 - ``screen``: The review screen: spec, attempt timeline, proposal diff, model text and test output.
 - ``decisions``: The person's decisions on the proposal under review: the keys, and what they change.
+- ``coverage``: Coverage in the review: which tests run the lines each hunk replaces; ``u`` finds the next untested hunk.
 - ``trial``: The trial run of the proposal under review, and the status line that reports on it.
 """

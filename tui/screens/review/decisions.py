@@ -11,12 +11,12 @@ from orch_tui.core.loop.review import ReviewCursor
 from orch_tui.core.util.terminal_text import escape_controls
 from orch_tui.tui.messages import DecisionsFinal, ReviewRequested
 from orch_tui.tui.screens.dialogs import EditScreen, FeedbackScreen
-from orch_tui.tui.screens.review.trial import TrialRunScreen
+from orch_tui.tui.screens.review.coverage import ReviewCoverage
 from orch_tui.tui.widgets.diff.view import DiffView
 from orch_tui.tui.widgets.file_list import FileList
 
 
-class DecisionsScreen(TrialRunScreen):
+class DecisionsScreen(ReviewCoverage):
     """Hunks and files accepted, rejected or edited, the whole proposal rejected with a
     reason, or the decisions applied: each a call on the engine's :class:`ReviewSession`."""
 
@@ -27,6 +27,7 @@ class DecisionsScreen(TrialRunScreen):
         self.cursor.first_undecided(self.session.decisions)
         self.trial_started = False
         self.trial_text = self._trial_offer()
+        self._read_coverage(self.session.attempt)
         self._refresh_review()
         self.query_one(DiffView).focus()
         if self.trial_auto:
