@@ -1,5 +1,11 @@
 """Many runs at once: the specs, the batch record, the engines (local pool, Ray) and the report.
 
+- ``inbox``: ``orch-tui inbox``: the batch runs that finished and wait for a person, newest first.
+- ``inbox_review``: One inbox run under review: its session for the review screen, and how the review ends.
+- ``landing``: Accepted hunks into the person's project: each file's reviewed text, merged with theirs.
+- ``reviewed``: What the inbox remembers: ``review.json`` in a run's folder, written once handled.
+- ``run_change``: A finished batch run's whole change against its start, and the evidence beside it.
+- ``send_back``: Rejected hunks back to the model: a new attempt of the batch run, with the reason.
 - ``driver``: A batch's runs handed out to workers, its budget shared out, and its record kept.
 - ``local``: The local engine: ``--jobs`` workers on this machine, each running one spec at a time.
 - ``opening``: Opening a batch: its folder under ``batches/``, its record, and one project folder a spec.

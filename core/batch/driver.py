@@ -14,11 +14,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from orch_tui.core.batch.record import BatchRecord, RunRecord, RunStatus
 from orch_tui.core.batch.run_one import EXIT_INTERRUPTED, RunTask, read_run_state
-from orch_tui.core.domain.state import RunState
+from orch_tui.core.domain.state import RunState, State
 
 MIN_SHARE_USD = 0.01
 """Below this a run could not afford one request: the batch budget counts as spent."""
@@ -124,16 +123,16 @@ class BatchDriver:
             self.on_change(run)
 
 
-def _copy_state(run: RunRecord, state: Any) -> None:
+def _copy_state(run: RunRecord, state: State) -> None:
     run.state = str(state.state)
     run.run_id = state.run_id
     run.attempts = state.attempt + 1
     run.tokens = state.usage.total
     run.cost_usd = state.cost_usd
     run.stop_reason = state.stop_reason or ""
-    last = state.last_test or {}
-    run.tests = str(last.get("summary") or "")
-    run.tests_passed = bool(last.get("passed"))
+    last = state.last_test
+    run.tests = last.summary if last is not None else ""
+    run.tests_passed = last is not None and last.passed
 
 
 def _why_stopped(exit_code: int) -> str:

@@ -6,8 +6,9 @@
   the new run ``follows`` the old one.
 - Otherwise (``--fresh``) a new run starts; in the default ``workspace/`` the old run's files
   move under ``logs/<old run_id>/workspace`` (:func:`set_aside_workspace`), so it starts empty.
-- ``--continue`` / ``--guidance`` reopen a FAILED or NEEDS_HELP run with a fresh retry
-  budget (:func:`continue_if_asked`), the person's guidance going into the next prompt.
+- ``--continue`` / ``--guidance`` reopen a FAILED or NEEDS_HELP run (with ``--rework``, a
+  SUCCESS one too) with a fresh retry budget (:func:`continue_if_asked`), the person's
+  guidance going into the next prompt.
 """
 
 from __future__ import annotations
@@ -260,12 +261,12 @@ def continue_if_asked(run: Run, resumed: bool) -> None:
     options, state = run.options, run.state
     if not (options.continue_run or options.guidance is not None):
         return
-    if state.state is RunState.SUCCESS:
+    if state.state is RunState.SUCCESS and not (options.rework and options.guidance):
         raise ReopenRefused(
             f"run {state.run_id} already succeeded: there is nothing to continue "
             "(--fresh starts a new run)"
         )
-    if state.state in (RunState.FAILED, RunState.NEEDS_HELP):
+    if state.state in (RunState.FAILED, RunState.NEEDS_HELP, RunState.SUCCESS):
         reopened_from = state.state
         state.max_retries = state.attempt - run.planner.base_attempt() + options.max_retries
         state.reopened_at = state.attempt  # a new no-progress window: the patches it buys

@@ -24,5 +24,8 @@ class RunOptions:
     """--continue: reopen a FAILED or NEEDS_HELP run with a fresh budget of max_retries patches."""
     guidance: str | None = None
     """--guidance: the person's answer, verbatim into the next prompt (implies continue_run)."""
+    rework: bool = False
+    """--rework: with guidance, reopen even a SUCCESS run (the review inbox sends back the hunks
+    the person rejected this way)."""
     ask_when_stuck: bool = False
     """Ask a person instead of failing when stuck (the TUI; --auto follows loop.on_stuck)."""

@@ -10,5 +10,6 @@
 - ``printer``: ``--auto`` output: one line per step, or one JSON event per line with ``--json``.
 - ``batch_command``: ``orch-tui batch``: many specs at once, each its own headless run in its own folder.
 - ``__main__``: ``python -m orch_tui.tui.cli``: the ``orch-tui`` executable by module (batch workers use it).
+- ``inbox_command``: ``orch-tui inbox``: the batch runs that finished and wait for a person.
 - ``verify_command``: ``orch-tui verify [--mutation] [--json]``: the checks again on the finished workspace.
 """

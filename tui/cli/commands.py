@@ -26,6 +26,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from orch_tui.tui.cli.batch_command import run_batch_command
 
         return run_batch_command(args)
+    if command == "inbox":
+        from orch_tui.tui.cli.inbox_command import run_inbox_command
+
+        return run_inbox_command(args)
     if command is not None:
         return _flushed(lambda: run_subcommand(command, sub_parser(command).parse_args(args)))
     parsed = run_parser().parse_args(args)  # --help and --version end here, nothing loaded

@@ -14,7 +14,17 @@ from typing import NoReturn
 
 from orch_tui.core.loop.exit_codes import EXIT_FAILED
 
-SUBCOMMANDS = ("status", "reset", "restore", "history", "init", "doctor", "batch", "verify")
+SUBCOMMANDS = (
+    "status",
+    "reset",
+    "restore",
+    "history",
+    "init",
+    "doctor",
+    "batch",
+    "inbox",
+    "verify",
+)
 
 EPILOG = """\
 other commands:
@@ -31,6 +41,8 @@ other commands:
   orch-tui batch SPEC|DIR... [--jobs N] [--engine local|ray] [--max-cost-usd X] [--json]
                                     many specs at once, each in batches/<id>/<name>/
   orch-tui batch --compare A B      two batches side by side
+  orch-tui inbox [--into DIR]       review finished batch runs: accepted hunks land in your
+                                    project, rejected ones can go back to the model
 
 exit codes: 0 success · 1 failed (retries or budget spent, model error, no progress,
 bad input) · 2 safety violation · 3 corrupt or unreadable state · 4 needs help (answer
@@ -103,6 +115,11 @@ def run_parser() -> argparse.ArgumentParser:
         "--guidance",
         metavar="TEXT",
         help="answer the run's question (or an option's number); implies --continue",
+    )
+    parser.add_argument(
+        "--rework",
+        action="store_true",
+        help="with --guidance: reopen even a successful run for another attempt",
     )
     parser.add_argument(
         "--no-notify", action="store_true", help="no bell, desktop notification or notify command"

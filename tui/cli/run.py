@@ -121,6 +121,7 @@ def _run_locked(args: argparse.Namespace, paths: ProjectPaths, config: Config, s
         plan=args.plan or config.loop.plan,
         continue_run=args.continue_run or args.guidance is not None,
         guidance=args.guidance,
+        rework=args.rework,
     )
     if not args.auto:
         from orch_tui.tui.app import run_app  # Textual is imported only here

@@ -81,11 +81,15 @@ class FeedbackScreen(ModalScreen[str | None]):
         Binding("escape", "cancel", "Cancel", id="feedback.cancel"),
     ]
 
+    PROMPT = "Reject the whole proposal. Tell the model why (enter sends, escape cancels):"
+
+    def __init__(self, prompt: str = PROMPT) -> None:
+        super().__init__()
+        self.prompt = prompt
+
     def compose(self) -> ComposeResult:
         with Vertical(id="feedback-dialog", classes="dialog"):
-            yield Label(
-                "Reject the whole proposal. Tell the model why (enter sends, escape cancels):"
-            )
+            yield Label(self.prompt)
             yield Input(placeholder="e.g. keep the public API unchanged", id="reason")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:

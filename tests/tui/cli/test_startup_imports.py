@@ -105,6 +105,7 @@ HEAVY = (
         ["history", "--help"],
         ["batch", "--help"],
         ["verify", "--help"],
+        ["inbox", "--help"],
         ["status"],
         ["status", "--json"],
     ],
