@@ -13,9 +13,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from orch_tui.core.domain.events import utc_now
 from orch_tui.core.domain.proposal import Decisions
 from orch_tui.core.util.atomic import write_json_atomic
+from orch_tui.core.util.timestamps import utc_now
 
 REVIEW_FILE = "review.json"
 DECISIONS_FILE = "review-decisions.json"

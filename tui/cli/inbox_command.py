@@ -44,7 +44,7 @@ def inbox_parser() -> argparse.ArgumentParser:
 def run_inbox_command(argv: Sequence[str]) -> int:
     args = inbox_parser().parse_args(argv)
     from orch_tui.core.batch.inbox import waiting_runs
-    from orch_tui.core.config.models import ConfigError
+    from orch_tui.core.config.files import ConfigError
     from orch_tui.tui.cli.shared import fail, load_project
 
     try:
