@@ -1,5 +1,6 @@
 """Reading past runs: scan, index, search, one run in detail, the test grid, exports and costs.
 
+- ``blame``: Blame: for each test that went from passing to failing, the attempt and the hunks that broke it.
 - ``chain``: A run's chain: the run it follows (a change run), and the runs that follow it.
 - ``coverage``: An attempt's coverage record read back, and the last one before an attempt.
 - ``costs``: ``orch-tui history --costs``: tokens and dollars per day and per model across all runs.

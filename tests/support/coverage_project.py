@@ -143,3 +143,27 @@ def blame_attempts() -> list[Any]:
         attempt_turns("I fix mul and tidy add and div.", [BREAK_ADD, GUARD_DIV, FIX_MUL]),
         attempt_turns("I mend add.", [MEND_ADD]),
     ]
+
+
+def blame_run(root: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, str]:
+    """The real engine (every hunk accepted) through :func:`blame_attempts` in a fresh calc
+    project under ``root``, each attempt's checks recording coverage: (the TuiProject, run id).
+    Attempt 1 breaks test_add, which passed in attempt 0; attempt 2 mends it (SUCCESS)."""
+    from orch_tui.core.domain.events import EventBus
+    from orch_tui.core.loop.engine import Engine, RunOptions
+    from orch_tui.core.loop.review import AcceptAllReviewer
+    from tests.support.tui_support import make_tui_project
+
+    record_coverage_in_checks(monkeypatch)
+    project = make_tui_project(root, blame_attempts())
+    engine = Engine(
+        paths=project.paths,
+        config=project.config(),
+        spec=project.spec(),
+        provider=project.provider(),
+        reviewer=AcceptAllReviewer(),
+        bus=EventBus(),
+        options=RunOptions(max_retries=3),
+    )
+    engine.run()
+    return project, engine.state.run_id

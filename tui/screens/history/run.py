@@ -19,6 +19,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Static
 
 from orch_tui.core.config.paths import ProjectPaths
+from orch_tui.core.history.blame import Blame, blame
 from orch_tui.core.history.detail import AttemptDetail, HistoryError, RunDetail, load_run
 from orch_tui.core.history.export import format_duration
 from orch_tui.core.history.grid import ABSENT, FAILED, PASSED, SKIPPED, test_grid
@@ -93,6 +94,8 @@ class RunScreen(ThemedScreen):
         self.detail: RunDetail | None = None
         self.marked: int | None = None
         self.load_error: str | None = None
+        self.blames: list[Blame] = []
+        """Each test that went from passing to failing: the attempt and hunks that broke it."""
 
     @property
     def loaded(self) -> bool:
@@ -111,6 +114,7 @@ class RunScreen(ThemedScreen):
     @on(Loaded)
     def _run_read(self, message: Loaded) -> None:
         self.detail, self.load_error = message.detail, message.error
+        self.blames = blame(message.detail) if message.detail is not None else []
         self.repaint()
 
     def load_failed(self, error: str) -> None:
@@ -125,6 +129,7 @@ class RunScreen(ThemedScreen):
             yield DataTable(id="attempts", cursor_type="row")
             yield Static("Tests × attempts", classes="section")
             yield DataTable(id="grid", cursor_type="row", cursor_foreground_priority="renderable")
+            yield Static(id="blame")
         yield Static(id="run-status", classes="status")
         yield KeyFooter()
 
@@ -165,6 +170,7 @@ class RunScreen(ThemedScreen):
         self.query_one("#run-facts", Static).update(facts)
         self._fill_attempts(style)
         self._fill_grid(style)
+        self._fill_blame(style)
         self._update_status()
 
     def _fill_attempts(self, style: Callable[..., Style]) -> None:
@@ -216,6 +222,16 @@ class RunScreen(ThemedScreen):
                 ),
             )
         table.display = bool(grid.tests)
+
+    def _fill_blame(self, style: Callable[..., Style]) -> None:
+        """Under the grid: each pass-to-fail flip, the attempt and the hunks that broke it."""
+        shown = self.query_one("#blame", Static)
+        shown.display = bool(self.blames)
+        text = Text()
+        for found in self.blames:
+            text.append("✗ ", style=style("error", bold=True))
+            text.append(escape_controls(found.describe()) + "\n")
+        shown.update(text)
 
     def _update_status(self) -> None:
         status = self.query_one("#run-status", Static)

@@ -1,0 +1,87 @@
+"""Coverage and blame in the history screens, over a real run whose checks recorded coverage:
+attempt 1 broke test_add (which passed in attempt 0) by changing add."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.app import App
+from textual.widgets import Static
+
+from orch_tui.themes import DEFAULT_THEME, register_themes, theme_variable_defaults
+from orch_tui.tui.screens.history.attempt import AttemptScreen
+from orch_tui.tui.screens.history.run import RunScreen
+from orch_tui.tui.widgets.diff.coverage_gutter import COVERED_MARK, NOTE_MARK, UNCOVERED_MARK
+from orch_tui.tui.widgets.diff.rows import RowKind
+from orch_tui.tui.widgets.diff.view import DiffView
+from tests.support.coverage_project import blame_run
+from tests.support.tui_support import wait_for, wait_for_history, wait_for_screen
+from tests.tui.widgets.diff.test_diff_view import row_text
+
+pytestmark = pytest.mark.anyio
+SIZE = (120, 40)
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+def run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, str]:
+    return blame_run(tmp_path / "project", monkeypatch)
+
+
+class RunHost(App[None]):
+    def __init__(self, logs: Path, run_id: str) -> None:
+        super().__init__()
+        self.logs, self.run_id = logs, run_id
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return theme_variable_defaults(self.current_theme)
+
+    def on_mount(self) -> None:
+        register_themes(self)
+        self.theme = DEFAULT_THEME
+        self.push_screen(RunScreen(self.logs, self.run_id))
+
+
+async def test_the_run_names_the_attempt_and_hunk_that_broke_a_test_and_its_diff_is_marked(
+    run: tuple[Any, str],
+) -> None:
+    project, run_id = run
+    app = RunHost(project.root / "logs", run_id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await wait_for_history(pilot, app, RunScreen, "the run")
+        shown = str(screen.query_one("#blame", Static).render())
+        blamed = "tests/test_calc.py::test_add passed in attempt 0, broken by attempt 1: calc.py"
+        assert blamed + " line" in shown
+        assert screen.query_one("#blame").display
+        await pilot.press("down", "enter")  # attempt 1
+        attempt = await wait_for_screen(pilot, app, AttemptScreen, "attempt 1")
+        view = attempt.query_one("#diff", DiffView)
+        await wait_for(pilot, lambda: view.change is not None, "the diff")
+        await pilot.pause()
+        notes = [
+            row_text(view, i).split(NOTE_MARK)[-1].strip()
+            for i, row in enumerate(view.rows)
+            if row.kind is RowKind.NOTE
+        ]
+        # its own checks measured what it landed: add and mul are tested, div's guard is not
+        assert notes == ["run by test_add", "no test runs this hunk", "run by test_mul"]
+        div = next(i for i in view.rows.hunk_rows(1) if "if b else None" in row_text(view, i))
+        assert UNCOVERED_MARK in row_text(view, div).split("│")[1]
+        add = next(i for i in view.rows.hunk_rows(0) if "return b - a" in row_text(view, i))
+        assert COVERED_MARK in row_text(view, add).split("│")[1]
+
+
+async def test_a_run_without_flips_shows_no_blame(run: tuple[Any, str], tmp_path: Path) -> None:
+    project, run_id = run
+    for report in (project.root / "logs" / run_id).glob("attempt-01/report.json"):
+        report.unlink()  # attempt 1's checks unknown: no pass-to-fail flip left
+    app = RunHost(project.root / "logs", run_id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await wait_for_history(pilot, app, RunScreen, "the run")
+        assert not screen.blames and not screen.query_one("#blame").display
