@@ -9,21 +9,15 @@ touches, the hunks that weaken a test, and coverage when the last attempt measur
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from orch_tui.core.checks.coverage_map import (
-    CoverageMap,
-    CoverageUnavailable,
-    coverage_from_record,
-    uncovered_lines,
-)
+from orch_tui.core.checks.coverage_map import CoverageMap, uncovered_lines
 from orch_tui.core.domain.proposal import FileChange, Proposal
 from orch_tui.core.domain.state import State
 from orch_tui.core.domain.state_records import WorkspaceRecord
+from orch_tui.core.history.coverage import attempt_coverage
 from orch_tui.core.loop.restore import last_written
-from orch_tui.core.runlog.layout import COVERAGE, attempt_dir_name
 from orch_tui.core.workspace.run_workspace import original_text
 from orch_tui.core.workspace.test_guard import weakening_hunks
 
@@ -36,6 +30,8 @@ class RunChange:
     start: dict[str, str | None]
     """Each changed file's text before the run (None: it did not exist)."""
     evidence: tuple[str, ...]
+    coverage: CoverageMap | None
+    """What the last attempt's checks measured: the run's final workspace, the change's new side."""
 
 
 def run_change(state: State, log_dir: Path) -> RunChange:
@@ -49,12 +45,17 @@ def run_change(state: State, log_dir: Path) -> RunChange:
         start[path] = before
         changes.append(FileChange(path, before, text))
     proposal = Proposal(state.attempt, tuple(changes))
-    return RunChange(proposal, start, tuple(_evidence(state, record, log_dir, proposal)))
+    measured = attempt_coverage(log_dir, state.attempt)
+    evidence = [*_evidence(state, record, proposal)]
+    if isinstance(measured, CoverageMap):
+        evidence.append("coverage: " + uncovered_lines(measured, proposal).describe())
+    elif measured is not None:
+        evidence.append(measured.describe())
+    coverage = measured if isinstance(measured, CoverageMap) else None
+    return RunChange(proposal, start, tuple(evidence), coverage)
 
 
-def _evidence(
-    state: State, record: WorkspaceRecord, log_dir: Path, proposal: Proposal
-) -> list[str]:
+def _evidence(state: State, record: WorkspaceRecord, proposal: Proposal) -> list[str]:
     lines = []
     if state.last_test is not None:
         mark = "✓" if state.last_test.passed else "✗"
@@ -67,21 +68,4 @@ def _evidence(
     weakened = [c.path for c in proposal.changes if weakening_hunks(c)]
     if weakened:
         lines.append("tests weakened (marked ! in the diff): " + ", ".join(weakened))
-    coverage = last_coverage(log_dir, state.attempt)
-    if isinstance(coverage, CoverageMap):
-        lines.append("coverage: " + uncovered_lines(coverage, proposal).describe())
-    elif coverage is not None:
-        lines.append(coverage.describe())
     return lines
-
-
-def last_coverage(log_dir: Path, attempt: int) -> CoverageMap | CoverageUnavailable | None:
-    """The coverage the run's last measured attempt recorded (a map, or why it was unavailable)."""
-    for number in range(attempt, -1, -1):
-        path = log_dir / attempt_dir_name(number) / COVERAGE
-        if path.is_file():
-            try:
-                return coverage_from_record(json.loads(path.read_text(encoding="utf-8")))
-            except (OSError, ValueError):
-                return None
-    return None

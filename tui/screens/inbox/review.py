@@ -22,6 +22,7 @@ from orch_tui.core.batch.inbox_review import OpenedRun, finish_review
 from orch_tui.core.batch.reviewed import ReviewRecord
 from orch_tui.core.config.models import Config
 from orch_tui.core.config.paths import ProjectPaths
+from orch_tui.core.domain.proposal import FileChange
 from orch_tui.core.util.terminal_text import escape_controls
 from orch_tui.core.workspace.boundary import SafetyViolation
 from orch_tui.core.workspace.git import GitError
@@ -29,6 +30,7 @@ from orch_tui.tui.messages import ReviewRequested
 from orch_tui.tui.screens.dialogs import FeedbackScreen, HelpScreen
 from orch_tui.tui.screens.review.decisions import DecisionsScreen
 from orch_tui.tui.screens.review.screen import ReviewScreen
+from orch_tui.tui.widgets.diff.coverage_marks import CoverageMarks, coverage_marks
 from orch_tui.tui.widgets.diff.view import DiffView
 from orch_tui.tui.widgets.file_list import FileList
 from orch_tui.tui.widgets.key_footer import KeyFooter
@@ -92,6 +94,17 @@ class InboxReviewScreen(DecisionsScreen):
             self._set_status("The run changed nothing: enter marks it reviewed, escape goes back.")
             return
         self.post_message(ReviewRequested(self.opened.session))
+
+    def _read_coverage(self, attempt: int) -> None:
+        """The run's last checks measured its final workspace: the change's new side."""
+        measured = self.opened.change.coverage
+        self.coverage = (attempt, measured) if measured is not None else None
+        self.query_one(DiffView).set_coverage(self._marks_of if measured is not None else None)
+
+    def _marks_of(self, change: FileChange) -> CoverageMarks | None:
+        if self.coverage is None:
+            return None
+        return coverage_marks(change, self.coverage[1], change.new_text)
 
     def action_apply(self) -> None:
         rejected = self.opened.session.counts()[1]

@@ -17,8 +17,10 @@ from textual.widgets import Input, OptionList
 from orch_tui.core.batch.inbox import waiting_runs
 from orch_tui.core.batch.reviewed import read_review
 from orch_tui.core.batch.run_one import read_run_state
+from orch_tui.core.checks.coverage_map import CoverageMap, FileCoverage, coverage_record
 from orch_tui.core.config.models import load_config
 from orch_tui.core.domain.state import RunState
+from orch_tui.core.runlog.layout import COVERAGE
 from orch_tui.tui.inbox_app import InboxApp
 from orch_tui.tui.screens.dialogs import FeedbackScreen
 from orch_tui.tui.screens.inbox.review import InboxReviewScreen
@@ -166,3 +168,21 @@ async def test_rejecting_the_whole_change_sends_it_back(project: Path) -> None:
     assert not (project / "workspace").exists()
     review = read_review(folder)
     assert review is not None and review.sent_back == "start over" and review.rejected_hunks == 3
+
+
+async def test_the_last_checks_coverage_marks_the_runs_new_lines(project: Path) -> None:
+    for folder in (project / "batches").glob("*/*/logs/*/attempt-00"):
+        measured = CoverageMap(
+            {"calc.py": FileCoverage(frozenset({1, 2}), {1: frozenset(), 2: frozenset()})}
+        )
+        (folder / COVERAGE).write_text(json.dumps(coverage_record(measured)))
+    app = app_for(project)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_first(pilot, app)
+        header = str(screen.query_one("#inbox-header").render())
+        assert "coverage: 0 of 2 changed lines run by no test" in header
+        view = screen.query_one(DiffView)
+        assert view.change is not None and view.change.path == "calc.py"
+        await wait_for(pilot, lambda: view.coverage is not None, "the coverage marks")
+        assert screen.coverage is not None and screen.coverage[0] == 0
+        await pilot.press("escape")
