@@ -23,6 +23,7 @@ from textual.screen import Screen
 from textual.theme import Theme
 
 from orch_tui.core.checks.runner import kill_running_checks
+from orch_tui.core.checks.trial import end_trials
 from orch_tui.core.config.files import ConfigError
 from orch_tui.core.config.models import Config
 from orch_tui.core.config.paths import ProjectPaths
@@ -231,6 +232,7 @@ class OrchApp(App[int]):
     def _quit_run(self, _message: QuitRun) -> None:
         """Leave; the state on disk is the one to resume from."""
         self.quitting = True
+        end_trials(self.paths.workspace, QUIT_GRACE_S)
         if self.engine_running:
             self.left_mid_review = self.reviewer.waiting
             self.engine.cancel.set()

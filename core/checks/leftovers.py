@@ -90,6 +90,11 @@ def clear(root: Path, workspace: Path) -> None:
         path.unlink(missing_ok=True)
     with contextlib.suppress(OSError):  # absent, or a file nobody recorded: leave it
         folder.rmdir()
+    remove_trial_copies(workspace)
+
+
+def remove_trial_copies(workspace: Path) -> None:
+    """Remove every trial copy of ``workspace`` in the temporary folder."""
     for scratch in Path(tempfile.gettempdir()).glob(trial_prefix(workspace) + "*"):
         shutil.rmtree(scratch, ignore_errors=True)
 

@@ -8,6 +8,8 @@ after they apply still decides.
 from __future__ import annotations
 
 import tempfile
+import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -15,7 +17,8 @@ from pathlib import Path
 
 from orch_tui.core.checks.declarations import put_back, snapshot
 from orch_tui.core.checks.installer import INSTALL_CHECK
-from orch_tui.core.checks.leftovers import trial_prefix
+from orch_tui.core.checks.leftovers import remove_trial_copies, trial_prefix
+from orch_tui.core.checks.processes import kill_running_checks
 from orch_tui.core.checks.runner import CheckSpec, TestReport, run_checks
 from orch_tui.core.checks.sandbox import Limits, resolve_sandbox
 from orch_tui.core.checks.venv import PROJECT_VENV, prepare_env
@@ -137,11 +140,39 @@ def run_trial(
 ) -> TrialOutcome:
     """The checks on a scratch copy of the workspace with the proposal applied as decided so
     far (undecided hunks count as accepted, as on apply)."""
-    with tempfile.TemporaryDirectory(prefix=trial_prefix(workspace)) as tmp:
-        scratch = Path(tmp) / "workspace"
-        copy_tree(workspace, scratch)
-        apply_change(scratch, resolve(proposal, decisions or Decisions()), durable=False)
-        reports = Path(tmp) / "reports"
-        reports.mkdir()
-        report = run_configured(config, scratch, reports, running=running, project=workspace)
-        return TrialOutcome(report, before)
+    global _trials_running
+    with _trials_idle:
+        _trials_running += 1
+    try:
+        with tempfile.TemporaryDirectory(prefix=trial_prefix(workspace)) as tmp:
+            scratch = Path(tmp) / "workspace"
+            copy_tree(workspace, scratch)
+            apply_change(scratch, resolve(proposal, decisions or Decisions()), durable=False)
+            reports = Path(tmp) / "reports"
+            reports.mkdir()
+            report = run_configured(config, scratch, reports, running=running, project=workspace)
+            return TrialOutcome(report, before)
+    finally:
+        with _trials_idle:
+            _trials_running -= 1
+            _trials_idle.notify_all()
+
+
+_trials_running = 0
+"""Trial runs under way in this process (each in a worker thread of the review screen)."""
+_trials_idle = threading.Condition()
+
+
+def end_trials(workspace: Path, grace_s: float) -> None:
+    """Stop every trial run and remove its scratch copy: the person is leaving.
+
+    Their checks are killed, so each trial ends and removes its copy; one still copying the
+    workspace after ``grace_s`` has its copy removed here, since a leaving process may be ended
+    before the trial's own clean-up runs (a copy left behind holds the model's code and the
+    person's files in the temporary folder until the next start)."""
+    ends = time.monotonic() + grace_s
+    with _trials_idle:
+        while _trials_running and time.monotonic() < ends:
+            kill_running_checks()  # again each time: a trial may go on to its next check
+            _trials_idle.wait(0.1)
+    remove_trial_copies(workspace)

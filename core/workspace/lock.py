@@ -3,7 +3,8 @@
 Two runs in one folder would both edit the workspace and the state file. The lock is an
 ``flock`` on ``orch.lock`` in the project root, held for the life of the run; the kernel drops
 it when the process dies, however it dies, so a crashed run never leaves the folder locked.
-The holder's pid is written in the file so a second run can say who holds it. ``status`` and
+The holder's pid is written in the file so a second run can say who holds it; in the moment
+between taking the lock and writing it, the pid comes from the kernel's table of locks. ``status`` and
 ``history`` only read, and take no lock. A clean end removes the file (still holding the lock);
 a run that had opened the old file before that finds its lock on a removed file and tries again,
 so two runs never hold locks on two different files.
@@ -57,7 +58,7 @@ class ProjectLock:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
-                holder = os.read(fd, 32).decode("ascii", errors="replace").strip() or "unknown"
+                holder = _project_lock_holder(fd)
                 os.close(fd)
                 raise ProjectLocked(
                     f"another orch-tui run (pid {holder}) is working in {self.path.parent}; "
@@ -79,6 +80,17 @@ class ProjectLock:
                 pass  # a read-only folder keeps the file; the kernel still drops the lock
             os.close(self._fd)  # closing the last descriptor drops the flock
             self._fd = None
+
+
+def _project_lock_holder(fd: int) -> str:
+    """The pid holding the flock on ``orch.lock`` (open as ``fd``). A run that has just taken
+    the lock has not written its pid yet when two start together; the kernel's table of locks
+    names it all the same."""
+    written = os.read(fd, 32).decode("ascii", errors="replace").strip()
+    if written.isdigit():
+        return written
+    holder = flock_holder(fd)
+    return str(holder) if holder is not None else "unknown"
 
 
 def _same_file(fd: int, path: Path) -> bool:

@@ -92,3 +92,31 @@ def test_the_workspace_lock_is_released_with_the_project_lock(tmp_path: Path) ->
     again = ProjectLock(second, workspace)
     again.acquire()
     again.release()
+
+
+TAKE_LOCK_ONLY = """\
+import fcntl, os, sys
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o644)
+fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+print("locked", flush=True)
+sys.stdin.read()
+"""
+
+
+def test_a_run_that_has_not_written_its_pid_yet_is_named_all_the_same(tmp_path: Path) -> None:
+    """Two runs starting together: the first holds the flock on ``orch.lock`` but has not
+    written its pid in it yet. The second's refusal names that pid, never "pid unknown"."""
+    holder = subprocess.Popen(
+        [sys.executable, "-c", TAKE_LOCK_ONLY, str(tmp_path / "orch.lock")],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "locked\n"
+        assert (tmp_path / "orch.lock").read_text() == ""
+        with pytest.raises(ProjectLocked) as refused:
+            ProjectLock(tmp_path).acquire()
+    finally:
+        holder.communicate("")
+    assert f"another orch-tui run (pid {holder.pid}) is working in {tmp_path}" in str(refused.value)

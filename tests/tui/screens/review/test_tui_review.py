@@ -565,6 +565,23 @@ async def test_applying_stops_the_trial_run_and_removes_its_folder(tmp_path: Pat
         assert not scratch.exists()
 
 
+async def test_quitting_mid_trial_leaves_no_trial_copy(tmp_path: Path) -> None:
+    """q while the trial's checks run: the scratch copy (the model's code, the person's
+    files) must not stay in the temporary folder once orch-tui has gone."""
+    (tmp_path / "slow_trial.py").write_text(SLOW_TRIAL, encoding="utf-8")
+    config = f'[checks]\nsandbox = "none"\ntest_command = ["{{python}}", "{tmp_path / "slow_trial.py"}"]\n'
+    project = make_tui_project(tmp_path / "project", config_text=config)
+    app = project.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_review(pilot, app)
+        await pilot.press("t")
+        await wait_for(pilot, lambda: bool(mine()), "the trial run to start")
+        [(pid, scratch)] = mine()
+        await pilot.press("q")
+    assert not mine()
+    assert not scratch.parent.exists(), sorted(scratch.parent.rglob("*"))[:5]
+
+
 def mine() -> list[tuple[int, Path]]:
     """Trial checks of this test (children of this process)."""
     return [
