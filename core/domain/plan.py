@@ -12,8 +12,9 @@ A plan comes from one of three places, each checked here before the engine trust
 
 from __future__ import annotations
 
+import posixpath
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
@@ -55,6 +56,14 @@ SUBMIT_PLAN_TOOL: dict[str, Any] = {
                             "type": "string",
                             "description": "how to tell the task is done",
                         },
+                        "files": {
+                            "type": "array",
+                            "items": {"type": "string"},
+                            "description": (
+                                "the workspace files (or glob patterns) this task may change; "
+                                "tests of them may change too; leave out to allow any file"
+                            ),
+                        },
                     },
                     "required": list(TASK_FIELDS),
                 },
@@ -75,9 +84,15 @@ class Task:
     title: str
     description: str = ""
     acceptance: str = ""
+    files: tuple[str, ...] = ()
+    """The workspace files (or glob patterns) the task may change, their tests besides; empty:
+    any file. An edit outside them goes back to the model as an editor-tool error."""
 
-    def to_json(self) -> dict[str, str]:
-        return asdict(self)
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {name: getattr(self, name) for name in TASK_FIELDS}
+        if self.files:
+            data["files"] = list(self.files)
+        return data
 
 
 @dataclass(frozen=True)
@@ -99,7 +114,10 @@ class Plan:
             for name in TASK_FIELDS:
                 if not isinstance(item.get(name), str):
                     raise PlanError(f'task {number} needs "{name}" as a string')
-            tasks.append(Task(*(item[name].strip() for name in TASK_FIELDS)))
+            files = item.get("files", [])
+            if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
+                raise PlanError(f'task {number}\'s "files" is a list of strings')
+            tasks.append(Task(*(item[name].strip() for name in TASK_FIELDS), tuple(files)))
         return checked(tasks)
 
     def index(self, task_id: str) -> int:
@@ -119,7 +137,21 @@ def checked(tasks: list[Task]) -> Plan:
         if task.id in seen:
             raise PlanError(f"task {number} repeats the id {task.id!r}; ids must be unique")
         seen.add(task.id)
+        for entry in task.files:
+            _check_task_file(number, entry)
     return Plan(tuple(tasks))
+
+
+def _check_task_file(number: int, entry: str) -> None:
+    """A task's file is a path (or glob) inside the workspace, relative to it."""
+    normal = posixpath.normpath(entry.strip()) if entry.strip() else ""
+    if not normal or normal == ".":
+        raise PlanError(f"task {number} has an empty entry in its files")
+    if entry.startswith(("/", "~")) or normal == ".." or normal.startswith("../"):
+        raise PlanError(
+            f"task {number}'s file {entry!r} is outside the workspace "
+            "(files are relative to it, e.g. src/app.py)"
+        )
 
 
 # -- a task list written in the spec ---------------------------------------------------------
@@ -131,6 +163,7 @@ _TASK_HEADING = re.compile(
 _HEADING = re.compile(r"^(#{1,6})\s")
 _CHECKBOX = re.compile(r"^[-*+]\s+\[[ xX]\]\s+(.+?)\s*$")
 _ACCEPTANCE = re.compile(r"^\**acceptance\**\s*:\**\s*(.*)$", re.I)
+_FILES = re.compile(r"^\**files\**\s*:\**\s*(.*)$", re.I)
 
 
 def _outside_fences(text: str) -> list[tuple[int, str]]:
@@ -145,6 +178,20 @@ def _outside_fences(text: str) -> list[tuple[int, str]]:
         elif fence is None:
             kept.append((number, line))
     return kept
+
+
+def _split_body(lines: list[str]) -> tuple[str, str, tuple[str, ...]]:
+    """Body lines as (description, acceptance, files): a ``Files: a.py, b.py`` line names the
+    task's files; acceptance starts at an ``Acceptance:`` line."""
+    files: list[str] = []
+    kept = []
+    for line in lines:
+        match = _FILES.match(line.strip().lstrip("-*+ ").strip())
+        if match:
+            files += [name.strip().strip("`") for name in match.group(1).split(",") if name.strip()]
+        else:
+            kept.append(line)
+    return (*_split_acceptance(kept), tuple(files))
 
 
 def _split_acceptance(lines: list[str]) -> tuple[str, str]:
@@ -179,7 +226,7 @@ def _tasks_from_headings(lines: list[tuple[int, str]]) -> list[Task]:
 
     def close() -> None:
         if current is not None:
-            tasks.append(Task(current[0], current[1], *_split_acceptance(body)))
+            tasks.append(Task(current[0], current[1], *_split_body(body)))
 
     for _number, line in lines:
         heading = _TASK_HEADING.match(line)
@@ -209,7 +256,7 @@ def _tasks_from_checklist(lines: list[tuple[int, str]]) -> list[Task]:
             items.append(("", []))  # a paragraph ends the item; an empty title marks the break
     tasks: list[Task] = []
     for title, body in (item for item in items if item[0]):
-        tasks.append(Task(f"t{len(tasks) + 1}", title, *_split_acceptance(body)))
+        tasks.append(Task(f"t{len(tasks) + 1}", title, *_split_body(body)))
     return tasks
 
 
@@ -218,7 +265,8 @@ def _tasks_from_checklist(lines: list[tuple[int, str]]) -> list[Task]:
 _EDIT_HEADING = re.compile(r"^##\s+(\S+?):\s*(.*?)\s*$")
 EDIT_HELP = (
     "<!-- One task per '## <id>: <title>' heading, in order. The lines under it are the "
-    "description; an 'Acceptance:' line starts the acceptance. -->"
+    "description; a 'Files: a.py, b.py' line limits the files the task may change; an "
+    "'Acceptance:' line starts the acceptance. -->"
 )
 
 
@@ -230,6 +278,8 @@ def render_markdown(plan: Plan) -> str:
         parts.append("")
         if task.description:
             parts += [task.description, ""]
+        if task.files:
+            parts += [f"Files: {', '.join(task.files)}", ""]
         parts += [f"Acceptance: {task.acceptance}", ""]
     return "\n".join(parts)
 
@@ -244,7 +294,7 @@ def parse_markdown(text: str) -> Plan:
 
     def close() -> None:
         if current is not None:
-            tasks.append(Task(current[0], current[1], *_split_acceptance(body)))
+            tasks.append(Task(current[0], current[1], *_split_body(body)))
 
     for number, line in enumerate(text.splitlines(), start=1):
         stripped = line.strip()

@@ -70,7 +70,15 @@ def _setup(run: Run, attempt: int, first: bool) -> AttemptSetup:
         max_turns=run.config.model.max_tool_turns,
         attempt=attempt,
         locked_tests=_locked_tests(run),
-        rules=EditRules(data_inputs=frozenset(data.name for data in run.spec.data)),
+        rules=_edit_rules(run),
+    )
+
+
+def _edit_rules(run: Run) -> EditRules:
+    """The spec's data files, and the current plan task's files when it names them."""
+    task, files = run.planner.task_files()
+    return EditRules(
+        data_inputs=frozenset(data.name for data in run.spec.data), task=task, task_files=files
     )
 
 

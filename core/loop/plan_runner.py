@@ -24,6 +24,7 @@ from orch_tui.core.domain.plan import (
     SUBMIT_PLAN_TOOL,
     Plan,
     PlanError,
+    Task,
     TaskStatus,
     tasks_from_spec,
 )
@@ -99,13 +100,24 @@ class PlanRunner:
         task = self.current()
         return f"task {task.id} ({task.title}): {why}" if task else why
 
-    def prompt_prefix(self) -> str:
-        """What a task's prompts add: the whole plan with statuses, and the task itself."""
+    def current_details(self) -> Task | None:
+        """The current task as approved (``plan.json``): with its description and files."""
         task = self.current()
         if task is None:
-            return ""
+            return None
         approved = Plan.from_json(self.context.log.read_json(None, PLAN_FILE))
-        details = approved.tasks[approved.index(task.id)]
+        return approved.tasks[approved.index(task.id)]
+
+    def task_files(self) -> tuple[str, tuple[str, ...]]:
+        """The current task's id and the files it may change (none: not a task, or any file)."""
+        details = self.current_details()
+        return (details.id, details.files) if details else ("", ())
+
+    def prompt_prefix(self) -> str:
+        """What a task's prompts add: the whole plan with statuses, and the task itself."""
+        details = self.current_details()
+        if details is None:
+            return ""
         listing = "\n".join(f"- [{t.status.value}] {t.id}: {t.title}" for t in self.tasks)
         return render(
             "task",
@@ -114,6 +126,11 @@ class PlanRunner:
             title=details.title,
             description=details.description or "(no description)",
             acceptance=details.acceptance or "every check passes",
+            files=(
+                "Change only these files (and their tests): " + ", ".join(details.files)
+                if details.files
+                else "Any file may change."
+            ),
         )
 
     # -- steps ------------------------------------------------------------------------------

@@ -24,11 +24,14 @@ from orch_tui.tui.widgets.key_footer import KeyFooter
 
 
 def task_card(number: int, task: Task) -> Content:
-    """One task as the list shows it: number, id and title, then description and acceptance."""
+    """One task as the list shows it: number, id and title, then description, files and acceptance."""
     lines = [Content.styled(escape_controls(f"{number}. {task.id}: {task.title}"), "bold")]
     if task.description:
         description = escape_controls(task.description, newlines=True)
         lines.append(Content("   " + description.replace("\n", "\n   ")))
+    if task.files:
+        files = escape_controls(", ".join(task.files))
+        lines.append(Content.styled(f"   files: {files}", "dim"))
     acceptance = escape_controls(task.acceptance or "–")
     lines.append(Content.styled(f"   acceptance: {acceptance}", "italic"))
     return Content("\n").join(lines)

@@ -40,8 +40,8 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-def plan_app(tmp_path: Path) -> tuple[OrchApp, Path]:
-    planning = [Turn([Turn.tool_use("submit_plan", PLAN)], "tool_use")]
+def plan_app(tmp_path: Path, plan: dict = PLAN) -> tuple[OrchApp, Path]:
+    planning = [Turn([Turn.tool_use("submit_plan", plan)], "tool_use")]
     project = make_tui_project(tmp_path, [planning, FIRST_ATTEMPT])
     app = OrchApp(
         project.paths,
@@ -54,6 +54,17 @@ def plan_app(tmp_path: Path) -> tuple[OrchApp, Path]:
 
 def titles(screen: PlanScreen) -> list[str]:
     return [task.title for task in screen.plan.tasks]
+
+
+async def test_the_plan_screen_shows_the_files_a_task_names(tmp_path: Path) -> None:
+    named = {"tasks": [{**PLAN["tasks"][0], "files": ["calc.py", "util/"]}, PLAN["tasks"][1]]}
+    app, _ = plan_app(tmp_path, named)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_screen(pilot, app, PlanScreen, "the plan screen")
+        await pilot.pause()
+        options = app.screen.query_one(OptionList)
+        assert "files: calc.py, util/" in str(options.get_option_at_index(0).prompt)
+        assert "files:" not in str(options.get_option_at_index(1).prompt)
 
 
 async def test_the_plan_screen_edits_drops_reorders_and_approves(tmp_path: Path) -> None:
