@@ -117,7 +117,8 @@ class Plan:
             files = item.get("files", [])
             if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
                 raise PlanError(f'task {number}\'s "files" is a list of strings')
-            tasks.append(Task(*(item[name].strip() for name in TASK_FIELDS), tuple(files)))
+            task_id, title, description, acceptance = (item[name].strip() for name in TASK_FIELDS)
+            tasks.append(Task(task_id, title, description, acceptance, tuple(files)))
         return checked(tasks)
 
     def index(self, task_id: str) -> int:
