@@ -144,6 +144,11 @@ class Repo:
         done = _git(self.folder, "merge-base", "--is-ancestor", commit, "HEAD", check=False)
         return done.returncode == 0
 
+    def add_worktree(self, path: Path, commit: str) -> None:
+        """A new work tree at ``path`` with ``commit`` checked out, detached: the checkout in
+        :attr:`folder` (its HEAD, branch, index and files) is left as it is."""
+        _git(self.folder, "worktree", "add", "--quiet", "--detach", str(path), commit)
+
     def _identity(self) -> tuple[str, ...]:
         has_email = _git(self.folder, "config", "user.email", check=False).stdout.strip()
         return () if has_email else FALLBACK_IDENTITY

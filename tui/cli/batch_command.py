@@ -1,7 +1,7 @@
 """``orch-tui batch``: many specs at once, each its own headless run in its own folder.
 
 ``orch-tui batch SPEC|DIR... [--jobs N] [--engine local|ray] [--address ADDR]
-[--max-cost-usd X] [--json]``, and ``orch-tui batch --compare A B``. Progress is a live table
+[--max-cost-usd X] [--workspace REPO] [--json]``, and ``orch-tui batch --compare A B``. Progress is a live table
 on a terminal (Rich, loaded only then), one line per change without one, and every run's events
 tagged with its name under ``--json``.
 """
@@ -25,6 +25,7 @@ from orch_tui.core.batch.opening import BATCHES_DIR, batch_folder, open_batch
 from orch_tui.core.batch.record import BatchFileError, RunRecord, load_batch
 from orch_tui.core.batch.report import compare_markdown, report_markdown, write_reports
 from orch_tui.core.batch.specs import BatchError, collect_specs
+from orch_tui.core.batch.worktrees import WORKTREE, ensure_worktree, repo_start
 from orch_tui.core.config.paths import ProjectPaths
 from orch_tui.core.workspace.lock import ProjectLock, ProjectLocked
 
@@ -68,6 +69,13 @@ def batch_parser() -> argparse.ArgumentParser:
         "--config", type=Path, metavar="FILE", help="orchestrator.toml every run starts from"
     )
     parser.add_argument(
+        "--workspace",
+        type=Path,
+        metavar="REPO",
+        help="a git repository: each run works in its own worktree on branch orch/<run_id>; "
+        "your checkout is never switched or touched",
+    )
+    parser.add_argument(
         "--batch", metavar="ID", help="the batch's id (default: derived from the specs and options)"
     )
     parser.add_argument("--compare", nargs=2, metavar=("A", "B"), help="two batches side by side")
@@ -87,7 +95,22 @@ def _run_options(args: argparse.Namespace) -> tuple[str, ...]:
         options += ["--script", str(args.script.resolve())]
     if args.plan:
         options.append("--plan")
+    if args.workspace is not None:
+        options += ["--workspace", WORKTREE]
     return tuple(options)
+
+
+def _repo_start(args: argparse.Namespace) -> str | None:
+    """With ``--workspace``: the repository's HEAD, where every run's worktree starts."""
+    if args.workspace is None:
+        return None
+    if args.engine == "ray":
+        raise BatchError(
+            "--workspace works with --engine local only: a run's git worktree belongs to the "
+            "repository on this machine"
+        )
+    args.workspace = args.workspace.resolve()
+    return repo_start(args.workspace)
 
 
 def _fail(message: str) -> int:
@@ -106,10 +129,16 @@ def run_batch_command(argv: Sequence[str]) -> int:
         return _fail(f"--jobs must be 1 or more, not {args.jobs}")
     try:
         specs = collect_specs(args.specs)
+        start = _repo_start(args)
     except BatchError as exc:
         return _fail(str(exc))
     options = BatchOptions(_run_options(args), args.max_cost_usd)
-    key = {"run_options": list(options.run_options), "max_cost_usd": args.max_cost_usd}
+    key: dict[str, Any] = {
+        "run_options": list(options.run_options),
+        "max_cost_usd": args.max_cost_usd,
+    }
+    if args.workspace is not None:
+        key["workspace"] = str(args.workspace)
     folder = batch_folder(paths.root, specs, key, args.batch)
     folder.mkdir(parents=True, exist_ok=True)
     lock = ProjectLock(folder)
@@ -118,7 +147,7 @@ def run_batch_command(argv: Sequence[str]) -> int:
     except ProjectLocked as exc:
         return _fail(str(exc).replace("orch-tui run", "orch-tui batch"))
     try:
-        return _run(args, folder, specs, options, key, paths)
+        return _run(args, folder, specs, options, key, paths, start)
     except BatchFileError as exc:
         return _fail(str(exc))
     finally:
@@ -132,9 +161,16 @@ def _run(
     options: BatchOptions,
     key: dict[str, Any],
     paths: ProjectPaths,
+    start: str | None,
 ) -> int:
     config = paths.config if paths.config.is_file() else None
     record, resumed = open_batch(folder, specs, key, config)
+    if start is not None:
+        try:
+            for run in record.runs:
+                ensure_worktree(args.workspace, folder / run.name, start)
+        except BatchError as exc:
+            return _fail(str(exc))
     progress = _progress(args, record)
     driver = BatchDriver(folder, record, options, on_change=progress.changed)
     left = len(driver.to_start())

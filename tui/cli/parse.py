@@ -39,7 +39,8 @@ other commands:
   orch-tui verify [--mutation]      the checks again on a fresh copy of the finished workspace;
                                     --mutation also mutation-tests the lines the run changed
   orch-tui batch SPEC|DIR... [--jobs N] [--engine local|ray] [--max-cost-usd X] [--json]
-                                    many specs at once, each in batches/<id>/<name>/
+                 [--workspace REPO] many specs at once, each in batches/<id>/<name>/ (with
+                                    --workspace: each in its own git worktree of REPO)
   orch-tui batch --compare A B      two batches side by side
   orch-tui inbox [--into DIR]       review finished batch runs: accepted hunks land in your
                                     project, rejected ones can go back to the model
