@@ -114,7 +114,7 @@ def _(event: ReviewFinished) -> str:
 
 @describe.register
 def _(event: ChangeApplied) -> str:
-    return f"applied {plural(len(event.files), 'file')} to workspace/"
+    return f"applied {plural(len(event.files), 'file')} to {event.workspace}"
 
 
 @describe.register
@@ -197,3 +197,14 @@ def describe_decision(decision: RoleDecision) -> str:
     if decision.decision == RoleVerdict.SUFFICIENT:
         return f"verifier: sufficient{why}"
     return f"{decision.role}: no decision{why}"
+
+
+def hunk_decisions(accepted: int, rejected: int, undecided: int) -> str:
+    """A review's decisions in one phrase: ``2 hunks accepted (2 by default), 1 rejected``.
+
+    ``accepted`` counts the hunks accepted by a key; undecided hunks land as accepted, and are
+    counted with them as accepted "by default"."""
+    line = f"{plural(accepted + undecided, 'hunk')} accepted"
+    if undecided:
+        line += f" ({undecided:,} by default)"
+    return line + (f", {rejected:,} rejected" if rejected else "")

@@ -200,6 +200,7 @@ class ChangeApplied(Event):
     kind: ClassVar[EventKind] = EventKind.APPLIED
     attempt: int
     files: list[str]
+    workspace: str = "workspace/"  # where they landed: workspace/, or --workspace's folder
 
 
 @dataclass(kw_only=True)

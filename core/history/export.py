@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from orch_tui.core.domain.describe import hunk_decisions
 from orch_tui.core.history.chain import Chain
 from orch_tui.core.history.detail import AttemptDetail, load_run
 from orch_tui.core.history.grid import ABSENT, FAILED, PASSED, SKIPPED, TestGrid, test_grid
@@ -40,7 +41,7 @@ def _decision_lines(attempt: AttemptDetail) -> list[str]:
     if decisions is None or proposal is None:
         return ["- no decisions recorded"]
     accepted, rejected, undecided = decisions.counts(proposal)
-    lines = [f"- hunks: {accepted + undecided} accepted, {rejected} rejected"]
+    lines = [f"- {hunk_decisions(accepted, rejected, undecided)}"]
     if decisions.edits:
         lines.append(f"- edited by hand: {', '.join(map(code_span, sorted(decisions.edits)))}")
     if decisions.reject_reason:

@@ -8,8 +8,11 @@ task, in plan mode) unless the verifier finds gaps; failing ones are returned as
 
 from __future__ import annotations
 
+import os
+
 from orch_tui.core.checks.leftovers import RUNNING_DIR
 from orch_tui.core.checks.trial import run_configured
+from orch_tui.core.config.paths import ProjectPaths
 from orch_tui.core.domain.events import ChangeApplied, CheckOutput, Notice, TestsFinished
 from orch_tui.core.domain.state import RunState
 from orch_tui.core.domain.state_records import LastTest
@@ -30,7 +33,7 @@ def checks_step(run: Run) -> Failure | None:
     files = sorted(applied["files"])
     apply_change(run.paths.workspace, applied["files"], commit=run.files)
     _commit_applied(run, attempt, files)
-    run.emit(ChangeApplied(attempt=attempt, files=files))
+    run.emit(ChangeApplied(attempt=attempt, files=files, workspace=shown_workspace(run.paths)))
     report = run_configured(
         run.config,
         run.paths.workspace,
@@ -88,3 +91,13 @@ def _commit_applied(run: Run, attempt: int, files: list[str]) -> None:
     summary = run_workspace.summary_line(conversation.get("turns") or [], attempt)
     if run_workspace.commit_applied(run.state.workspace, run.state.run_id, attempt, files, summary):
         run.store.save(run.state)
+
+
+def shown_workspace(paths: ProjectPaths) -> str:
+    """The workspace as a person would type it from the project folder: ``workspace/``, or
+    ``--workspace``'s folder (``../repo``; absolute when that is shorter)."""
+    if paths.is_default_workspace:
+        return "workspace/"
+    absolute = str(paths.workspace)
+    relative = os.path.relpath(paths.workspace, paths.root)
+    return relative if len(relative) < len(absolute) else absolute

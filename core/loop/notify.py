@@ -31,6 +31,7 @@ from orch_tui.core.domain.events import (
 )
 from orch_tui.core.domain.state import RunState
 from orch_tui.core.util.terminal_text import escape_controls
+from orch_tui.core.util.wording import plural
 
 COMMAND_TIMEOUT_S = 10.0
 NOTIFY_ENV_ALLOW = (
@@ -73,7 +74,7 @@ def moment_of(event: Event, *, interactive: bool) -> Moment | None:
         files = len(event.files)
         return Moment(
             RunState.REVIEWING.value,
-            f"attempt {event.attempt}: {files} file(s) wait for your review",
+            f"attempt {event.attempt}: {plural(files, 'file')} {'waits' if files == 1 else 'wait'} for your review",
         )
     if isinstance(event, StateChanged) and event.state is RunState.NEEDS_HELP:
         return Moment(RunState.NEEDS_HELP.value, "the run needs your answer")

@@ -15,6 +15,7 @@ from orch_tui.core.checks.venv import PROJECT_VENV, discard_created_venv
 from orch_tui.core.config.paths import ProjectPaths
 from orch_tui.core.domain.state_records import GitRecord, WorkspaceRecord
 from orch_tui.core.runlog.layout import MANIFEST, ORIGINALS
+from orch_tui.core.util.wording import plural
 from orch_tui.core.workspace.git import GitError, Repo
 from orch_tui.core.workspace.run_workspace import read_manifest
 
@@ -89,4 +90,7 @@ def _restore_originals(root: Path, folder: Path) -> str:
         path = root / new_dir
         if path.is_dir() and not any(path.iterdir()):
             path.rmdir()
-    return f"restored {restored} changed files and removed {removed} created files in {root}"
+    return (
+        f"restored {plural(restored, 'changed file')} and removed "
+        f"{plural(removed, 'created file')} in {root}"
+    )

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from orch_tui.core.domain.asking import Question, stuck_question
 from orch_tui.core.loop.budget import budget_spent
+from orch_tui.core.util.wording import plural
 
 # -- what went wrong ----------------------------------------------------------------------
 
@@ -133,13 +134,13 @@ def next_after_failure(failure: Failure, standing: Standing) -> Decision:
         why, failing = f"proposal rejected: {failure.reason}", ()
     if attempt - standing.base_attempt >= standing.max_retries:
         return _stuck(
-            f"retries exhausted: {why} after {standing.max_retries} patch attempts",
+            f"retries exhausted: {why} after {plural(standing.max_retries, 'patch attempt')}",
             failing or standing.last_failing,
             standing,
         )
     if failing and _same_failures_twice(failing, standing):
         return _stuck(
-            f"no progress: the same {len(failing)} failing tests after two patches in a row",
+            f"no progress: the same {plural(len(failing), 'failing test')} after two patches in a row",
             failing,
             standing,
         )

@@ -9,6 +9,7 @@ provider and the scripted provider go through exactly the same engine code.
 from __future__ import annotations
 
 import importlib
+import re
 import socket
 import threading
 import time
@@ -148,8 +149,24 @@ def unreachable_error(
     if isinstance(exc, sdk.APITimeoutError):
         return timed_out_error(url, timeout_s)
     if isinstance(exc, sdk.APIConnectionError):
-        return ModelError(f"cannot reach {url}: {describe_cause(exc)}", hint)
+        return ModelError(f"cannot reach {url}: {connection_failure(exc)}", hint)
     return None
+
+
+def connection_failure(exc: BaseException) -> str:
+    """Why a connection failed, as the end of a sentence: ``connection refused``, from the
+    innermost cause (the SDKs' own text is a sentence of its own, "Connection error.")."""
+    reasons: list[str] = []
+    seen: BaseException | None = exc
+    while seen is not None and len(reasons) < 10:
+        if isinstance(seen, OSError) and seen.strerror:
+            reasons.append(seen.strerror)
+        elif str(seen):
+            reasons.append(re.sub(r"^\[Errno -?\d+\]\s*", "", str(seen)))
+        seen = seen.__cause__ or seen.__context__
+    reason = (reasons[-1] if len(reasons) > 1 else "") or "the connection failed"
+    reason = reason.rstrip(". ")
+    return reason[:1].lower() + reason[1:] if reason[1:2].islower() else reason
 
 
 TextSink = Callable[[str], None]

@@ -279,7 +279,7 @@ class OpenAIProvider:
             openai,
             url=url,
             timeout_s=self.timeout_s,
-            hint="check that the server is running and OPENAI_BASE_URL (or model.base_url)",
+            hint="check that the server is running and that OPENAI_BASE_URL or model.base_url names it",
         )
         return unreachable or self._unreadable(describe_cause(exc))
 

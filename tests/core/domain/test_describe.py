@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import pytest
 
+from orch_tui.core.config.paths import ProjectPaths
 from orch_tui.core.domain import events as ev  # TestsFinished by name would be collected
 from orch_tui.core.domain.asking import QuestionSource
-from orch_tui.core.domain.describe import describe, describe_decision
+from orch_tui.core.domain.describe import describe, describe_decision, hunk_decisions
 from orch_tui.core.domain.event_reading import event_from_json
 from orch_tui.core.domain.events import (
     Event,
@@ -19,6 +21,7 @@ from orch_tui.core.domain.events import (
 from orch_tui.core.domain.roles import RoleVerdict
 from orch_tui.core.domain.state import RunState
 from orch_tui.core.domain.state_records import RoleRecord
+from orch_tui.core.loop.checks_step import shown_workspace
 from tests.core.domain.test_events import SAMPLES
 
 EXPECTED = {
@@ -112,3 +115,21 @@ def test_an_unknown_event_says_what_it_is_and_why() -> None:
         describe(unknown)
         == "unknown event 'batch_started' (an event kind this version does not know)"
     )
+
+
+def test_applied_files_name_the_workspace_they_landed_in(tmp_path: Path) -> None:
+    project = ProjectPaths(tmp_path / "project")
+    chosen = project.with_workspace(tmp_path / "repo")
+    event = ev.ChangeApplied(attempt=0, files=["a.py", "b.py"], workspace=shown_workspace(chosen))
+
+    assert describe(event) == "applied 2 files to ../repo"
+    assert shown_workspace(project) == "workspace/"
+    assert describe(event_from_json({"event": "applied", "attempt": 0, "files": ["a"]})) == (
+        "applied 1 file to workspace/"  # a log written before the field
+    )
+
+
+def test_decisions_count_hunks_accepted_by_default_with_the_accepted() -> None:
+    assert hunk_decisions(0, 0, 2) == "2 hunks accepted (2 by default)"
+    assert hunk_decisions(1, 1, 0) == "1 hunk accepted, 1 rejected"
+    assert hunk_decisions(0, 3, 0) == "0 hunks accepted, 3 rejected"

@@ -741,7 +741,7 @@ def test_export_markdown_has_attempts_decisions_tests_and_cost(demo: DemoProject
     assert "| final state | SUCCESS |" in text
     assert "| cost | $0.0331 |" in text and "| tokens | 20,205 |" in text
     assert "## Attempt 0: failed" in text and "## Attempt 1: passed" in text
-    assert "- hunks: 2 accepted, 0 rejected" in text
+    assert "\n- 2 hunks accepted (2 by default)\n" in text
     assert f"- ✗ `{FAILING_TEST}`" in text
     assert f"| `{FAILING_TEST}` | ✗ | ✓ |" in text
     assert "| `wordstats.py` | M | 1 | 1 |" in text

@@ -45,7 +45,11 @@ def test_the_moments_a_person_hears_about() -> None:
     proposal = ProposalReady(attempt=2, files=["a.py", "b.py"], added=3, removed=1, hunks=2)
     review = moment_of(proposal, interactive=True)
     assert review is not None and review.state == "REVIEWING"
-    assert review.reason == "attempt 2: 2 file(s) wait for your review"
+    assert review.reason == "attempt 2: 2 files wait for your review"
+    one = ProposalReady(attempt=1, files=["a.py"], added=1, removed=0, hunks=1)
+    assert getattr(moment_of(one, interactive=True), "reason", "") == (
+        "attempt 1: 1 file waits for your review"
+    )
     assert moment_of(proposal, interactive=False) is None  # --auto reviews nothing
     help_moment = moment_of(
         StateChanged(state=RunState.NEEDS_HELP, attempt=1, max_retries=5), interactive=False

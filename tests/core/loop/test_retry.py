@@ -112,6 +112,15 @@ def test_the_same_failing_set_after_two_patches_in_a_row_is_stuck_for_no_progres
     assert decision == Stuck("no progress: the same 2 failing tests after two patches in a row")
 
 
+def test_one_failing_test_and_one_patch_attempt_are_worded_in_the_singular() -> None:
+    one = ChecksFailed(summary="1 failed", failing=FAILING[:1])
+    earlier = (FAILING[:1], FAILING[:1])
+    stuck = next_after_failure(one, standing(attempt=2, earlier_failing=earlier))
+    spent = next_after_failure(one, standing(attempt=1, max_retries=1))
+    assert stuck == Stuck("no progress: the same 1 failing test after two patches in a row")
+    assert isinstance(spent, Stuck) and spent.reason.endswith("after 1 patch attempt")
+
+
 def test_the_same_failing_set_asks_a_person_when_asked_to_on_being_stuck() -> None:
     decision = next_after_failure(
         CHECKS_FAILED,

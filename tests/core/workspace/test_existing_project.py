@@ -253,7 +253,7 @@ def test_reset_restores_a_plain_folder_byte_for_byte(
 
     (project / "orchestrator.toml").write_text("")
     assert main(["reset", "--yes", "--config", str(project / "orchestrator.toml")]) == 0
-    assert "restored 1 changed files and removed 1 created files" in capsys.readouterr().out
+    assert "restored 1 changed file and removed 1 created file" in capsys.readouterr().out
     assert snapshot(folder) == before
     assert not (folder / "tests").exists()
 

@@ -14,6 +14,7 @@ from textual.widgets import Markdown, Static, TabbedContent, TabPane
 
 from orch_tui.core.checks.coverage_map import CoverageMap
 from orch_tui.core.config.paths import ProjectPaths
+from orch_tui.core.domain.describe import hunk_decisions
 from orch_tui.core.domain.proposal import FileChange
 from orch_tui.core.domain.state import StateError
 from orch_tui.core.history.detail import AttemptDetail, RunDetail, reviewed_changes
@@ -34,9 +35,7 @@ def _decisions_text(attempt: AttemptDetail) -> str:
     if attempt.decisions is None:
         return "No decisions were recorded (the proposal was never reviewed)."
     accepted, rejected, undecided = attempt.decisions.counts(attempt.proposal)
-    lines = [f"{plural(accepted + undecided, 'hunk')} accepted, {rejected} rejected"]
-    if undecided:
-        lines[0] += f" ({undecided} left undecided, which land as accepted)"
+    lines = [hunk_decisions(accepted, rejected, undecided)]
     for path in sorted(attempt.decisions.edits):
         lines.append(f"edited by hand: {path}")
     if attempt.decisions.reject_reason:

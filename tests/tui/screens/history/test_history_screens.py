@@ -544,7 +544,7 @@ async def test_attempt_screen_shows_proposal_decisions_report_and_text(
         await pilot.press("v")
         assert diff.diff_layout == "unified"
         decisions = str(screen.query_one("#attempt-decisions").render())
-        assert "2 hunks accepted, 0 rejected" in decisions
+        assert decisions.startswith("2 hunks accepted (2 by default)\n")
         report = str(screen.query_one("#attempt-report").render())
         assert "4 passed, 1 failed" in report and "test_counting_ignores_case" in report
         tabs = screen.query_one("#attempt-tabs", TabbedContent)
