@@ -74,7 +74,8 @@ def moment_of(event: Event, *, interactive: bool) -> Moment | None:
         files = len(event.files)
         return Moment(
             RunState.REVIEWING.value,
-            f"attempt {event.attempt}: {plural(files, 'file')} {'waits' if files == 1 else 'wait'} for your review",
+            f"attempt {event.attempt}: {plural(files, 'file')} "
+            f"{'waits' if files == 1 else 'wait'} for your review",
         )
     if isinstance(event, StateChanged) and event.state is RunState.NEEDS_HELP:
         return Moment(RunState.NEEDS_HELP.value, "the run needs your answer")
