@@ -164,6 +164,9 @@ class PlanProgress:
     tasks: list[TaskProgress]
     current: str | None = None
     """The id of the task the run is in; None before the first starts."""
+    only: str | None = None
+    """The task ``--task`` runs alone: once it passes the run ends, the others left as they
+    are; None: the tasks in order."""
 
     def current_task(self) -> TaskProgress | None:
         return next((task for task in self.tasks if task.id == self.current), None)
@@ -178,7 +181,8 @@ class PlanProgress:
         ]
 
     def to_json(self) -> dict[str, Any]:
-        return {"tasks": [task.to_json() for task in self.tasks], "current": self.current}
+        data = {"tasks": [task.to_json() for task in self.tasks], "current": self.current}
+        return {**data, "only": self.only} if self.only else data
 
     @classmethod
     def from_json(cls, value: Any) -> PlanProgress | None:
@@ -192,6 +196,7 @@ class PlanProgress:
                 for number, task in enumerate(value["tasks"], start=1)
             ],
             current=field_of(value, "current", str, optional=True, within="plan"),
+            only=field_of(value, "only", str, optional=True, within="plan"),
         )
 
 

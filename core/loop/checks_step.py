@@ -18,6 +18,7 @@ from orch_tui.core.domain.state import RunState
 from orch_tui.core.domain.state_records import LastTest
 from orch_tui.core.loop import finishing
 from orch_tui.core.loop.exit_codes import EXIT_SUCCESS
+from orch_tui.core.loop.one_task import finished_alone
 from orch_tui.core.loop.retry import ChecksFailed, Failure
 from orch_tui.core.loop.run import Run
 from orch_tui.core.runlog import layout as runlog
@@ -69,16 +70,18 @@ def _after_passing(run: Run, attempt: int) -> None:
     if run.roles.wants_more(attempt):  # the verifier found gaps
         run.transition(RunState.PATCHING, attempt=attempt + 1)
         return
+    alone: str | None = None
     if run.state.plan is not None:
         following = run.planner.task_passed()
-        if following is not None:
+        alone = finished_alone(run)
+        if following is not None and alone is None:
             run.transition(RunState.GENERATING, attempt=following)
             return
     finishing.finish(
         run,
         RunState.SUCCESS,
         EXIT_SUCCESS,
-        f"all checks passed after {plural(attempt + 1, 'attempt')}",
+        alone or f"all checks passed after {plural(attempt + 1, 'attempt')}",
     )
     hint = run_workspace.merge_hint(run.state.workspace)
     if hint:

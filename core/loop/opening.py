@@ -28,6 +28,7 @@ from orch_tui.core.domain.state import RunState, State, new_run_id
 from orch_tui.core.loop import change_run
 from orch_tui.core.loop.change_run import KEPT_IN_WORKSPACE, workspace_is_empty
 from orch_tui.core.loop.escalation import model_at
+from orch_tui.core.loop.one_task import one_task_refusal, start_one_task
 from orch_tui.core.loop.run import Run
 from orch_tui.core.runlog import layout as runlog
 from orch_tui.core.runlog.writer import RunLog
@@ -49,6 +50,9 @@ def open_run(run: Run) -> State:
         and saved.spec_hash == run.spec.digest
         and run_workspace.same_workspace(saved.workspace, run.paths)
     )
+    refused = one_task_refusal(run.options.task, saved if resumed else None)
+    if refused:
+        raise ReopenRefused(refused)  # before anything moves: nothing changes
     if saved and resumed:
         run_workspace.resume_record(saved.workspace, run.paths)
         run.state = saved
@@ -74,6 +78,7 @@ def open_run(run: Run) -> State:
             )
         )
     continue_if_asked(run, resumed)
+    start_one_task(run)
     if resumed and run.state.state.terminal:
         run.emit(
             Notice(

@@ -29,3 +29,5 @@ class RunOptions:
     the person rejected this way)."""
     ask_when_stuck: bool = False
     """Ask a person instead of failing when stuck (the TUI; --auto follows loop.on_stuck)."""
+    task: str | None = None
+    """--task ID: run this one task of the approved plan, leaving the others as they are."""

@@ -187,6 +187,8 @@ class PlanRunner:
             return None
         task.status = TaskStatus.DONE
         self.context.emit(TaskFinished(task_id=task.id, status=TaskStatus.DONE))
+        if self.context.state.plan is not None and self.context.state.plan.only:
+            return None  # --task: this task ran alone; the others stay as they are
         following = next((t for t in self.tasks if t.status is TaskStatus.PENDING), None)
         if following is None:
             return None

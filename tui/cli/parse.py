@@ -88,6 +88,11 @@ def run_parser() -> argparse.ArgumentParser:
         "--script", type=Path, metavar="FILE", help="recorded turns or logs/<run_id>"
     )
     parser.add_argument(
+        "--task",
+        metavar="ID",
+        help="run one task of the approved plan (its id, e.g. t2), leaving the others as they are",
+    )
+    parser.add_argument(
         "--data",
         type=Path,
         action="append",

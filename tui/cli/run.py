@@ -122,6 +122,7 @@ def _run_locked(args: argparse.Namespace, paths: ProjectPaths, config: Config, s
         continue_run=args.continue_run or args.guidance is not None,
         guidance=args.guidance,
         rework=args.rework,
+        task=args.task,
     )
     if not args.auto:
         from orch_tui.tui.app import run_app  # Textual is imported only here
