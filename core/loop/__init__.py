@@ -10,6 +10,7 @@
 - ``finishing``: How a run stops: a terminal state with its reason, a question for a person, the last event.
 - ``model_step``: The model step (GENERATING / PATCHING): one attempt's conversation, its proposal kept.
 - ``notify``: Telling the person when a run needs them or ends: an event subscriber (``[notify]``).
+- ``one_task``: ``--task ID``: one task of an approved plan, run alone.
 - ``opening``: Opening a run: resume the saved one, or start a new one (``--fresh`` sets the old aside).
 - ``options``: What the command line adds on top of the config for one run: ``RunOptions``.
 - ``plan_runner``: Plan mode in the engine: the planning step, and which task the loop is working on.
