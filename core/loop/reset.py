@@ -1,7 +1,8 @@
 """``orch-tui reset``: undo what the current run did to its workspace, keeping ``logs/``.
 
 The default ``workspace/`` is cleared; an existing folder gets its originals back (outside git)
-or its starting branch checked out (in git), and loses the ``.venv`` orch-tui created there.
+or its starting branch checked out and then the originals of the untracked and ignored files
+the run changed (in git), and loses the ``.venv`` orch-tui created there.
 When the start cannot be checked out (a repository that had no commits, a checkout git refuses)
 nothing is changed and :class:`ResetError` says why: the caller keeps ``state.json``.
 """
@@ -53,7 +54,11 @@ def _undo_in_existing_folder(root: Path, git: GitRecord | None, log_dir: Path | 
                 f"cannot check out {start} in {root} ({exc}); nothing was changed and "
                 f"state.json is kept: fix that (commit or stash), then reset again"
             ) from None
-        return f"checked out {start} in {root}; the run's branch {git.branch} is kept"
+        said = f"checked out {start} in {root}; the run's branch {git.branch} is kept"
+        if log_dir is not None and read_manifest(log_dir / ORIGINALS / MANIFEST):
+            # Untracked and ignored files the run changed: git holds no copy of them.
+            said += "; " + _restore_originals(root, log_dir / ORIGINALS)
+        return said
     if log_dir is None:
         return f"left {root} as it is (no log of the run)"
     return _restore_originals(root, log_dir / ORIGINALS)

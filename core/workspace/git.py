@@ -114,6 +114,15 @@ class Repo:
         done = _git(self.folder, "status", "--porcelain", "--untracked-files=no")
         return [line[3:] for line in done.stdout.splitlines() if line.strip()]
 
+    def untracked(self, paths: Iterable[str]) -> list[str]:
+        """Those of ``paths`` (relative to the folder) git does not track: new, untracked or
+        ignored files, whose contents no commit holds."""
+        paths = sorted(paths)
+        if not paths:
+            return []
+        tracked = set(_git(self.folder, "ls-files", "--", *paths).stdout.splitlines())
+        return [path for path in paths if path not in tracked]
+
     def file_at(self, commit: str, path: str) -> str | None:
         """The text of ``path`` (relative to the folder) in ``commit``; None when it is absent."""
         done = subprocess.run(

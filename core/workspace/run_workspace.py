@@ -6,6 +6,9 @@ be undone without touching anything it did not create.
 
 - In a git work tree the run refuses a dirty tree (unless allowed), works on ``orch/<run_id>``
   and commits every applied attempt (:mod:`core.git`); reset checks the starting branch out.
+  Git holds no copy of an untracked or ignored file: those the run changes are kept as
+  originals as in a plain folder, and reset puts them back after the checkout (which would
+  otherwise delete an untracked file the run had committed on its branch).
 - In a plain existing folder the first time the run changes a file its original bytes are kept
   in ``logs/<run_id>/originals/`` (a file it creates is recorded as new); reset puts them back
   and removes what the run created.
@@ -132,20 +135,23 @@ def protected_tests(record: WorkspaceRecord | None) -> list[str]:
 def keep_originals(
     record: WorkspaceRecord | None, log_dir: Path, files: list[str], commit: Commit | None = None
 ) -> None:
-    """Outside git, keep the original of every file before the run first changes it.
+    """Keep the original of every file before the run first changes it: outside git every
+    file, in git those git does not track (untracked or ignored: no commit holds them).
 
     A file already recorded keeps its first original, so re-applying after a crash and later
     attempts never overwrite it. Reset uses them in an existing folder, restore everywhere.
     The copies are durable before the manifest that names them; with ``commit`` both wait for
     it (the engine's move to TESTING), else the manifest is written at once.
     """
-    if record is None or record.git is not None:
+    if record is None:
         return
     root = Path(record.path)
     folder = log_dir / ORIGINALS
     manifest_path = folder / MANIFEST
     manifest = read_manifest(manifest_path)
     new = [rel for rel in files if rel not in manifest]
+    if record.git is not None and new:
+        new = Repo(root).untracked(new)
     if not new:
         return
     copies = commit or Commit()
@@ -208,12 +214,12 @@ def merge_hint(record: WorkspaceRecord | None) -> str | None:
 
 
 def original_text(record: WorkspaceRecord, log_dir: Path, path: str) -> str | None:
-    """``path`` as it was before the run: from git's start commit, else the originals the run
-    kept; None when it did not exist (or git had no commit yet)."""
-    if record.git is not None:
+    """``path`` as it was before the run: from the originals the run kept, else (in git) from
+    the start commit; None when it did not exist (or git had no commit yet)."""
+    entry = read_manifest(log_dir / ORIGINALS / MANIFEST).get(path)
+    if record.git is not None and entry is None:
         start = record.git.start_commit
         return Repo(Path(record.path)).file_at(start, path) if start else None
-    entry = read_manifest(log_dir / ORIGINALS / MANIFEST).get(path)
     if not entry or not entry.get("existed"):
         return None
     return (log_dir / ORIGINALS / "files" / path).read_bytes().decode("utf-8", errors="replace")
