@@ -245,3 +245,14 @@ def test_a_run_refuses_before_any_model_request_with_the_doctor_line(
     assert "fail  check 'lint' command 'orch-no-such-linter-xyz' not found" in result.stderr
     assert fake.requests == []
     assert project.state() is None
+
+
+def test_doctor_checks_the_provider_and_model_given_on_its_command_line(tmp_path: Path) -> None:
+    """``doctor --provider P --model M`` checks what ``orch-tui spec.md --provider P --model M``
+    would use, not the configured pair (issue 25, item 3)."""
+    with FakeOpenAI([Reply("ok")]) as fake:
+        project = make_project(tmp_path / "p", spec_text="# x\n", key=None)
+        project.env["OPENAI_API_KEY"], project.env["OPENAI_BASE_URL"] = "k", fake.url
+        result = project.run("doctor", "--provider", "openai", "--model", "gpt-test")
+    assert "openai API reachable and model 'gpt-test' accepted" in result.stdout, result.stdout
+    assert "ANTHROPIC" not in result.stdout

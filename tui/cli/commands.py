@@ -108,6 +108,8 @@ def run_subcommand(command: str, args: argparse.Namespace) -> int:
     if command == "doctor":
         from orch_tui.tui.cli.state_commands import doctor
 
+        config.model.name = args.model or config.model.name
+        config.model.provider = args.provider or config.model.provider
         return doctor(paths, config)
     if command == "reset":
         from orch_tui.core.config.paths import ProjectPaths

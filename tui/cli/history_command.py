@@ -44,12 +44,14 @@ def history(paths: ProjectPaths, config: Config, export: str | None) -> int:
 
 
 def _print_runs(paths: ProjectPaths) -> int:
-    """``orch-tui history`` without a terminal: the runs list as tab-separated lines."""
+    """``orch-tui history`` without a terminal: the runs list as tab-separated lines, each
+    led by the run's id (what ``history --export`` and ``--script logs/<run_id>`` take)."""
     from orch_tui.core.history.index import list_runs
     from orch_tui.core.history.resume import mark_resumable
     from orch_tui.tui.widgets.run_columns import RUN_COLUMNS, cell_texts
 
-    print("\t".join(column.heading for column in RUN_COLUMNS))
+    print("\t".join(["Run", *(column.heading for column in RUN_COLUMNS)]))
     for run in mark_resumable(list_runs(paths.logs), paths.state):
-        print("\t".join(escape_controls(text).replace("\t", " ") for text in cell_texts(run)))
+        cells = [run.run_id, *cell_texts(run)]
+        print("\t".join(escape_controls(text).replace("\t", " ") for text in cells))
     return EXIT_SUCCESS

@@ -51,12 +51,55 @@ with --guidance TEXT) · 130 interrupted (state kept: the same command resumes)
 """
 
 
+class _Retried(Exception):
+    """A usage error while :class:`_Parser` looks for unknown options."""
+
+
 class _Parser(argparse.ArgumentParser):
-    """Usage errors exit 1: exit 2 means a safety violation here."""
+    """Usage errors exit 1: exit 2 means a safety violation here. An unknown option is named
+    as one, even when the spec is missing too (``orch-tui --bogus``)."""
+
+    _given: list[str] | None = None
+    _looking = False
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        if not self._looking:
+            self._given = list(sys.argv[1:] if args is None else args)
+        return super().parse_known_args(args, namespace)
 
     def error(self, message: str) -> NoReturn:
+        if self._looking:
+            raise _Retried
+        if message.startswith("the following arguments are required"):
+            unknown = self._unknown_options()
+            message = _unknown_message(unknown) if unknown else message
+        elif message.startswith(UNRECOGNIZED):
+            words = message[len(UNRECOGNIZED) :].split()
+            if all(word.startswith("-") for word in words):
+                message = _unknown_message(words)
         self.print_usage(sys.stderr)
         self.exit(EXIT_FAILED, f"orch-tui: error: {message}\n")
+
+    def _unknown_options(self) -> list[str]:
+        """The options argparse knows not, found by parsing again with every positional given."""
+        positionals = [action for action in self._actions if not action.option_strings]
+        self._looking = True
+        try:
+            _, extra = super().parse_known_args([*(self._given or []), *("x" * len(positionals))])
+        except _Retried:
+            return []
+        finally:
+            self._looking = False
+        return [word for word in extra if word.startswith("-")]
+
+
+UNRECOGNIZED = "unrecognized arguments: "
+
+
+def _unknown_message(options: Sequence[str]) -> str:
+    return f"unknown option{'s' if len(options) > 1 else ''}: {' '.join(options)}"
 
 
 def run_parser() -> argparse.ArgumentParser:
@@ -78,12 +121,7 @@ def run_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--max-cost-usd", type=_dollars, metavar="X", help="stop when the run costs X"
     )
-    parser.add_argument("--model", metavar="M", help="model id sent to the provider")
-    parser.add_argument(
-        "--provider",
-        choices=("anthropic", "openai", "claude-code", "scripted"),
-        help="where turns come from",
-    )
+    _add_model_options(parser)
     parser.add_argument(
         "--script", type=Path, metavar="FILE", help="recorded turns or logs/<run_id>"
     )
@@ -162,6 +200,15 @@ def _version() -> str:
         return "unknown (not installed)"
 
 
+def _add_model_options(parser: argparse.ArgumentParser) -> None:
+    """``--model`` and ``--provider``: for a run, and for ``doctor`` to check them."""
+    parser.add_argument("--model", metavar="M", help="model id sent to the provider")
+    parser.add_argument("--provider", choices=PROVIDERS, help="where turns come from")
+
+
+PROVIDERS = ("anthropic", "openai", "claude-code", "scripted")
+
+
 def sub_parser(command: str) -> argparse.ArgumentParser:
     parser = _Parser(prog=f"orch-tui {command}")
     parser.add_argument("--config", type=Path, metavar="FILE", help="orchestrator.toml to use")
@@ -170,6 +217,8 @@ def sub_parser(command: str) -> argparse.ArgumentParser:
         _add_workspace_option(parser)
     if command == "restore":
         parser.add_argument("attempt", type=int, metavar="K", help="the attempt to go back to")
+    if command == "doctor":
+        _add_model_options(parser)
     if command == "status":
         parser.add_argument("--json", action="store_true", help="print state.json's fields as JSON")
     if command == "verify":

@@ -133,7 +133,7 @@ def reset(paths: ProjectPaths, *, yes: bool) -> int:
         print("remove them? [y/N] ", end="", flush=True)  # input() would prompt on stderr
         if sys.stdin.readline().strip().lower() not in ("y", "yes"):
             print("nothing removed")
-            return EXIT_SUCCESS
+            return EXIT_FAILED  # declined: a script can tell nothing was reset
     log_dir = paths.logs / state.run_id if state is not None else None
     try:
         did = reset_workspace(paths, record, log_dir)

@@ -24,6 +24,24 @@ def test_a_usage_error_exits_1_not_the_safety_code(capsys: pytest.CaptureFixture
     assert "invalid int value" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["--bogus"], "unknown option: --bogus"),  # not "the spec is required"
+        (["spec.md", "--bogus", "--zz"], "unknown options: --bogus --zz"),
+        (["history", "--bogus"], "unknown option: --bogus"),
+        ([], "the following arguments are required: spec"),
+    ],
+)
+def test_an_unknown_option_is_named_as_one(
+    argv: list[str], said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(argv)
+    assert stopped.value.code == 1
+    assert capsys.readouterr().err.endswith(f"orch-tui: error: {said}\n")
+
+
 @pytest.mark.parametrize("value", ["nan", "inf", "-inf", "-0.5", "NaN"])
 def test_a_budget_that_is_not_a_finite_amount_is_refused_naming_the_option(
     value: str, capsys: pytest.CaptureFixture[str]

@@ -114,7 +114,7 @@ def test_reset_on_a_terminal_asks_first(tmp_path: Path) -> None:
     root = project_with_run(tmp_path / "p", {"app.py": "x = 1\n"})
 
     code, screen, _ = run_in_terminal(root, "reset", typed="n\n")
-    assert code == 0 and "remove them? [y/N]" in screen and "nothing removed" in screen
+    assert code == 1 and "remove them? [y/N]" in screen and "nothing removed" in screen
     assert (root / "workspace" / "app.py").exists()
 
     code, screen, _ = run_in_terminal(root, "reset", typed="y\n")
@@ -181,8 +181,15 @@ def test_history_without_a_terminal_prints_a_plain_listing(tmp_path: Path) -> No
     result = run(tmp_path, "history")
 
     assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines()[0].startswith("When\tSpec\tState")
+    assert result.stdout.splitlines()[0].startswith("Run\tWhen\tSpec\tState")
     assert "\x1b" not in result.stdout
+
+
+def test_history_without_a_terminal_leads_each_run_with_its_id(demo_runs) -> None:
+    result = run(demo_runs.root, "history")
+
+    ids = {line.split("\t")[0] for line in result.stdout.splitlines()[1:]}
+    assert ids == {demo_runs.success, demo_runs.failed, demo_runs.unfinished}
 
 
 def test_a_corrupt_state_in_the_tui_is_an_error_on_stderr(tmp_path: Path) -> None:
