@@ -45,6 +45,7 @@ from orch_tui.tui.messages import (
     OpenHistory,
     PlanApproved,
     QuitRun,
+    ResumeRun,
     RetryRun,
     SettingChanged,
 )
@@ -52,7 +53,7 @@ from orch_tui.tui.screens.review.screen import ReviewScreen
 from orch_tui.tui.widgets.run_header import Clock
 
 if TYPE_CHECKING:  # the history screens are imported when first opened: not on a run's launch
-    from orch_tui.tui.screens.history.runs_list import ResumeRun, RunsScreen
+    from orch_tui.tui.screens.history.runs_list import RunsScreen
 
 QUIT_GRACE_S = 2.0
 """How long leaving waits for the engine thread to stop after the review was aborted."""

@@ -101,3 +101,13 @@ class SettingChanged(Message):
         super().__init__()
         self.key = key
         self.value = value
+
+
+class ResumeRun(Message):
+    """The person asked to resume ``run_id``: an unfinished run whose spec still matches, or
+    one given a proposal of the person's to review (history's ``X``)."""
+
+    def __init__(self, run_id: str, spec_path: str) -> None:
+        super().__init__()
+        self.run_id = run_id
+        self.spec_path = spec_path

@@ -6,16 +6,18 @@ after the first attempt to after the second (:func:`~orch_tui.core.history.detai
 Of that change, the hunks the test itself runs are the suspects: the second attempt's coverage
 record (which tests ran each line of what it landed) says which. A hunk that only deletes lines
 has no line left for a test to run, so it is never named; without a coverage record the
-attempt is named with no hunks.
+attempt is named with no hunks. :func:`revert_proposal` turns the suspects into a proposal that
+puts their old lines back, for the person to review like any other.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from orch_tui.core.checks.coverage_map import CoverageMap, hunk_coverage
-from orch_tui.core.domain.proposal import FileChange, Hunk
+from orch_tui.core.domain.proposal import FileChange, Hunk, Proposal
 from orch_tui.core.history.detail import RunDetail, compare
 from orch_tui.core.history.grid import FAILED, PASSED, test_grid
 
@@ -80,3 +82,37 @@ def _blame(detail: RunDetail, test: str, before: int, after: int) -> Blame:
         if function in hunk_coverage(coverage, change, hunk).tests
     )
     return Blame(test, before, after, hunks, measured=True)
+
+
+def revert_proposal(
+    blames: list[Blame], current: Mapping[str, str | None], attempt: int
+) -> tuple[Proposal, list[str]]:
+    """A proposal for ``attempt`` that puts the blamed hunks' old lines back into the files as
+    they are now (``current``: path -> text, None when missing), and what could not be reverted.
+
+    Each hunk's new lines are looked for in the current text: found once, they are replaced by
+    the old ones; gone (a later attempt changed them) or found more than once, the hunk is
+    named in the second list instead and left alone.
+    """
+    texts: dict[str, str | None] = {}
+    left: list[str] = []
+    seen: set[tuple[str, int]] = set()
+    for found in blames:
+        for blamed in found.hunks:
+            change, hunk = blamed.change, blamed.hunk
+            if (change.path, hunk.index) in seen:
+                continue
+            seen.add((change.path, hunk.index))
+            text = texts.get(change.path, current.get(change.path))
+            new = "".join(change.new_lines[hunk.new_start : hunk.new_end])
+            old = "".join(change.old_lines[hunk.old_start : hunk.old_end])
+            if text is None or text.count(new) != 1:
+                left.append(f"{blamed.describe()} (changed since attempt {found.broke_in})")
+                continue
+            texts[change.path] = text.replace(new, old, 1)
+    changes = tuple(
+        FileChange(path, current.get(path), text)
+        for path, text in sorted(texts.items())
+        if text != current.get(path)
+    )
+    return Proposal(attempt, changes), left

@@ -13,6 +13,7 @@
 - ``one_task``: ``--task ID``: one task of an approved plan, run alone.
 - ``opening``: Opening a run: resume the saved one, or start a new one (``--fresh`` sets the old aside).
 - ``options``: What the command line adds on top of the config for one run: ``RunOptions``.
+- ``person_proposal``: A proposal the person prepared (the revert of blamed hunks), put up for review as the next attempt.
 - ``plan_runner``: Plan mode in the engine: the planning step, and which task the loop is working on.
 - ``prompts``: The prompt pieces a run's requests share: the system blocks and the patch prompt.
 - ``reset``: ``orch-tui reset``: undo what the current run did to its workspace, keeping ``logs/``.

@@ -145,17 +145,21 @@ def blame_attempts() -> list[Any]:
     ]
 
 
-def blame_run(root: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, str]:
-    """The real engine (every hunk accepted) through :func:`blame_attempts` in a fresh calc
-    project under ``root``, each attempt's checks recording coverage: (the TuiProject, run id).
-    Attempt 1 breaks test_add, which passed in attempt 0; attempt 2 mends it (SUCCESS)."""
+def blame_run(
+    root: Path, monkeypatch: pytest.MonkeyPatch, attempts: int = 3, max_retries: int = 3
+) -> tuple[Any, str]:
+    """The real engine (every hunk accepted) through the first ``attempts`` of
+    :func:`blame_attempts` in a fresh calc project under ``root``, each attempt's checks
+    recording coverage: (the TuiProject, run id). Attempt 1 breaks test_add, which passed in
+    attempt 0; attempt 2 mends it (SUCCESS). With ``attempts=2, max_retries=1`` the run stops
+    FAILED with test_add broken."""
     from orch_tui.core.domain.events import EventBus
     from orch_tui.core.loop.engine import Engine, RunOptions
     from orch_tui.core.loop.review import AcceptAllReviewer
     from tests.support.tui_support import make_tui_project
 
     record_coverage_in_checks(monkeypatch)
-    project = make_tui_project(root, blame_attempts())
+    project = make_tui_project(root, blame_attempts()[:attempts])
     engine = Engine(
         paths=project.paths,
         config=project.config(),
@@ -163,7 +167,7 @@ def blame_run(root: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, str]:
         provider=project.provider(),
         reviewer=AcceptAllReviewer(),
         bus=EventBus(),
-        options=RunOptions(max_retries=3),
+        options=RunOptions(max_retries=max_retries),
     )
     engine.run()
     return project, engine.state.run_id

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from orch_tui.core.history.blame import blame
-from orch_tui.core.history.detail import load_run
+from orch_tui.core.history.blame import blame, revert_proposal
+from orch_tui.core.history.detail import load_run, workspace_at
 from orch_tui.core.runlog import layout as runlog
 from tests.support.coverage_project import blame_run
 
@@ -51,3 +51,19 @@ def test_without_coverage_the_attempt_is_named_and_the_hunks_are_not(
     (found,) = blame(load_run(copy, run_id))
     assert (found.broke_in, found.hunks, found.measured) == (1, (), False)
     assert found.describe().endswith("(no coverage: the hunks are not known)")
+
+
+def test_the_revert_puts_the_blamed_lines_back_or_names_those_changed_since(
+    run: tuple[Path, str],
+) -> None:
+    root, run_id = run
+    detail = load_run(root / "logs", run_id)
+    blames = blame(detail)
+    after_break = workspace_at(detail, 1)["calc.py"]
+    proposal, left = revert_proposal(blames, {"calc.py": after_break}, 3)
+    (change,) = proposal.changes
+    assert (proposal.attempt, left, len(change.hunks)) == (3, [], 1)  # add only, not div or mul
+    assert change.new_text == after_break.replace("return b - a", "return a + b")
+    mended = workspace_at(detail, 2)["calc.py"]  # attempt 2 mended add itself
+    proposal, left = revert_proposal(blames, {"calc.py": mended}, 3)
+    assert proposal.is_empty and len(left) == 1 and "changed since attempt 1" in left[0]

@@ -26,8 +26,10 @@ from orch_tui.core.history.grid import ABSENT, FAILED, PASSED, SKIPPED, test_gri
 from orch_tui.core.history.plan_history import PLANNING
 from orch_tui.core.util.terminal_text import escape_controls
 from orch_tui.core.util.wording import plural
+from orch_tui.tui.messages import ResumeRun
 from orch_tui.tui.screens.history.attempt import AttemptScreen
 from orch_tui.tui.screens.history.compare import CompareScreen
+from orch_tui.tui.screens.history.revert import propose_revert
 from orch_tui.tui.screens.history.themed import OUTCOME_VARIABLES, ThemedScreen, palette
 from orch_tui.tui.widgets.key_footer import KeyFooter
 from orch_tui.tui.widgets.run_columns import local_time
@@ -75,6 +77,7 @@ class RunScreen(ThemedScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open", "Open attempt", id="run.open"),
         Binding("c", "compare", "Compare", id="run.compare"),
+        Binding("X", "revert_blamed", "Revert blamed", id="run.revert_blamed"),
         Binding("tab", "app.focus_next", "Grid / attempts", show=False, id="run.focus_next"),
         Binding("escape", "back", "Back", id="run.back"),
     ]
@@ -116,6 +119,7 @@ class RunScreen(ThemedScreen):
         self.detail, self.load_error = message.detail, message.error
         self.blames = blame(message.detail) if message.detail is not None else []
         self.repaint()
+        self.refresh_bindings()  # X is offered only when there are hunks to blame
 
     def load_failed(self, error: str) -> None:
         self.load_error = error
@@ -231,6 +235,8 @@ class RunScreen(ThemedScreen):
         for found in self.blames:
             text.append("✗ ", style=style("error", bold=True))
             text.append(escape_controls(found.describe()) + "\n")
+        if any(found.hunks for found in self.blames):
+            text.append("X puts their revert up for review as the run's next attempt")
         shown.update(text)
 
     def _update_status(self) -> None:
@@ -262,6 +268,24 @@ class RunScreen(ThemedScreen):
         self.marked = None
         self.repaint()
         self.app.push_screen(CompareScreen(self.detail, first, second))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "revert_blamed":
+            return any(found.hunks for found in self.blames)
+        return True
+
+    def action_revert_blamed(self) -> None:
+        """Put the blamed hunks' revert up for review as the run's next attempt, and resume it."""
+        if self.detail is None:
+            return
+        if getattr(self.app, "engine_running", False):
+            self.notify("the run is working: revert once it waits or has ended", severity="warning")
+            return
+        run = self.detail.summary
+        said, opened = propose_revert(ProjectPaths(self.logs.parent), run.run_id, self.blames)
+        self.notify(said, severity="information" if opened else "warning", markup=False)
+        if opened:
+            self.post_message(ResumeRun(run.run_id, run.spec_path))
 
     def action_back(self) -> None:
         if self.marked is not None:

@@ -31,6 +31,7 @@ from orch_tui.core.history.scan import RunSummary
 from orch_tui.core.history.search import RunSearch, sort_runs
 from orch_tui.core.util.terminal_text import escape_controls
 from orch_tui.core.util.wording import plural
+from orch_tui.tui.messages import ResumeRun
 from orch_tui.tui.screens.history.run import RunScreen
 from orch_tui.tui.screens.history.themed import ThemedScreen
 from orch_tui.tui.widgets.key_footer import KeyFooter
@@ -39,15 +40,6 @@ from orch_tui.tui.widgets.runs_table import RunsTable
 
 # Text columns sort A→Z first; numbers and times sort largest/newest first.
 _ASCENDING_FIRST = {"spec", "state", "stop_reason"}
-
-
-class ResumeRun(Message):
-    """The person asked to resume ``run_id`` (an unfinished run whose spec still matches)."""
-
-    def __init__(self, run_id: str, spec_path: str) -> None:
-        super().__init__()
-        self.run_id = run_id
-        self.spec_path = spec_path
 
 
 class RunsScreen(ThemedScreen):

@@ -27,12 +27,13 @@ from orch_tui.core.history.scan import RunSummary
 from orch_tui.core.runlog import layout as runlog
 from orch_tui.core.util.terminal_text import is_unsafe
 from orch_tui.themes import DEFAULT_THEME, register_themes, theme_variable_defaults
+from orch_tui.tui.messages import ResumeRun
 from orch_tui.tui.screens.history import run as run_screen
 from orch_tui.tui.screens.history import runs_list
 from orch_tui.tui.screens.history.attempt import AttemptScreen
 from orch_tui.tui.screens.history.compare import CompareScreen
 from orch_tui.tui.screens.history.run import RunScreen
-from orch_tui.tui.screens.history.runs_list import ResumeRun, RunsScreen
+from orch_tui.tui.screens.history.runs_list import RunsScreen
 from orch_tui.tui.widgets.diff.view import DiffView
 from orch_tui.tui.widgets.runs_table import RunsTable
 from tests.core.history.test_history import DemoProject

@@ -11,13 +11,20 @@ from textual.app import App
 from textual.widgets import Static
 
 from orch_tui.themes import DEFAULT_THEME, register_themes, theme_variable_defaults
+from orch_tui.tui.messages import ResumeRun
 from orch_tui.tui.screens.history.attempt import AttemptScreen
 from orch_tui.tui.screens.history.run import RunScreen
 from orch_tui.tui.widgets.diff.coverage_gutter import COVERED_MARK, NOTE_MARK, UNCOVERED_MARK
 from orch_tui.tui.widgets.diff.rows import RowKind
 from orch_tui.tui.widgets.diff.view import DiffView
 from tests.support.coverage_project import blame_run
-from tests.support.tui_support import wait_for, wait_for_history, wait_for_screen
+from tests.support.tui_support import (
+    wait_for,
+    wait_for_finish,
+    wait_for_history,
+    wait_for_review,
+    wait_for_screen,
+)
 from tests.tui.widgets.diff.test_diff_view import row_text
 
 pytestmark = pytest.mark.anyio
@@ -58,6 +65,8 @@ async def test_the_run_names_the_attempt_and_hunk_that_broke_a_test_and_its_diff
         shown = str(screen.query_one("#blame", Static).render())
         blamed = "tests/test_calc.py::test_add passed in attempt 0, broken by attempt 1: calc.py"
         assert blamed + " line" in shown
+        assert "X puts their revert up for review" in shown
+        assert screen.check_action("revert_blamed", ()) is True
         assert screen.query_one("#blame").display
         await pilot.press("down", "enter")  # attempt 1
         attempt = await wait_for_screen(pilot, app, AttemptScreen, "attempt 1")
@@ -85,3 +94,58 @@ async def test_a_run_without_flips_shows_no_blame(run: tuple[Any, str], tmp_path
     async with app.run_test(size=SIZE) as pilot:
         screen = await wait_for_history(pilot, app, RunScreen, "the run")
         assert not screen.blames and not screen.query_one("#blame").display
+        assert screen.check_action("revert_blamed", ()) is False  # not offered
+
+
+class ResumingRunHost(RunHost):
+    def __init__(self, logs: Path, run_id: str) -> None:
+        super().__init__(logs, run_id)
+        self.resumed: list[str] = []
+
+    def on_resume_run(self, message: ResumeRun) -> None:
+        self.resumed.append(message.run_id)
+
+
+async def test_x_puts_the_revert_of_the_blamed_hunks_up_for_review_and_it_lands_only_reviewed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project, run_id = blame_run(tmp_path / "project", monkeypatch, attempts=2, max_retries=1)
+    assert project.state()["state"] == "FAILED"
+    broken = project.read("calc.py")
+    assert broken is not None and "return b - a" in broken
+    history = ResumingRunHost(project.root / "logs", run_id)
+    async with history.run_test(size=SIZE) as pilot:
+        await wait_for_history(pilot, history, RunScreen, "the run")
+        await pilot.press("X")
+        await wait_for(pilot, lambda: history.resumed == [run_id], "the run to be resumed")
+    # Nothing was applied: the revert waits as attempt 2's proposal, in review.
+    assert project.read("calc.py") == broken
+    assert (project.state()["state"], project.state()["attempt"]) == ("REVIEWING", 2)
+    (change,) = project.log_json(2, "proposal.json")["changes"]
+    assert change["path"] == "calc.py"
+    assert change["new_text"] == broken.replace("return b - a", "return a + b")
+    # Resumed (as `orch-tui spec.md` does), it is reviewed like any proposal, then tested.
+    app = project.app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await wait_for_review(pilot, app, 2)
+        view = screen.query_one(DiffView)
+        assert view.change is not None and view.change.path == "calc.py"
+        assert any("return a + b" in row_text(view, i) for i in view.rows.hunk_rows(0))
+        await pilot.press("y", "enter")
+        assert await wait_for_finish(pilot, app) == "SUCCESS"
+        await pilot.press("q")
+    assert project.read("calc.py") == change["new_text"]
+    assert project.log_json(2, "decisions.json")["hunks"]["calc.py"] == ["accepted"]
+
+
+async def test_x_on_a_run_whose_breakage_was_mended_has_nothing_to_revert(
+    run: tuple[Any, str],
+) -> None:
+    project, run_id = run
+    history = ResumingRunHost(project.root / "logs", run_id)
+    async with history.run_test(size=SIZE) as pilot:
+        await wait_for_history(pilot, history, RunScreen, "the run")
+        await pilot.press("X")
+        await pilot.pause()
+    assert history.resumed == [] and project.state()["state"] == "SUCCESS"
+    assert not (project.run_dir() / "attempt-03").exists()
