@@ -112,7 +112,11 @@ def same_workspace(record: WorkspaceRecord | None, paths: ProjectPaths) -> bool:
 
 
 def resume_record(record: WorkspaceRecord | None, paths: ProjectPaths) -> None:
-    """Make the workspace ready again; back on the run's branch if another one is checked out."""
+    """Make the workspace ready again; back on the run's branch if another one is checked out.
+
+    Uncommitted changes to tracked files on that other branch are the person's work there:
+    ``git checkout`` would carry them onto the run's branch, where the run would test them and
+    commit them with its next attempt. That is refused (WorkspaceError), nothing moved."""
     refuse_misplaced(paths)
     if paths.is_default_workspace:
         paths.workspace.mkdir(parents=True, exist_ok=True)
@@ -120,7 +124,16 @@ def resume_record(record: WorkspaceRecord | None, paths: ProjectPaths) -> None:
         return
     branch = record.git.branch
     repo = Repo(Path(record.path))
-    if repo.current_branch() != branch:
+    current = repo.current_branch()
+    if current != branch:
+        changed = repo.tracked_changes()
+        if changed:
+            shown = ", ".join(changed[:5]) + (" ..." if len(changed) > 5 else "")
+            raise WorkspaceError(
+                f"{record.path} has uncommitted changes on {current or 'a detached HEAD'} "
+                f"({shown}); the run works on {branch}, and checking it out would carry them "
+                "there: commit or stash them (`git stash`), then run the same command again"
+            )
         try:
             repo.checkout(branch)
         except GitError as exc:

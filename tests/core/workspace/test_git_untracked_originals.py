@@ -93,3 +93,36 @@ def test_restore_to_an_attempt_in_git_knows_the_persons_untracked_original(
     assert original_text(engine.state.workspace, log_dir, "notes.txt") == NOTES
     assert original_text(engine.state.workspace, log_dir, "local.cfg") == LOCAL
     assert original_text(engine.state.workspace, log_dir, "README.md") == "# calc\n"
+
+
+def test_continue_refuses_to_carry_uncommitted_work_onto_the_runs_branch(
+    project: Path, repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 22, item 9: after a stopped run the person goes back to main and edits a tracked
+    file; ``--continue`` checked the run's branch out over it, carrying the edit along (the
+    run then tested it and committed it as its own). Now: exit 1, nothing moved."""
+    engine = make_engine(project, repo, overwriting_attempts()[:1])
+    engine.run()  # attempt 0 fails its test; the script has no attempt 1: the run stops
+    saved = (project / "state.json").read_text()
+    git(repo, "checkout", "--quiet", "main")
+    (repo / "README.md").write_text("# calc, my edit on main\n")
+    (project / "orchestrator.toml").write_text("")
+    script = project / "script.json"
+    script.write_text('{"attempts": []}')
+
+    code = main(
+        [
+            str(project / "spec.md"), "--auto", "--continue", "--workspace", str(repo),
+            "--config", str(project / "orchestrator.toml"),
+            "--provider", "scripted", "--script", str(script),
+        ]
+    )  # fmt: skip
+
+    err = capsys.readouterr().err
+    assert code == 1, err
+    assert "uncommitted changes on main (README.md)" in err and "git stash" in err
+    assert "Traceback" not in err
+    assert git(repo, "branch", "--show-current") == "main"
+    assert (repo / "README.md").read_text() == "# calc, my edit on main\n"
+    assert git(repo, "status", "--porcelain", "--untracked-files=no") == "M README.md"
+    assert (project / "state.json").read_text() == saved
