@@ -29,6 +29,9 @@ from pathlib import Path
 
 from orch_tui.core.util.atomic import remove_temp_files
 
+PROC = Path("/proc")
+"""Linux's process table; absent elsewhere, where start times are unknown (None)."""
+
 RUNNING_DIR = "orch-running"
 """Folder in the project holding one file per running check's process group."""
 
@@ -42,7 +45,7 @@ def trial_prefix(workspace: Path) -> str:
 def start_time(pid: int) -> int | None:
     """When ``pid`` started (clock ticks after boot), or None: gone or not Linux."""
     try:
-        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
+        stat = (PROC / str(pid) / "stat").read_text(encoding="ascii", errors="replace")
     except OSError:
         return None
     fields = stat.rsplit(")", 1)[-1].split()  # the name, in parentheses, may hold spaces

@@ -32,7 +32,10 @@ def _load_prctl() -> object | None:
         return None
     # The interpreter's own symbols, libc's among them: ``find_library("c")`` would run
     # ``ldconfig -p`` in a child process on every start.
-    return ctypes.CDLL(None, use_errno=True).prctl
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (AttributeError, OSError):  # a libc without it, or no symbols of the interpreter's
+        return None
 
 
 # Loaded now, not in a forked child: loading a library between fork and exec can deadlock.

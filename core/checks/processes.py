@@ -96,7 +96,7 @@ def run_process(
     try:
         with recorded(running, process.pid):
             try:
-                exited = _wait_for_exit(process.pid, started + timeout_s)
+                exited = _wait_for_exit(process, started + timeout_s)
             finally:
                 # The main process has exited (still a zombie, so its pid names the group) or
                 # it is being given up on: either way nothing of the group may live on.
@@ -111,7 +111,7 @@ def run_process(
     return Finished(process.returncode, not exited, time.monotonic() - started, output, dropped)
 
 
-def _wait_for_exit(pid: int, deadline: float) -> bool:
+def _wait_for_exit(process: subprocess.Popen[bytes], deadline: float) -> bool:
     """Wait until the process exits or the deadline passes; True if it exited.
 
     The process is left a zombie (``WNOWAIT``; a pidfd does not reap it either), so its pid,
@@ -121,9 +121,9 @@ def _wait_for_exit(pid: int, deadline: float) -> bool:
     would be in every check's time.
     """
     try:
-        pidfd = os.pidfd_open(pid)
+        pidfd = os.pidfd_open(process.pid)
     except (AttributeError, OSError):  # not Linux, or a kernel or seccomp policy without it
-        return _poll_for_exit(pid, deadline)
+        return _poll_for_exit(process, deadline)
     try:
         poller = select.poll()
         poller.register(pidfd, select.POLLIN)
@@ -139,18 +139,29 @@ def _wait_for_exit(pid: int, deadline: float) -> bool:
         os.close(pidfd)
 
 
-def _poll_for_exit(pid: int, deadline: float) -> bool:
+def _poll_for_exit(process: subprocess.Popen[bytes], deadline: float) -> bool:
     """:func:`_wait_for_exit` without a pidfd: ask every few milliseconds, then every
     :data:`_POLL_S`."""
     delay = 0.001
     while True:
-        if os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None:
+        if _has_exited(process):
             return True
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             return False
         time.sleep(min(delay, remaining))
         delay = min(delay * 2, _POLL_S)
+
+
+def _has_exited(process: subprocess.Popen[bytes]) -> bool:
+    """Whether ``process`` exited: left unreaped with ``waitid`` (Linux, and macOS from Python
+    3.13); reaped by ``poll`` where there is no ``waitid``. Reaped, the leader's pid may name
+    a new process before the group is killed, but not while a member of the group lives on
+    (POSIX reuses no pid that is still a process group's id), so the kill still reaches them."""
+    waitid = getattr(os, "waitid", None)
+    if waitid is None:
+        return process.poll() is not None
+    return waitid(os.P_PID, process.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
 
 
 # Process groups of checks running right now, so a process that must leave at once

@@ -31,7 +31,7 @@ def test_the_wait_is_woken_by_the_exit_not_by_polling(monkeypatch) -> None:
     process = _sleeper(0.2)
     monkeypatch.setattr(time, "sleep", polled)
     try:
-        assert processes._wait_for_exit(process.pid, time.monotonic() + 60)
+        assert processes._wait_for_exit(process, time.monotonic() + 60)
         assert _exited(process.pid)  # and still a zombie: its pid cannot be reused yet
     finally:
         process.kill()
@@ -48,9 +48,9 @@ def test_the_wait_gives_up_at_the_deadline_and_sees_an_exit_either_way(
         pytest.skip("pidfds are Linux's")
     lasting, brief = _sleeper(60), _sleeper(0)
     try:
-        assert not processes._wait_for_exit(lasting.pid, time.monotonic() + 0.2)
+        assert not processes._wait_for_exit(lasting, time.monotonic() + 0.2)
         assert lasting.poll() is None
-        assert processes._wait_for_exit(brief.pid, time.monotonic() + 60)
+        assert processes._wait_for_exit(brief, time.monotonic() + 60)
         assert _exited(brief.pid)
     finally:
         for process in (lasting, brief):
