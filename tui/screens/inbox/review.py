@@ -62,7 +62,10 @@ class InboxReviewScreen(DecisionsScreen):
     ]
 
     def __init__(self, opened: OpenedRun, target: Path, config: Config) -> None:
-        super().__init__(config, ProjectPaths(opened.entry.folder))
+        paths = ProjectPaths(opened.entry.folder)
+        record = opened.entry.state.workspace
+        # The trial copies the run's own workspace (``worktree`` for a batch given --workspace).
+        super().__init__(config, paths.with_workspace(record.path) if record else paths)
         self.opened = opened
         self.target = target
         self.review: ReviewRecord | None = None

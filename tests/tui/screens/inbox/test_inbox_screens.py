@@ -8,6 +8,7 @@ reason the rejected hunk goes back to the model as a new attempt.
 from __future__ import annotations
 
 import json
+import subprocess
 import time
 from pathlib import Path
 
@@ -21,12 +22,21 @@ from orch_tui.core.checks.coverage_map import CoverageMap, FileCoverage, coverag
 from orch_tui.core.config.models import load_config
 from orch_tui.core.domain.state import RunState
 from orch_tui.core.runlog.layout import COVERAGE
+from orch_tui.core.workspace.git import git_command, git_env
 from orch_tui.tui.inbox_app import InboxApp
 from orch_tui.tui.screens.dialogs import FeedbackScreen
 from orch_tui.tui.screens.inbox.review import InboxReviewScreen
 from orch_tui.tui.screens.inbox.runs import InboxScreen
 from orch_tui.tui.widgets.diff.view import DiffView
-from tests.support.inbox_support import CALC, EXTRA_AGAIN, TEST, batch_project
+from tests.e2e.test_batch_workspace import make_repo
+from tests.support.inbox_support import (
+    CALC,
+    EXTRA_AGAIN,
+    TEST,
+    batch_project,
+    make_batch_project,
+    run_batch,
+)
 from tests.support.tui_support import wait_for, wait_for_screen
 
 pytestmark = pytest.mark.anyio
@@ -185,4 +195,27 @@ async def test_the_last_checks_coverage_marks_the_runs_new_lines(project: Path) 
         assert view.change is not None and view.change.path == "calc.py"
         await wait_for(pilot, lambda: view.coverage is not None, "the coverage marks")
         assert screen.coverage is not None and screen.coverage[0] == 0
+        await pilot.press("escape")
+
+
+async def test_the_trial_runs_on_the_runs_own_worktree(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "mine")
+    (repo / "tests").mkdir()
+    (repo / "tests" / "test_mine.py").write_text("def test_mine():\n    assert True\n")
+    subprocess.run(
+        git_command("add", "."), cwd=repo, env=git_env(), check=True, capture_output=True
+    )
+    subprocess.run(
+        git_command("-c", "user.name=p", "-c", "user.email=p@x", "commit", "-qm", "tests"),
+        cwd=repo, env=git_env(), check=True, capture_output=True,
+    )  # fmt: skip
+    project = make_batch_project(tmp_path / "project")
+    run_batch(project, "--workspace", str(repo))
+    app = InboxApp(project, load_config(project / "orchestrator.toml"), lambda entry: repo)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_first(pilot, app)
+        assert screen.paths.workspace.name == "worktree"
+        await pilot.press("t")
+        await wait_for(pilot, lambda: "passed" in screen.trial_text, "the trial's result", 120)
+        assert "with this proposal: 2 passed" in screen.trial_text  # the repository's test too
         await pilot.press("escape")
