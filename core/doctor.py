@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from orch_tui.core.attempt.prompt_templates import override_problems
 from orch_tui.core.checks.declarations import DeclarationError, declared_requirements
 from orch_tui.core.checks.installer import installer_command
 from orch_tui.core.checks.pytest_config import is_pytest
@@ -150,6 +151,10 @@ def local_findings(paths: ProjectPaths, config: Config) -> list[Finding]:
     if env_finding is not None:
         findings.append(env_finding)
     findings.append(_writable_finding(paths.root))
+    findings += [
+        Finding(False, "prompt templates in prompts/ fill in", problem)
+        for problem in override_problems(paths.prompts)
+    ]
     return findings
 
 

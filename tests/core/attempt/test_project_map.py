@@ -102,9 +102,9 @@ def test_a_small_project_is_still_sent_whole(tmp_path: Path) -> None:
 def test_templates_beside_the_config_override_the_packaged_ones(tmp_path: Path) -> None:
     prompts = tmp_path / "prompts"
     prompts.mkdir()
-    (prompts / "generate.md").write_text("OURS: build it. Files: $listing $unknown\n")
+    (prompts / "generate.md").write_text("OURS: build it. Files: $listing $$5\n")
     assert generation_prompt(tmp_path / "ws", prompts) == (
-        "OURS: build it. Files: (none: the workspace is empty) $unknown\n"
+        "OURS: build it. Files: (none: the workspace is empty) $5\n"
     )
     assert "Build the project the spec describes" in generation_prompt(tmp_path / "ws", None)
     assert "str_replace_based_edit_tool" in system_prompt(Config(), prompts)  # not overridden
