@@ -17,7 +17,9 @@ from orch_tui.core.domain.tools import EDITOR_TOOL_NAME as TOOL_NAME
 from orch_tui.core.workspace.boundary import VIRTUAL_ROOT, ProtectedPath
 from orch_tui.core.workspace.staging import Staging
 
-COMMANDS = ("view", "create", "str_replace", "insert")
+COMMANDS = ("view", "create", "str_replace", "insert", "delete")
+"""Anthropic's commands, and ``delete``: not in Anthropic's tool, but a provider that edits files
+by itself (Claude Code) hands its deletions to the attempt as this command."""
 
 LOCKED_TEST = (
     "Error: {path} is a test that existed before this attempt: the tests are the contract and "
@@ -69,6 +71,7 @@ class EditorTool:
             "create": self._create,
             "str_replace": self._str_replace,
             "insert": self._insert,
+            "delete": self._delete,
         }
 
     def run(self, tool_input: Mapping[str, object]) -> ToolOutcome:
@@ -194,6 +197,18 @@ class EditorTool:
             f"The file {path} has been edited. Here's the result of running `cat -n` on a "
             f"snippet of the edited file:\n{snippet}\n"
         )
+
+    def _delete(self, _tool_input: Mapping[str, object], path: str) -> str:
+        self._refuse_protected(path)
+        try:
+            self.staging.delete(path)
+        except ProtectedPath as error:
+            raise _ToolError(f"Error: {path} is protected and cannot be edited") from error
+        except IsADirectoryError as error:
+            raise _ToolError(f"Error: {path} is a directory; `delete` removes one file.") from error
+        except FileNotFoundError as error:
+            raise _ToolError(f"Error: File not found: {path}") from error
+        return f"File deleted successfully at: {path}"
 
     # --- helpers --------------------------------------------------------------------------
 

@@ -7,10 +7,11 @@ process group of its own, ended once ``claude`` exits or its time is up, so a ch
 behind holding stdout neither stalls the run nor outlives it.
 
 What it wrote is handed to the attempt as text editor ``create`` calls, one per new or changed
-text file, so it goes into the staging overlay and becomes a proposal reviewed hunk by hunk
-like any other; nothing reaches the workspace before that. Binary files and deletions cannot
-ride in a text proposal: they are never turned into text (a binary file stays byte for byte as
-it was) and the answer names each one, so the person sees what Claude Code wanted. Claude
+text file, and ``delete`` calls, one per file it removed, so it goes into the staging overlay
+and becomes a proposal reviewed hunk by hunk like any other; nothing reaches the workspace
+before that. Binary files cannot ride in a text proposal: they are never turned into text (a
+binary file stays byte for byte as it was) and the answer names each one, so the person sees
+what Claude Code wanted. Claude
 Code's reported token usage and dollar cost are checked (:mod:`core.providers.figures`) and
 recorded.
 """
@@ -95,11 +96,14 @@ class ClaudeCodeProvider:
             on_text(text)
         content: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
         content += [_create(index, name, data) for index, (name, data) in enumerate(edits.text)]
+        content += [
+            _delete(index, name) for index, name in enumerate(edits.deleted, len(edits.text))
+        ]
         if not content:
             content = [{"type": "text", "text": "Claude Code made no changes."}]
         return AssistantTurn(
             content=content,
-            stop_reason="tool_use" if edits.text else "end_turn",
+            stop_reason="tool_use" if edits.text or edits.deleted else "end_turn",
             usage=usage,
             model=request.model,
             cost_usd=cost,
@@ -190,7 +194,8 @@ def _read(stream: IO[bytes]) -> str:
 
 @dataclass
 class _Edits:
-    """What Claude Code did to the copy: text files to propose, and what cannot be proposed."""
+    """What Claude Code did to the copy: text files and deletions to propose, and binary files,
+    which cannot be proposed."""
 
     text: list[tuple[str, str]]
     binary: list[str]
@@ -210,23 +215,25 @@ class _Edits:
 
     def note(self) -> str:
         """What the proposal cannot carry, said for the person ("" when nothing)."""
-        lines = [
+        return "\n".join(
             f"Claude Code changed the binary file {name}; binary files cannot be proposed, so "
             "it stays as it was."
             for name in self.binary
-        ]
-        lines += [
-            f"Claude Code deleted {name}; deletions cannot be proposed yet, so it stays: delete "
-            "it yourself if you agree."
-            for name in self.deleted
-        ]
-        return "\n".join(lines)
+        )
 
 
 def _create(index: int, name: str, text: str) -> dict[str, Any]:
+    return _tool_use(index, {"command": "create", "path": name, "file_text": text})
+
+
+def _delete(index: int, name: str) -> dict[str, Any]:
+    return _tool_use(index, {"command": "delete", "path": name})
+
+
+def _tool_use(index: int, tool_input: dict[str, Any]) -> dict[str, Any]:
     return {
         "type": "tool_use",
         "id": f"claude_code_{index}",
         "name": TOOL_NAME,
-        "input": {"command": "create", "path": name, "file_text": text},
+        "input": tool_input,
     }

@@ -25,13 +25,14 @@ class Staging:
     """An in-memory overlay on top of the workspace: the model's edits land here, never on disk.
 
     Overlay keys are the normalised real relative paths from :func:`to_relative`, so two names
-    for one file (``a.py``, ``/workspace/a.py``, a symlink) share one entry.
+    for one file (``a.py``, ``/workspace/a.py``, a symlink) share one entry; an entry of None
+    is a file staged for deletion.
     """
 
     def __init__(self, root: Path, protected: Sequence[str] = ()) -> None:
         self.root = root
         self.protected = tuple(protected)
-        self._overlay: dict[str, str] = {}
+        self._overlay: dict[str, str | None] = {}
         self._base = os.path.realpath(root)
         """The workspace's real location, resolved once: the run made it and nothing moves it."""
 
@@ -75,13 +76,34 @@ class Staging:
         parts = key.split("/")
         for depth in range(1, len(parts)):
             parent = "/".join(parts[:depth])
-            if parent in self._overlay or (self.root / parent).is_file():
+            if self._overlay.get(parent) is not None or (self.root / parent).is_file():
                 raise NotADirectoryError(f"{parent} is a file, not a directory")
         self._overlay[key] = text
 
+    def delete(self, rel: str) -> None:
+        """Stage the file's removal (a file only staged is simply dropped).
+
+        Raises :class:`SafetyViolation`, :class:`ProtectedPath`, ``IsADirectoryError`` for a
+        folder and ``FileNotFoundError`` when there is no such file.
+        """
+        real, key = self._locate(rel)
+        if self._protected(rel, key):
+            raise ProtectedPath(posixpath.normpath(strip_virtual_root(rel)))
+        if self._is_dir(real, key):
+            raise IsADirectoryError(f"{rel} is a directory")
+        on_disk = os.path.isfile(real)
+        if self._overlay.get(key, "" if on_disk else None) is None:
+            raise FileNotFoundError(f"{rel} does not exist")
+        if on_disk:
+            self._overlay[key] = None
+        else:
+            del self._overlay[key]
+
     def exists(self, rel: str) -> bool:
         real, key = self._locate(rel)
-        return key in self._overlay or self._is_dir(real, key) or os.path.exists(real)
+        if key in self._overlay:
+            return self._overlay[key] is not None or self._is_dir(real, key)
+        return self._is_dir(real, key) or os.path.exists(real)
 
     def is_dir(self, rel: str) -> bool:
         """True for folders on disk and for folders that only staged files imply."""
@@ -90,7 +112,9 @@ class Staging:
     def _is_dir(self, real: str, key: str) -> bool:
         if key == "" or os.path.isdir(real):
             return True
-        return any(path.startswith(f"{key}/") for path in self._overlay)
+        return any(
+            path.startswith(f"{key}/") for path, text in self._overlay.items() if text is not None
+        )
 
     def listing(self, rel: str = "", depth: int = 2) -> list[str]:
         """Paths under ``rel`` up to ``depth`` levels down, disk and overlay merged.
@@ -118,8 +142,9 @@ class Staging:
                 entries.update(
                     f"{prefix}{inner}{name}" for name in files if inside(root_real, folder, name)
                 )
-        for path in self._overlay:
-            if not path.startswith(prefix):
+        entries.difference_update(path for path, text in self._overlay.items() if text is None)
+        for path, text in self._overlay.items():
+            if text is None or not path.startswith(prefix):
                 continue
             parts = path[len(prefix) :].split("/")
             if any(part in SKIPPED_DIRS for part in parts):
@@ -134,7 +159,8 @@ class Staging:
         return sorted(key for key, text in self._overlay.items() if text != self._disk_text(key))
 
     def to_proposal(self, attempt: int) -> Proposal:
-        """The staged edits as a proposal: only files whose text differs from disk."""
+        """The staged edits as a proposal: only files whose text differs from disk (a staged
+        deletion is a change whose new text is None)."""
         changes = tuple(
             FileChange(path=key, old_text=self._disk_text(key), new_text=self._overlay[key])
             for key in self.changed_paths()

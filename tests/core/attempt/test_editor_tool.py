@@ -293,7 +293,7 @@ def test_undo_edit_is_not_supported(tool: EditorTool) -> None:
 
 
 def test_unknown_and_missing_command(tool: EditorTool) -> None:
-    assert "Unrecognized command delete" in err(tool.run({"command": "delete", "path": "a.py"}))
+    assert "Unrecognized command rename" in err(tool.run({"command": "rename", "path": "a.py"}))
     assert "`command` is required" in err(tool.run({"path": "a.py"}))
     assert "`path` is required" in err(tool.run({"command": "view"}))
 
@@ -353,3 +353,50 @@ def test_editing_never_touches_disk(tool: EditorTool, root: Path) -> None:
     ok(tool.run({"command": "str_replace", "path": "pkg/mod.py", "old_str": "two", "new_str": "2"}))
     ok(tool.run({"command": "insert", "path": "dup.py", "insert_line": 0, "new_str": "# hi"}))
     assert {p: p.read_bytes() for p in root.rglob("*") if p.is_file()} == before
+
+
+# --- delete (what Claude Code removed, handed on by its provider) -------------------------------
+
+
+def test_delete_stages_the_removal_as_a_deleted_file_in_the_proposal(
+    tool: EditorTool, staging: Staging, root: Path
+) -> None:
+    assert ok(tool.run({"command": "delete", "path": "/workspace/pkg/mod.py"})) == (
+        "File deleted successfully at: /workspace/pkg/mod.py"
+    )
+    assert (root / "pkg" / "mod.py").exists()  # nothing reaches disk before review
+    assert not staging.exists("pkg/mod.py") and staging.read("pkg/mod.py") is None
+    assert "pkg/mod.py" not in staging.listing()
+    assert err(tool.run({"command": "view", "path": "pkg/mod.py"})).startswith("Error: File not")
+    (change,) = staging.to_proposal(0).changes
+    assert (change.path, change.old_text, change.new_text) == (
+        "pkg/mod.py",
+        "one\ntwo\nthree\n",
+        None,
+    )
+    ok(tool.run({"command": "create", "path": "pkg/mod.py", "file_text": "back\n"}))
+    assert staging.to_proposal(0).changes[0].new_text == "back\n"
+
+
+def test_deleting_a_file_only_staged_leaves_no_change(tool: EditorTool, staging: Staging) -> None:
+    ok(tool.run({"command": "create", "path": "new.py", "file_text": "x = 1\n"}))
+    ok(tool.run({"command": "delete", "path": "new.py"}))
+    assert staging.to_proposal(0).changes == ()
+    assert err(tool.run({"command": "delete", "path": "new.py"})) == "Error: File not found: new.py"
+
+
+def test_delete_refuses_folders_protected_and_locked_files_and_outside_paths(
+    staging: Staging, root: Path
+) -> None:
+    (root / "tests").mkdir()
+    (root / "tests" / "test_spec_a.py").write_text("def test_a():\n    pass\n")
+    (root / "tests" / "test_b.py").write_text("def test_b():\n    pass\n")
+    tool = EditorTool(staging, locked=["tests/test_b.py"])
+    assert "is a directory" in err(tool.run({"command": "delete", "path": "pkg"}))
+    assert "protected" in err(tool.run({"command": "delete", "path": "tests/test_spec_a.py"}))
+    assert "the tests are the contract" in err(
+        tool.run({"command": "delete", "path": "tests/test_b.py"})
+    )
+    with pytest.raises(SafetyViolation):
+        tool.run({"command": "delete", "path": "../outside.py"})
+    assert staging.to_proposal(0).changes == ()

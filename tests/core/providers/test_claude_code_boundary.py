@@ -90,14 +90,16 @@ def test_a_binary_file_is_never_turned_into_text(tmp_path: Path) -> None:
     assert (tmp_path / "workspace" / "blob.bin").read_bytes() == original
 
 
-def test_a_deletion_is_named_not_dropped_silently(tmp_path: Path) -> None:
+def test_a_deletion_is_handed_on_as_a_delete_call(tmp_path: Path) -> None:
     claude = fake_claude(tmp_path, "Path('old.py').unlink()")
     chooser = provider(tmp_path, claude)
     (tmp_path / "workspace" / "old.py").write_text("gone = True\n")
 
     turn = chooser.complete(request(), lambda _: None)
 
-    assert "Claude Code deleted old.py" in turn.content[0]["text"]
+    calls = [b["input"] for b in turn.content if b["type"] == "tool_use"]
+    assert calls == [{"command": "delete", "path": "old.py"}]
+    assert turn.stop_reason == "tool_use"
     assert (tmp_path / "workspace" / "old.py").exists()  # nothing reaches it before review
 
 

@@ -37,10 +37,14 @@ print(json.dumps({{
 '''
 
 
-def install_stub(bin_dir: Path, log: Path) -> None:
+def install_stub(bin_dir: Path, log: Path, *, deleting: str | None = None) -> None:
+    """The stub on ``bin_dir``; with ``deleting``, it also removes that file."""
     bin_dir.mkdir(parents=True, exist_ok=True)
     stub = bin_dir / "claude"
-    stub.write_text(STUB.format(python=sys.executable, log=str(log), app=APP, test=TEST))
+    text = STUB.format(python=sys.executable, log=str(log), app=APP, test=TEST)
+    if deleting is not None:
+        text = text.replace("print(json.dumps", f"Path({deleting!r}).unlink()\nprint(json.dumps")
+    stub.write_text(text)
     stub.chmod(0o755)
 
 
@@ -71,6 +75,27 @@ def test_claude_code_edits_in_a_copy_become_the_reviewed_proposal(tmp_path: Path
     assert state["cost_usd"] == 0.0421  # the cost claude reported, not a price-table estimate
     assert state["usage"]["input_tokens"] == 900
     assert state["usage"]["cache_read_input_tokens"] == 4000
+
+
+def test_a_file_claude_code_deletes_is_deleted_in_the_proposal_and_on_apply(
+    tmp_path: Path,
+) -> None:
+    """Issue 22, item 18: the deletion was named in the answer and dropped from the proposal,
+    so the file stayed whatever the person accepted."""
+    log = tmp_path / "claude-calls.json"
+    install_stub(tmp_path / "bin", log, deleting="old.py")
+    project = make_project(tmp_path / "p", spec_text=SPEC, key=None)
+    project.workspace.mkdir(exist_ok=True)
+    (project.workspace / "old.py").write_text("OLD = 1\n")
+    project.env["PATH"] = f"{tmp_path / 'bin'}{os.pathsep}{project.env['PATH']}"
+
+    result = project.run_auto("--provider", "claude-code", "--model", "sonnet")
+
+    assert_clean_exit(result, 0)
+    proposal = json.loads((project.attempt_dir(0) / "proposal.json").read_text())
+    deleted = [c for c in proposal["changes"] if c["path"] == "old.py"]
+    assert len(deleted) == 1 and deleted[0]["new_text"] is None, proposal["changes"]
+    assert project.workspace_files() == {"app.py": APP, "tests/test_app.py": TEST}
 
 
 def test_a_missing_claude_command_is_a_clear_error(tmp_path: Path) -> None:
