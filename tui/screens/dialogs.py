@@ -112,9 +112,8 @@ HELP = """\
 |---|---|
 | `y` / `n` | accept / reject the hunk under the cursor, then go to the next undecided one |
 | `Y` / `N` | accept / reject every hunk of the current file |
-| `]` / `[` | next / previous hunk (across files) |
+| `]` / `[`, `u` | next / previous hunk (across files); `u`: the next one no test runs (`◌`) |
 | `}` / `{` | next / previous file |
-| `u` | next hunk no test runs (from the last checks' coverage) |
 | `e` | edit the current file's proposed text (ctrl+s saves, escape cancels) |
 | `f` | reject the whole proposal with a reason for the model |
 | `enter` | apply the decisions (undecided hunks count as accepted) and run the tests |
@@ -126,10 +125,6 @@ HELP = """\
 | `ctrl+p` | command palette: apply, layout, history, theme, help |
 | `?` | this help |
 | `q` | quit; the run is saved and resumes next time |
-
-Coverage, once the checks have run: `▌` beside a line some test runs, `◌` beside a statement
-no test runs, and a note under each hunk naming the tests that run it ("no test runs this
-hunk"). Under review, the marks are on the lines each hunk replaces.
 
 Decisions are saved as you make them. The status line shows what the whole proposal would
 do to the tests, from a trial run in a scratch copy of the workspace; the real run after
