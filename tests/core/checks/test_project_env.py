@@ -38,6 +38,7 @@ from orch_tui.core.config.paths import ProjectPaths
 from orch_tui.core.domain.events import Event, Notice
 from orch_tui.core.domain.proposal import FileChange, Proposal
 from orch_tui.core.domain.state import StateStore
+from orch_tui.core.domain.state_records import WorkspaceRecord
 from orch_tui.core.loop.engine import EXIT_SUCCESS
 from orch_tui.core.loop.reset import reset_workspace
 from orch_tui.core.runlog import layout as runlog
@@ -194,7 +195,7 @@ def test_dependencies_are_installed_again_only_when_their_files_change(
     assert "colours" in installed
 
     # reset in a person's folder removes the .venv orch-tui made, and says so
-    record = {"path": str(workspace), "default": False, "git": None}
+    record = WorkspaceRecord(path=str(workspace), default=False, git=None)
     said_by_reset = reset_workspace(ProjectPaths(tmp_path), record, tmp_path / "no-log")
     assert f"removed the {PROJECT_VENV} orch-tui created" in said_by_reset
     assert not (workspace / PROJECT_VENV).exists()

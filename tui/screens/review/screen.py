@@ -21,7 +21,6 @@ from textual.widgets import Log, Markdown, Static, TabbedContent, TabPane
 from orch_tui.core.config.models import Config
 from orch_tui.core.config.paths import ProjectPaths
 from orch_tui.core.domain import events as ev
-from orch_tui.core.domain.asking import Question
 from orch_tui.core.domain.describe import describe
 from orch_tui.core.domain.plan import Plan
 from orch_tui.core.domain.state import RunState, StateStore
@@ -309,8 +308,7 @@ class ReviewScreen(DecisionsScreen):
     def _ask_person(self) -> None:
         """The run waits on a question (the model's, or a stuck loop's): show it."""
         state = StateStore(self.paths.state).load()  # as saved: never the engine's own copy
-        saved = state.question if state else None
-        question = Question.from_json(saved) if saved else None
+        question = state.question if state else None
         self.app.push_screen(NeedsHelpScreen(question), self._answered)
 
     def _answered(self, answer: str | None) -> None:
