@@ -8,6 +8,7 @@ from pathlib import Path
 from textual.app import App
 
 from orch_tui.core.batch.inbox import InboxEntry
+from orch_tui.core.batch.landing import Target
 from orch_tui.core.config.models import Config
 from orch_tui.themes import register_themes, theme_variable_defaults
 from orch_tui.tui.screens.inbox.runs import InboxScreen
@@ -18,7 +19,7 @@ class InboxApp(App[None]):
     TITLE = "orch-tui inbox"
 
     def __init__(
-        self, root: Path, config: Config, target_for: Callable[[InboxEntry], Path]
+        self, root: Path, config: Config, target_for: Callable[[InboxEntry], Target]
     ) -> None:
         super().__init__()
         self.root = root

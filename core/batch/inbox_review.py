@@ -8,10 +8,9 @@ review so the run leaves the inbox.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 from orch_tui.core.batch.inbox import InboxEntry
-from orch_tui.core.batch.landing import land
+from orch_tui.core.batch.landing import Target, land
 from orch_tui.core.batch.reviewed import ReviewRecord, load_decisions, save_decisions, save_review
 from orch_tui.core.batch.run_change import RunChange, run_change
 from orch_tui.core.batch.send_back import guidance_for, send_back
@@ -43,12 +42,13 @@ def open_run(entry: InboxEntry) -> OpenedRun:
     return OpenedRun(entry, change, session)
 
 
-def finish_review(opened: OpenedRun, target: Path, reason: str | None) -> ReviewRecord:
+def finish_review(opened: OpenedRun, target: Target, reason: str | None) -> ReviewRecord:
     """Land what was accepted in ``target``; with ``reason``, send the rejected hunks back."""
     session, state = opened.session, opened.entry.state
     decisions = session.decisions
     whole_reason = decisions.reject_reason
-    landing = land(target, resolve(session.proposal, decisions), opened.change.start)
+    message = f"orch-tui: reviewed hunks of {opened.entry.key} (run {state.run_id})"
+    landing = land(target, resolve(session.proposal, decisions), opened.change.start, message)
     rejected = session.effective.hunk_count if whole_reason else session.counts()[1]
     reason = whole_reason or reason
     review = ReviewRecord(

@@ -3,6 +3,7 @@
 - ``apply``: Applying an accepted change as one all-or-nothing transaction; reading and copying the tree.
 - ``boundary``: The workspace boundary: path safety.
 - ``data_copies``: The spec's data files in the workspace: copied to ``data/<name>`` when a run opens.
+- ``branch_commit``: Files committed onto a branch that is not checked out, without touching any work tree.
 - ``git``: The git side of a run in an existing repository (DESIGN section 12), hooks and fsmonitor off.
 - ``lock``: One run per project folder: an OS file lock on ``orch.lock`` (DESIGN section 13).
 - ``merge_text``: Three-way merge of one file's text with ``git merge-file`` (the person's copy, start, result).

@@ -19,6 +19,7 @@ from orch_tui.core.util.terminal_text import escape_controls
 
 if TYPE_CHECKING:  # the batch records and the config load once --help is past
     from orch_tui.core.batch.inbox import InboxEntry
+    from orch_tui.core.batch.landing import Target
 
 COLUMNS = ("run", "state", "attempt", "tests", "cost_usd", "folder")
 
@@ -36,6 +37,12 @@ def inbox_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="where accepted hunks land (default: the batch's --workspace, else this "
         "project's workspace)",
+    )
+    parser.add_argument(
+        "--onto",
+        metavar="BRANCH",
+        help="commit accepted hunks onto this branch of the repository instead (one commit a "
+        "run; the branch must exist and not be checked out; your files are not touched)",
     )
     parser.add_argument("--config", type=Path, metavar="FILE", help="orchestrator.toml to use")
     return parser
@@ -62,11 +69,13 @@ def run_inbox_command(argv: Sequence[str]) -> int:
         return EXIT_SUCCESS
     into: Path | None = args.into.resolve() if args.into is not None else None
 
-    def target_for(entry: InboxEntry) -> Path:
+    def target_for(entry: InboxEntry) -> Target:
         if into is not None:
-            return into
-        return Path(entry.workspace) if entry.workspace else paths.workspace
+            return Target(into, args.onto)
+        folder = Path(entry.workspace) if entry.workspace else paths.workspace
+        return Target(folder, args.onto)
 
+    from orch_tui.core.batch.landing import Target
     from orch_tui.tui.inbox_app import InboxApp
 
     InboxApp(paths.root, config, target_for).run()

@@ -9,10 +9,12 @@ import pytest
 
 from orch_tui.core.batch.inbox import find_entry, waiting_runs
 from orch_tui.core.batch.inbox_review import finish_review, open_run
-from orch_tui.core.batch.landing import land
+from orch_tui.core.batch.landing import Target, land
 from orch_tui.core.batch.record import BATCH_FILE
 from orch_tui.core.batch.reviewed import is_reviewed
 from orch_tui.core.runlog.layout import COVERAGE
+from orch_tui.core.workspace.git import GitError, Repo
+from tests.e2e.test_batch_workspace import make_repo
 from tests.support.inbox_support import CALC, EXTRA, TEST, batch_project
 
 
@@ -30,7 +32,7 @@ def test_finished_runs_wait_until_reviewed_and_a_damaged_batch_is_named(project:
     assert entry.run_options[:2] == ("--provider", "scripted")
 
     opened = open_run(entry)
-    review = finish_review(opened, project / "mine", None)
+    review = finish_review(opened, Target(project / "mine"), None)
     assert is_reviewed(entry.folder, entry.state.run_id, entry.state.attempt)
     assert review.landed == ["calc.py", "extra.py", "tests/test_calc.py"]
     assert [e.name for e in waiting_runs(project)[0]] == ["two"]
@@ -67,9 +69,21 @@ def test_landing_merges_with_the_persons_edits_and_writes_nothing_that_conflicts
         "new.py": "n = 1\n",
     }
 
-    landing = land(target, reviewed, start)
+    landing = land(Target(target), reviewed, start)
 
     assert landing.landed == ["kept.py", "new.py"] and landing.conflicts == ["clash.py"]
     assert (target / "kept.py").read_text() == "a = 10\nb = 2\nc = 3\n\n\n\nz = 9\n"
     assert (target / "clash.py").read_text() == "x = 'theirs'\n"
     assert (target / "new.py").read_text() == "n = 1\n"
+
+
+def test_a_checked_out_branch_is_refused_and_nothing_is_committed(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "mine")
+    head = Repo(repo).head()
+
+    with pytest.raises(GitError, match="trunk is checked out"):
+        land(Target(repo, "trunk"), {"new.py": "n = 1\n"}, {"new.py": None})
+    with pytest.raises(GitError, match="no branch missing"):
+        land(Target(repo, "missing"), {"new.py": "n = 1\n"}, {"new.py": None})
+
+    assert Repo(repo).head() == head and not (repo / "new.py").exists()

@@ -10,7 +10,6 @@ the decisions kept.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -19,6 +18,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from orch_tui.core.batch.inbox_review import OpenedRun, finish_review
+from orch_tui.core.batch.landing import Target
 from orch_tui.core.batch.reviewed import ReviewRecord
 from orch_tui.core.config.models import Config
 from orch_tui.core.config.paths import ProjectPaths
@@ -61,7 +61,7 @@ class InboxReviewScreen(DecisionsScreen):
         Binding("escape,q", "back", "Back", id="inbox.back"),
     ]
 
-    def __init__(self, opened: OpenedRun, target: Path, config: Config) -> None:
+    def __init__(self, opened: OpenedRun, target: Target, config: Config) -> None:
         paths = ProjectPaths(opened.entry.folder)
         record = opened.entry.state.workspace
         # The trial copies the run's own workspace (``worktree`` for a batch given --workspace).

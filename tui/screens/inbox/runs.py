@@ -21,6 +21,7 @@ from textual.widgets.option_list import Option
 
 from orch_tui.core.batch.inbox import InboxEntry, waiting_runs
 from orch_tui.core.batch.inbox_review import describe_review, open_run
+from orch_tui.core.batch.landing import Target
 from orch_tui.core.config.models import Config
 from orch_tui.core.util.terminal_text import escape_controls
 from orch_tui.tui.screens.inbox.review import InboxReviewScreen
@@ -54,7 +55,7 @@ class InboxScreen(Screen[None]):
     ]
 
     def __init__(
-        self, root: Path, config: Config, target_for: Callable[[InboxEntry], Path]
+        self, root: Path, config: Config, target_for: Callable[[InboxEntry], Target]
     ) -> None:
         super().__init__()
         self.root = root

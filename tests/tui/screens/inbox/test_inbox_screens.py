@@ -16,6 +16,7 @@ import pytest
 from textual.widgets import Input, OptionList
 
 from orch_tui.core.batch.inbox import waiting_runs
+from orch_tui.core.batch.landing import Target
 from orch_tui.core.batch.reviewed import read_review
 from orch_tui.core.batch.run_one import read_run_state
 from orch_tui.core.checks.coverage_map import CoverageMap, FileCoverage, coverage_record
@@ -55,7 +56,7 @@ def project(tmp_path: Path) -> Path:
 
 def app_for(project: Path) -> InboxApp:
     config = load_config(project / "orchestrator.toml")
-    return InboxApp(project, config, lambda entry: project / "workspace")
+    return InboxApp(project, config, lambda entry: Target(project / "workspace"))
 
 
 def listed(app: InboxApp) -> list[str]:
@@ -211,7 +212,7 @@ async def test_the_trial_runs_on_the_runs_own_worktree(tmp_path: Path) -> None:
     )  # fmt: skip
     project = make_batch_project(tmp_path / "project")
     run_batch(project, "--workspace", str(repo))
-    app = InboxApp(project, load_config(project / "orchestrator.toml"), lambda entry: repo)
+    app = InboxApp(project, load_config(project / "orchestrator.toml"), lambda entry: Target(repo))
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_first(pilot, app)
         assert screen.paths.workspace.name == "worktree"
@@ -219,3 +220,36 @@ async def test_the_trial_runs_on_the_runs_own_worktree(tmp_path: Path) -> None:
         await wait_for(pilot, lambda: "passed" in screen.trial_text, "the trial's result", 120)
         assert "with this proposal: 2 passed" in screen.trial_text  # the repository's test too
         await pilot.press("escape")
+
+
+async def test_accepted_hunks_can_land_as_a_commit_on_a_branch_nobody_has_checked_out(
+    tmp_path: Path,
+) -> None:
+    repo = make_repo(tmp_path / "mine")
+    git = lambda *args: subprocess.run(  # noqa: E731
+        git_command(*args), cwd=repo, env=git_env(), check=True, capture_output=True, text=True
+    ).stdout.strip()
+    git("branch", "reviewed")
+    status_before = git("status", "--porcelain")
+    project = make_batch_project(tmp_path / "project")
+    run_batch(project, "--workspace", str(repo))
+    target = Target(repo, "reviewed")
+    app = InboxApp(project, load_config(project / "orchestrator.toml"), lambda entry: target)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_first(pilot, app)
+        assert "accepted hunks land in branch reviewed of" in str(
+            screen.query_one("#inbox-header").render()
+        )
+        await pilot.press("y", "n", "y", "enter")
+        await wait_for_screen(pilot, app, FeedbackScreen, "the reason dialog")
+        await pilot.press("escape")
+        await wait_for_screen(pilot, app, InboxScreen, "back to the list")
+
+    assert git("ls-tree", "-r", "--name-only", "reviewed").split() == [
+        "README.md", "calc.py", "notes.txt", "tests/test_calc.py",
+    ]  # fmt: skip
+    assert git("show", "reviewed:calc.py") + "\n" == CALC
+    assert "orch-tui: reviewed hunks of" in git("log", "-1", "--format=%s", "reviewed")
+    assert git("rev-parse", "--abbrev-ref", "HEAD") == "trunk"
+    assert git("status", "--porcelain") == status_before  # the checkout as it was
+    assert not (repo / "calc.py").exists()
