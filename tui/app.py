@@ -37,6 +37,7 @@ from orch_tui.core.providers.base import Provider
 from orch_tui.themes import THEMES, register_themes, theme_variable_defaults
 from orch_tui.tui.bridge import EngineThread, Mailbox, TuiReviewer
 from orch_tui.tui.cli.executable import start_collecting
+from orch_tui.tui.cli.resume_hint import resume_hint
 from orch_tui.tui.keymap import keymap_problem
 from orch_tui.tui.messages import (
     ContinueRun,
@@ -353,11 +354,11 @@ def _leave(app: OrchApp, code: int) -> int:
         thread.thread.join(QUIT_GRACE_S)  # an aborted review ends the engine thread at once
     if thread is not None and thread.thread.is_alive():
         # A model request is in flight: leave without waiting for it; the step restarts on resume.
-        print("orch-tui: left mid-step; run the same command to resume")
+        print(f"orch-tui: left mid-step; {resume_hint()}")
         sys.stdout.flush()
         os._exit(EXIT_INTERRUPTED)
     if code == EXIT_INTERRUPTED:
-        print("orch-tui: run saved; run the same command to resume")
+        print(f"orch-tui: run saved; {resume_hint()}")
     return code
 
 

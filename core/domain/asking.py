@@ -15,6 +15,8 @@ from typing import Any
 
 QUESTION = "question.json"
 GUIDANCE = "guidance.json"
+GIVE_UP = "Give up on this run"
+"""The stuck question's last option: an action (the run ends FAILED), never guidance."""
 
 
 class QuestionSource(StrEnum):
@@ -96,7 +98,7 @@ def stuck_question(reason: str, failing: list[str]) -> Question:
         options=[
             "Explain what the tests expect",
             "Relax or fix the tests",
-            "Give up on this run",
+            GIVE_UP,
         ],
         recommendation="Explain what the failing tests expect, in a sentence or two.",
         source=QuestionSource.STUCK,
@@ -109,6 +111,12 @@ def answer_from_choice(question: Question, reply: str) -> str:
     if stripped.isdigit() and 1 <= int(stripped) <= len(question.options):
         return question.options[int(stripped) - 1]
     return reply
+
+
+def gives_up(question: Question | None, reply: str) -> bool:
+    """The reply picks "Give up on this run" (by its number or its text)."""
+    answer = answer_from_choice(question, reply) if question is not None else reply
+    return answer.strip().casefold() == GIVE_UP.casefold()
 
 
 def guidance_section(question: Question | None, answer: str) -> str:

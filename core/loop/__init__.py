@@ -8,6 +8,7 @@
 - ``escalation``: Which model answers an attempt: ``model.escalate_to`` takes over after failed attempts.
 - ``exit_codes``: The exit codes of a run (DESIGN.md section 6): what ``orch-tui SPEC`` returns to the shell.
 - ``finishing``: How a run stops: a terminal state with its reason, a question for a person, the last event.
+- ``giving_up``: Giving up on a run: an action, not guidance; the run ends FAILED with no model request.
 - ``model_step``: The model step (GENERATING / PATCHING): one attempt's conversation, its proposal kept.
 - ``notify``: Telling the person when a run needs them or ends: an event subscriber (``[notify]``).
 - ``one_task``: ``--task ID``: one task of an approved plan, run alone.

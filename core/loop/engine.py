@@ -38,6 +38,7 @@ from orch_tui.core.loop.exit_codes import (
     EXIT_STATE,
     EXIT_SUCCESS,
 )
+from orch_tui.core.loop.giving_up import NothingToGiveUp
 from orch_tui.core.loop.model_step import model_step
 from orch_tui.core.loop.opening import ReopenRefused
 from orch_tui.core.loop.options import RunOptions
@@ -67,6 +68,7 @@ __all__ = [
     "EXIT_STATE",
     "EXIT_SUCCESS",
     "Engine",
+    "NothingToGiveUp",
     "ReopenRefused",
     "RunOptions",
 ]

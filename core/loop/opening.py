@@ -28,6 +28,7 @@ from orch_tui.core.domain.state import RunState, State, new_run_id
 from orch_tui.core.loop import change_run
 from orch_tui.core.loop.change_run import KEPT_IN_WORKSPACE, workspace_is_empty
 from orch_tui.core.loop.escalation import model_at
+from orch_tui.core.loop.giving_up import NothingToGiveUp, asks_to_give_up, give_up
 from orch_tui.core.loop.one_task import one_task_refusal, start_one_task
 from orch_tui.core.loop.run import Run
 from orch_tui.core.runlog import layout as runlog
@@ -53,6 +54,8 @@ def open_run(run: Run) -> State:
     refused = one_task_refusal(run.options.task, saved if resumed else None)
     if refused:
         raise ReopenRefused(refused)  # before anything moves: nothing changes
+    if run.options.give_up and not resumed:
+        raise NothingToGiveUp("--give-up: there is no saved run of this spec to give up on")
     if saved and resumed:
         run_workspace.resume_record(saved.workspace, run.paths)
         run.state = saved
@@ -264,6 +267,9 @@ def reopen_after_error(run: Run) -> bool:
 def continue_if_asked(run: Run, resumed: bool) -> None:
     """--continue / --guidance: reopen a FAILED or NEEDS_HELP run, or guide the next attempt."""
     options, state = run.options, run.state
+    if asks_to_give_up(run):
+        give_up(run)
+        return
     if not (options.continue_run or options.guidance is not None):
         return
     if state.state is RunState.SUCCESS and not (options.rework and options.guidance):

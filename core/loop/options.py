@@ -27,6 +27,9 @@ class RunOptions:
     rework: bool = False
     """--rework: with guidance, reopen even a SUCCESS run (the review inbox sends back the hunks
     the person rejected this way)."""
+    give_up: bool = False
+    """--give-up: end the saved run FAILED, with no model request (as the stuck question's
+    "Give up on this run" does)."""
     ask_when_stuck: bool = False
     """Ask a person instead of failing when stuck (the TUI; --auto follows loop.on_stuck)."""
     task: str | None = None

@@ -4,11 +4,14 @@ stopped run goes on as far as it says."""
 
 from __future__ import annotations
 
+import re
+import shlex
+import signal
 from typing import Any
 
 import pytest
 
-from tests.support.e2e_support import assert_clean_exit, attempt_turns, first_requests
+from tests.support.e2e_support import FAST_CONFIG, assert_clean_exit, attempt_turns, first_requests
 from tests.support.fake_anthropic import Turn
 
 pytestmark = pytest.mark.e2e
@@ -112,3 +115,69 @@ def test_continue_with_max_retries_2_makes_two_patches(project_factory, fake_ser
     assert len(first_requests(r.body for r in fake.requests)) == 3 + 2
     assert project.state()["stop_reason"].startswith("retries exhausted")
     assert project.workspace_files()["app.py"] == "V = 4\n"
+
+
+SLOW_TEST = """\
+import pathlib
+import time
+
+STARTED = pathlib.Path(__file__).resolve().parents[1] / "tests-started.flag"
+
+
+def test_slow():
+    if not STARTED.exists():
+        STARTED.write_text("sleeping")
+        time.sleep(60)
+"""
+
+
+def test_an_interrupted_fresh_run_is_resumed_by_the_command_the_hint_prints(
+    project_factory, fake_server
+):
+    fake = fake_server(generate(("app.py", APP), ("tests/test_app.py", ADD_TEST)))
+    project = project_factory(spec_text=SPEC, fake_url=fake.url)
+    assert_clean_exit(project.run_auto(), 0)
+    fake.push(*generate(("app.py", APP), ("tests/test_slow.py", SLOW_TEST)))
+    flag = project.workspace / "tests-started.flag"
+
+    code = project.signal_once(flag, signal.SIGINT, str(project.spec), "--auto", "--fresh")
+
+    assert code == 130
+    stderr = (project.root / "stderr.txt").read_text()
+    hint = re.search(r"run `(orch-tui [^`]*)` to resume", stderr)
+    assert hint is not None, stderr
+    assert "--fresh" not in hint.group(1)
+    interrupted = project.state()["run_id"]
+    requests = len(fake.requests)
+    resumed = project.run(*shlex.split(hint.group(1))[1:])
+    assert_clean_exit(resumed, 0)
+    assert project.state()["run_id"] == interrupted  # resumed, not yet another new run
+    assert len(fake.requests) == requests  # resumed at TESTING: nothing asked again
+
+
+@pytest.mark.parametrize("give_up", [["--guidance", "3"], ["--give-up"]], ids=["number", "flag"])
+def test_giving_up_on_a_stuck_run_makes_no_request(project_factory, fake_server, give_up):
+    fake = fake_server(
+        [
+            *generate(("app.py", "V = 0\n"), ("tests/test_value.py", NEVER_PASSES)),
+            *set_value(0),
+            *set_value(1),
+        ]
+    )
+    config = FAST_CONFIG + '\n[loop]\non_stuck = "ask"\n'
+    project = project_factory(spec_text=SPEC, fake_url=fake.url, config=config)
+    stuck = project.run_auto()
+    assert_clean_exit(stuck, 4)
+    assert "3. Give up on this run" in stuck.stdout
+    requests = len(fake.requests)
+    fake.push(*set_value(2))
+
+    given_up = project.run_auto(*give_up)
+
+    assert_clean_exit(given_up, 1)
+    assert len(fake.requests) == requests
+    state = project.state()
+    assert (
+        state["state"] == "FAILED" and state["stop_reason"] == "given up by the person at attempt 2"
+    )
+    assert state["max_retries"] == 5 and state["question"] is None  # the default, not grown

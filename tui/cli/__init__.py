@@ -4,6 +4,7 @@
 - ``executable``: The ``orch-tui`` executable: the garbage collector waits for start-up to end.
 - ``parse``: Argument parsing: the run's options, each subcommand's, and which subcommand was named.
 - ``run``: Running a spec: the review screen, or ``--auto`` headless with the printer.
+- ``resume_hint``: The command that resumes a stopped run: the one given, less ``--fresh`` and a spent ``--guidance``.
 - ``state_commands``: The subcommands about the project and its run: doctor, status, reset, restore.
 - ``history_command``: ``orch-tui history``: the browser, the runs as text, an export, the costs.
 - ``shared``: What the commands share: failing with a message, the project's paths and config, its lock.

@@ -33,8 +33,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if command is not None:
         return _flushed(lambda: run_subcommand(command, sub_parser(command).parse_args(args)))
     parsed = run_parser().parse_args(args)  # --help and --version end here, nothing loaded
+    from orch_tui.tui.cli.resume_hint import remember
     from orch_tui.tui.cli.run import run_spec
 
+    remember(args)
     code = run_spec(parsed)
     if argv is None and parsed.auto:
         _exit_now(code)

@@ -166,6 +166,12 @@ def run_parser() -> argparse.ArgumentParser:
         help="with --guidance: reopen even a successful run for another attempt",
     )
     parser.add_argument(
+        "--give-up",
+        action="store_true",
+        help="end the saved run FAILED, with no model request (as the stuck question's "
+        '"Give up on this run" option does)',
+    )
+    parser.add_argument(
         "--no-notify", action="store_true", help="no bell, desktop notification or notify command"
     )
     return parser

@@ -31,6 +31,7 @@ from orch_tui.core.loop.engine import (
     EXIT_NEEDS_HELP,
     EXIT_STATE,
     Engine,
+    NothingToGiveUp,
     ReopenRefused,
     RunOptions,
 )
@@ -40,6 +41,7 @@ from orch_tui.core.providers.factory import choose_provider
 from orch_tui.core.providers.scripted import ScriptError
 from orch_tui.core.workspace.run_workspace import WorkspaceError
 from orch_tui.tui.cli.executable import start_collecting
+from orch_tui.tui.cli.resume_hint import resume_hint, resuming_command
 from orch_tui.tui.cli.shared import fail, holding_lock, load_project, question_lines
 
 
@@ -123,6 +125,7 @@ def _run_locked(args: argparse.Namespace, paths: ProjectPaths, config: Config, s
         guidance=args.guidance,
         rework=args.rework,
         task=args.task,
+        give_up=args.give_up,
     )
     if not args.auto:
         from orch_tui.tui.app import run_app  # Textual is imported only here
@@ -172,14 +175,14 @@ def _run_headless(
     signal.signal(signal.SIGHUP, _sigterm_as_interrupt)  # the terminal closed: stop the same way
     start_collecting()
     try:
-        return engine.run()
+        code = engine.run()
     except StateError as exc:
         return fail(str(exc), EXIT_STATE)
-    except (WorkspaceError, ReopenRefused) as exc:
+    except (WorkspaceError, ReopenRefused, NothingToGiveUp) as exc:
         return fail(str(exc))
     except KeyboardInterrupt:
         return fail(
-            f"interrupted{_where(engine)}: state saved; run the same command to resume",
+            f"interrupted{_where(engine)}: state saved; {resume_hint()}",
             EXIT_INTERRUPTED,
         )
     except OSError as exc:  # a full disk, a read-only folder, a file where a folder should be
@@ -193,6 +196,10 @@ def _run_headless(
             f"stopped on an unexpected error{_where(engine)}: {type(exc).__name__}: {exc}. "
             f"{details}; {_what_resumes(engine)}"
         )
+    command = resuming_command()
+    if engine.state.retryable and command != "the same command":  # a model error's hint
+        print(f"to resume: run {command}", file=sys.stderr)
+    return code
 
 
 def _where(engine: Engine) -> str:
@@ -217,9 +224,13 @@ def _what_resumes(engine: Engine) -> str:
     """What running the same command again does, as far as state.json tells it."""
     if engine.store.path.is_file():
         return (
-            f"{engine.store.path.name} holds the last step saved: the same command resumes there."
+            f"{engine.store.path.name} holds the last step saved: "
+            f"{resuming_command()} resumes there."
         )
-    return f"nothing was saved ({engine.store.path.name} was not written): the same command starts again."
+    return (
+        f"nothing was saved ({engine.store.path.name} was not written): "
+        f"{resuming_command()} starts again."
+    )
 
 
 def _save_crash(engine: Engine) -> str:

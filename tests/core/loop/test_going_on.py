@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from orch_tui.core.loop.engine import EXIT_FAILED, RunOptions
+from orch_tui.core.loop.engine import EXIT_FAILED, EXIT_NEEDS_HELP, NothingToGiveUp, RunOptions
 from tests.core.loop.test_engine import fast_config, make_engine, state_of
 from tests.support.scripting import attempt, create, replace
 
@@ -60,3 +60,47 @@ def test_a_stronger_model_gets_two_patches_before_no_progress(project: Path) -> 
     assert provider.attempts_asked == [0, 1, 2, 3]  # the stronger model answered 2 and 3
     assert {r.model for r in provider.requests if r.attempt >= 2} == {"stronger-model"}
     assert "no progress" in state_of(project).stop_reason
+
+
+def _stuck_asking(project: Path) -> None:
+    """Attempts 0-2 fail alike: no progress, and the run asks the person (NEEDS_HELP)."""
+    asking = RunOptions(max_retries=5, ask_when_stuck=True)
+    engine, _ = make_engine(project, [_generation(), _patch(0), _patch(1)], options=asking)
+    assert engine.run() == EXIT_NEEDS_HELP
+    assert "Give up on this run" in state_of(project).question.options
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        RunOptions(max_retries=3, guidance="3", continue_run=True),
+        RunOptions(max_retries=3, guidance="give up on this run", continue_run=True),
+        RunOptions(max_retries=3, give_up=True),
+    ],
+)
+def test_giving_up_ends_the_run_with_no_request(project: Path, options: RunOptions) -> None:
+    _stuck_asking(project)
+    engine, provider = make_engine(project, [[], [], [], _patch(2)], options=options)
+    assert engine.run() == EXIT_FAILED
+    assert provider.requests == []
+    state = state_of(project)
+    assert state.stop_reason == "given up by the person at attempt 2"
+    assert (state.attempt, state.max_retries, state.question) == (2, 5, None)
+    if options.give_up:  # the same command again: the run stays given up, nothing asked
+        engine, provider = make_engine(project, [[], [], [], _patch(2)], options=options)
+        assert engine.run() == EXIT_FAILED and provider.requests == []
+
+
+def test_give_up_without_a_saved_run_is_a_clear_error_that_starts_nothing(project: Path) -> None:
+    engine, provider = make_engine(project, [_generation()], options=RunOptions(3, give_up=True))
+    with pytest.raises(NothingToGiveUp, match="no saved run"):
+        engine.run()
+    assert provider.requests == [] and not (project / "state.json").exists()
+
+
+def test_guidance_other_than_give_up_still_guides(project: Path) -> None:
+    _stuck_asking(project)
+    guided = RunOptions(max_retries=1, guidance="1")
+    engine, provider = make_engine(project, [[], [], [], _patch(2)], options=guided)
+    engine.run()
+    assert provider.attempts_asked == [3]

@@ -173,6 +173,31 @@ async def test_a_stuck_run_asks_the_person_naming_the_failing_test(tmp_path: Pat
         await pilot.press("q")
 
 
+async def test_give_up_in_the_stuck_dialog_ends_the_run_without_a_request(tmp_path: Path) -> None:
+    attempts = [
+        attempt_turns("Adding a test.", [APP, FAIL_TEST]),
+        attempt_turns("Trying again.", [STILL_FAILING]),
+        attempt_turns("Fixing it.", [PASSING]),  # never asked for: the person gives up
+    ]
+    project = make_tui_project(tmp_path, attempts, seed={})
+    app = project.app(max_retries=1)
+    async with app.run_test(size=SIZE) as pilot:
+        for attempt in (0, 1):
+            await wait_for_review(pilot, app, attempt=attempt)
+            await pilot.press("enter")
+        await wait_for_screen(pilot, app, NeedsHelpScreen, "the question")
+        assert "3  Give up on this run" in rendered(app.screen, "#needs-help-options")
+        await pilot.press("3")
+        assert await wait_for_finish(pilot, app) == "FAILED"
+        state = project.state()
+        assert state["stop_reason"] == "given up by the person at attempt 1"
+        assert (state["attempt"], state["max_retries"], state["question"]) == (1, 1, None)
+        assert not (project.run_dir() / "attempt-02").exists()  # no request, no next attempt
+        await pilot.pause()
+        assert not isinstance(app.screen, NeedsHelpScreen)
+        await pilot.press("q")
+
+
 def escalating_project(tmp_path: Path) -> TuiProject:
     """Attempt 0 fails its test; attempt 1 is answered by the stronger model."""
     config_text = '[model]\nescalate_to = "claude-opus-4-1"\n[loop]\nescalate_after = 1\n'
