@@ -24,6 +24,7 @@ from orch_tui.core.checks.junit import TestCase, strip_paths
 from orch_tui.core.checks.runner import TestReport, trim_traceback
 from orch_tui.core.config.models import Config
 from orch_tui.core.domain.proposal import Decisions, HunkDecision, Proposal, effective_proposal
+from orch_tui.core.providers.claude_code import ALLOWED_TOOLS
 from orch_tui.core.workspace.apply import read_tree
 
 
@@ -46,12 +47,18 @@ def system_prompt(config: Config, prompts_dir: Path | None = None) -> str:
     command = _shown_command(config.checks.test_command)
     extra = "; ".join(_shown_command(check.command) for check in config.checks.extra)
     protected = ", ".join([".git/", *config.safety.protected_paths])
-    return render(
-        "system",
-        prompts_dir,
-        test_command=f"`{command}`" + (f", then {extra}" if extra else ""),
-        protected=protected,
-    )
+    test_command = f"`{command}`" + (f", then {extra}" if extra else "")
+    if config.model.provider == "claude-code":
+        # Its own tools in a folder of its own: no editor tool, no /workspace, no ask_user.
+        tools = ", ".join(ALLOWED_TOOLS.split(","))
+        return render(
+            "system_claude_code",
+            prompts_dir,
+            test_command=test_command,
+            protected=protected,
+            tools=tools,
+        )
+    return render("system", prompts_dir, test_command=test_command, protected=protected)
 
 
 def generation_prompt(workspace: Path, prompts_dir: Path | None = None) -> str:

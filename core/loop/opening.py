@@ -92,7 +92,8 @@ def open_run(run: Run) -> State:
         )
     if saved and not resumed:
         _announce_new_run(run, saved, kept)
-    if price_for(run.config.prices, run.config.model.name) is None:
+    reports_cost = getattr(run.provider, "reports_cost", False)  # Claude Code: no price needed
+    if not reports_cost and price_for(run.config.prices, run.config.model.name) is None:
         run.emit(Notice(message=f"no price for model {run.config.model.name}: cost shows as $0"))
     return run.state
 

@@ -111,7 +111,9 @@ class ClaudeCodeProvider:
 
     def _run(self, request: TurnRequest, folder: Path, scratch: Path) -> dict[str, Any]:
         instructions = _text_of(request.system)
-        prompt = _text_of(request.messages[0]["content"])
+        # The prompts name the workspace as /workspace (the editor tool's root); here it is
+        # the folder claude runs in.
+        prompt = _text_of(request.messages[0]["content"]).replace("/workspace", str(folder))
         stdin_text = f"{instructions}\n\n---\n\n{prompt}" if instructions else prompt
         command = [
             self._executable,

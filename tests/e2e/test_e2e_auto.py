@@ -181,7 +181,7 @@ def test_no_progress_stops_after_the_same_failures_twice(project_factory, fake_s
     assert_clean_exit(result, 1)
     state = project.state()
     assert state is not None and state["attempt"] == 2
-    assert state["stop_reason"].startswith("no progress: the same 1 failing tests")
+    assert state["stop_reason"].startswith("no progress: the same 1 failing test after")
     assert model_attempts(fake) == 3
 
 

@@ -140,7 +140,7 @@ def test_same_failures_after_two_patches_stops_early(project: Path) -> None:
     engine, provider = make_engine(project, attempts, max_retries=5)
     assert engine.run() == EXIT_FAILED
     assert provider.attempts_asked == [0, 1, 2]
-    assert state_of(project).stop_reason.startswith("no progress: the same 1 failing tests")
+    assert state_of(project).stop_reason.startswith("no progress: the same 1 failing test after")
 
 
 def test_identical_proposal_stops(project: Path) -> None:

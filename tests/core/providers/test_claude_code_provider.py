@@ -109,3 +109,27 @@ def test_a_missing_claude_command_is_a_clear_error(tmp_path: Path) -> None:
     assert_clean_exit(result, 1)
     assert "the 'claude' command is not installed" in result.stdout + result.stderr
     assert project.workspace_files() == {}
+
+
+def test_claude_code_is_told_its_own_folder_and_tools_and_its_cost_needs_no_price(
+    tmp_path: Path,
+) -> None:
+    """Issue 25, item 5: no /workspace, no str_replace_based_edit_tool, no ask_user in what
+    Claude Code reads; its reported cost is recorded without a "no price" note."""
+    log = tmp_path / "claude-calls.json"
+    install_stub(tmp_path / "bin", log)
+    project = make_project(tmp_path / "p", spec_text=SPEC, key=None)
+    project.env["PATH"] = f"{tmp_path / 'bin'}{os.pathsep}{project.env['PATH']}"
+
+    result = project.run_auto("--provider", "claude-code", "--model", "no-such-price")
+
+    assert_clean_exit(result, 0)
+    (call,) = json.loads(log.read_text())
+    assert f"Files already in {call['cwd']}" in call["stdin"]  # its folder, by its path
+    told = call["stdin"].replace(call["cwd"], "<its folder>")
+    for untrue in ("/workspace", "str_replace_based_edit_tool", "ask_user"):
+        assert untrue not in told
+    assert "Read, Edit, MultiEdit, Write, Glob, Grep, LS" in told
+    assert "no price" not in result.stdout + result.stderr
+    state = project.state()
+    assert state is not None and state["cost_usd"] == 0.0421
