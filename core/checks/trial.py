@@ -27,12 +27,16 @@ from orch_tui.core.domain.proposal import Decisions, Proposal, resolve
 from orch_tui.core.workspace.apply import apply_change, copy_tree
 
 
-def configured_checks(config: Config, python: str) -> list[CheckSpec]:
-    """The test command and the extra checks, ``{python}`` replaced by ``python``."""
+def configured_checks(config: Config, python: str, final: bool = False) -> list[CheckSpec]:
+    """The test command and the extra checks (``final``: the ``checks.final`` commands instead),
+    ``{python}`` replaced by ``python``."""
     checks = config.checks
 
     def argv(command: list[str]) -> list[str]:
         return [arg.replace("{python}", python) for arg in command]
+
+    if final:
+        return [CheckSpec(check.name, argv(check.command)) for check in checks.final]
 
     return [CheckSpec("tests", argv(checks.test_command))] + [
         CheckSpec(extra.name, argv(extra.command)) for extra in checks.extra
@@ -54,6 +58,7 @@ def run_configured(
     running: Path | None = None,
     on_notice: Callable[[str], None] | None = None,
     project: Path | None = None,
+    final: bool = False,
 ) -> TestReport:
     """Prepare the project's environment (:mod:`core.project_env`), then run the checks.
 
@@ -80,7 +85,7 @@ def run_configured(
     declared = snapshot(workspace)
     with tempfile.TemporaryDirectory(prefix="orch-reports-") as own_reports:
         report = run_checks(
-            configured_checks(config, env.python),
+            configured_checks(config, env.python, final),
             workspace,
             Path(own_reports),
             timeout_s=config.checks.timeout_seconds,

@@ -22,6 +22,7 @@ TABLE_KEYS = {
             "allow_all_skipped",
             "env_allow",
             "extra",
+            "final",
             "max_memory_mb",
             "max_output_bytes",
             "max_processes",

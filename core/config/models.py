@@ -135,6 +135,11 @@ class ChecksConfig(Section):
     extra: list[CheckCommand] = []
     """Further checks that must all pass, e.g. [{name = "ruff", command = ["ruff", "check", "."]}]."""
 
+    final: list[CheckCommand] = []
+    """Commands run once after every task of a plan is done (or before SUCCESS without a plan),
+    e.g. [{name = "e2e", command = ["{python}", "e2e.py"]}]; a failure sends one more patch round
+    quoting it."""
+
     timeout_seconds: float = Field(default=300.0, gt=0)
     """A check still running after this many seconds is killed with its whole process group."""
 

@@ -15,6 +15,7 @@ from orch_tui.core.domain.events import (
     CheckOutput,
     Escalated,
     Event,
+    FinalChecksFinished,
     GuidanceGiven,
     ModelText,
     ModelTurn,
@@ -128,6 +129,13 @@ def _(event: TestsFinished) -> str:
     failing = f" · failing: {', '.join(shown)}" if shown else ""
     more = len(event.failing) - len(shown)
     return f"tests: {event.summary}{failing}{f' (+{more} more)' if more else ''}"
+
+
+@describe.register
+def _(event: FinalChecksFinished) -> str:
+    if event.passed:
+        return f"final checks passed: {event.summary}"
+    return f"final checks failed ({', '.join(event.failed)}): {event.summary}"
 
 
 @describe.register

@@ -36,6 +36,7 @@ class EventKind(StrEnum):
     APPLIED = "applied"
     CHECK_OUTPUT = "check_output"
     TESTS = "tests"
+    FINAL_CHECKS = "final_checks"
     PLAN = "plan"
     TASK_STARTED = "task_started"
     TASK_FINISHED = "task_finished"
@@ -225,6 +226,18 @@ class TestsFinished(Event):
 
 
 @dataclass(kw_only=True)
+class FinalChecksFinished(Event):
+    """``checks.final`` ran, once every task was done (or before SUCCESS without a plan)."""
+
+    kind: ClassVar[EventKind] = EventKind.FINAL_CHECKS
+    attempt: int
+    passed: bool
+    summary: str
+    failed: list[str]
+    """The names of the final checks that failed."""
+
+
+@dataclass(kw_only=True)
 class PlanApproved(Event):
     """Plan mode: the tasks the run will build, in order (``logs/<run_id>/plan.json``)."""
 
@@ -318,7 +331,14 @@ class RoleDecided(Event, RoleDecision):
     attempt: int
 
 
-NOTE_EVENTS = (QuestionAsked, GuidanceGiven, RunReopened, Escalated, RoleDecided)
+NOTE_EVENTS = (
+    QuestionAsked,
+    GuidanceGiven,
+    RunReopened,
+    Escalated,
+    RoleDecided,
+    FinalChecksFinished,
+)
 """Events a person reads as a note on their attempt: in history, the export and the timeline."""
 
 # Events too chatty for the append-only log: their content is saved per attempt instead.

@@ -87,6 +87,8 @@ class State:
     """Plan mode only: the tasks' progress."""
     follows: str | None = None
     """A change run (DESIGN section 16): the run whose project it changes, after a spec edit."""
+    final_checks: LastTest | None = None
+    """With ``checks.final``: how the final checks went when they last ran."""
     reopened_at: int | None = None
     """The attempt ``--continue`` / ``--guidance`` last reopened the run at: the no-progress
     window starts there (core.loop.retry)."""
@@ -122,6 +124,7 @@ class State:
             **plan,
             **({"follows": self.follows} if self.follows else {}),
             **({"reopened_at": self.reopened_at} if self.reopened_at is not None else {}),
+            **({"final_checks": self.final_checks.to_json()} if self.final_checks else {}),
         }
 
     @classmethod
@@ -158,6 +161,7 @@ class State:
             workspace=WorkspaceRecord.from_json(data.get("workspace")),
             roles=_roles(data.get("roles")),
             plan=PlanProgress.from_json(data.get("plan")),
+            final_checks=LastTest.from_json(data.get("final_checks")),
             follows=_follows(data.get("follows")),
             reopened_at=count_of(data, "reopened_at") if "reopened_at" in data else None,
         )

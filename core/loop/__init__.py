@@ -11,6 +11,7 @@
 - ``giving_up``: Giving up on a run: an action, not guidance; the run ends FAILED with no model request.
 - ``model_step``: The model step (GENERATING / PATCHING): one attempt's conversation, its proposal kept.
 - ``notify``: Telling the person when a run needs them or ends: an event subscriber (``[notify]``).
+- ``final_checks``: The final checks (``checks.final``): run once the work is done; a failure gets one patch round.
 - ``one_task``: ``--task ID``: one task of an approved plan, run alone.
 - ``opening``: Opening a run: resume the saved one, or start a new one (``--fresh`` sets the old aside).
 - ``options``: What the command line adds on top of the config for one run: ``RunOptions``.

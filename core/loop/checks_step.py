@@ -14,10 +14,12 @@ from orch_tui.core.checks.leftovers import RUNNING_DIR
 from orch_tui.core.checks.trial import run_configured
 from orch_tui.core.config.paths import ProjectPaths
 from orch_tui.core.domain.events import ChangeApplied, CheckOutput, Notice, TestsFinished
+from orch_tui.core.domain.plan import TaskStatus
 from orch_tui.core.domain.state import RunState
 from orch_tui.core.domain.state_records import LastTest
 from orch_tui.core.loop import finishing
 from orch_tui.core.loop.exit_codes import EXIT_SUCCESS
+from orch_tui.core.loop.final_checks import final_checks_pass
 from orch_tui.core.loop.one_task import finished_alone
 from orch_tui.core.loop.retry import ChecksFailed, Failure
 from orch_tui.core.loop.run import Run
@@ -77,6 +79,10 @@ def _after_passing(run: Run, attempt: int) -> None:
         if following is not None and alone is None:
             run.transition(RunState.GENERATING, attempt=following)
             return
+    plan = run.state.plan
+    tasks_left = plan is not None and any(t.status is not TaskStatus.DONE for t in plan.tasks)
+    if not tasks_left and not final_checks_pass(run, attempt):
+        return  # a patch round for the final checks, or FAILED
     finishing.finish(
         run,
         RunState.SUCCESS,

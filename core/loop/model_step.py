@@ -22,6 +22,7 @@ from orch_tui.core.loop import finishing, restore
 from orch_tui.core.loop.change_run import spec_edit, workspace_is_empty
 from orch_tui.core.loop.escalation import model_for
 from orch_tui.core.loop.exit_codes import EXIT_FAILED
+from orch_tui.core.loop.final_checks import final_note
 from orch_tui.core.loop.retry import Failure, NoChange, RepeatedProposal, budget_stop
 from orch_tui.core.loop.run import Run
 from orch_tui.core.providers.base import AssistantTurn
@@ -175,7 +176,11 @@ def attempt_prompt(run: Run, attempt: int, first: bool) -> str:
         )
     else:
         # with a judge's guidance or a verifier's gaps about the attempt before
-        prompt = run.patch_prompt(attempt - 1) + run.roles.prompt_note(attempt)
+        prompt = (
+            run.patch_prompt(attempt - 1)
+            + run.roles.prompt_note(attempt)
+            + final_note(run.log, attempt)
+        )
     guidance = log.read_json(attempt, GUIDANCE)
     if guidance:
         question = Question.from_json(guidance["question"]) if guidance.get("question") else None

@@ -19,6 +19,8 @@ APPLIED = "applied.json"
 APPLIED_PATCH = "applied.patch"
 TEST_OUTPUT = "test-output.txt"
 REPORT = "report.json"
+FINAL_REPORT = "final-report.json"
+"""The ``checks.final`` report of the attempt they ran after."""
 COVERAGE = "coverage.json"
 """Which tests ran each line: ``{"map": CoverageMap.to_json()}`` or ``{"unavailable": reason}``
 (core.checks.coverage_map's :func:`coverage_record`)."""

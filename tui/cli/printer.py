@@ -12,6 +12,7 @@ from orch_tui.core.domain.describe import describe
 from orch_tui.core.domain.events import (
     STREAM_EVENTS,
     Event,
+    FinalChecksFinished,
     ModelTurn,
     Notice,
     PlanApproved,
@@ -148,6 +149,8 @@ class LinePrinter:
             self._line(f"{describe(event)} · {self._money()}")
         elif isinstance(event, TestsFinished):
             self._line(describe(event) + "".join(f"\n      {error}" for error in event.errors))
+        elif isinstance(event, FinalChecksFinished):
+            self._line(describe(event))
         elif isinstance(event, RunFinished):
             self.tokens, self.cost = event.tokens, event.cost_usd
             # Every line above names its attempt, and the stop reason counts them where it matters.

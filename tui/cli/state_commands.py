@@ -65,6 +65,9 @@ def status(paths: ProjectPaths, sandbox: SandboxMode, *, as_json: bool) -> int:
             _say(f"  {line}")
     if last:
         _say(f"tests     {last.summary}")
+    if state.final_checks:
+        verdict = "passed" if state.final_checks.passed else "failed"
+        _say(f"final     {verdict}: {state.final_checks.summary}")
     if state.stop_reason:
         _say(f"stopped   {state.stop_reason}")
     if state.last_error:

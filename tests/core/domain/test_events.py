@@ -88,6 +88,9 @@ SAMPLES: list[Event] = [
         at=AT, state=RunState.SUCCESS, attempt=1, stop_reason=None, retryable=False,
         exit_code=0, tokens=1500, cost_usd=0.75,
     ),
+    ev.FinalChecksFinished(
+        at=AT, attempt=2, passed=False, summary="e2e failed (exit 3)", failed=["e2e"]
+    ),
 ]  # fmt: skip
 """One event of every kind, every field set to something other than its default."""
 
