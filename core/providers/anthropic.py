@@ -139,6 +139,9 @@ class AnthropicProvider:
             return _assistant_turn(message)
         tries = self._stream_retries + 1
         assert interruption is not None  # the loop ran at least once
+        deadline.check()
+        if deadline.passed:  # the last try ran into the deadline: that is what stopped it
+            raise self._timed_out()
         raise ModelError(
             f"{interruption.what} {tries} time(s) in a row: {interruption}",
             "check the network; " + RESUME_HINT,
@@ -183,6 +186,7 @@ class AnthropicProvider:
             try:
                 result = step()
             except Exception as exc:
+                deadline.check()  # without a socket to watch, the per-read timeout cuts it
                 if deadline.passed:
                     raise _DeadlinePassed from exc
                 if isinstance(exc, mid_stream_errors):

@@ -185,6 +185,7 @@ class OpenAIProvider:
         except RetryWaitTooLong as exc:
             raise exc.model_error(self.timeout_s) from None
         except Exception as exc:
+            deadline.check()  # a read cut at the deadline: said as the time being up
             if deadline.passed:
                 raise self._timed_out() from None
             if isinstance(exc, openai.APIError):
@@ -240,6 +241,9 @@ class OpenAIProvider:
                     raise self._timed_out()
         finally:
             deadline.cancel()
+        deadline.check()  # a stream that ended as the time ran out was cut, not finished
+        if deadline.passed and answer.finish_reason is None:
+            raise self._timed_out()
         calls = answer.calls()
         for call in calls:  # a "\\ud800" escape in the JSON decodes to a lone surrogate
             self._check_text(

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from orch_tui.core.providers.anthropic import AnthropicProvider
-from orch_tui.core.providers.base import AssistantTurn, ModelError, TurnRequest
+from orch_tui.core.providers.base import AssistantTurn, Deadline, ModelError, TurnRequest
 from orch_tui.core.providers.openai import OpenAIProvider
 from tests.support import fake_anthropic as fa
 from tests.support import fake_openai as fo
@@ -235,3 +235,22 @@ def test_a_key_echoed_by_a_401_is_redacted(side: Side) -> None:
     assert "401" in shown
     assert provider_key not in shown and ECHOING_KEY not in shown
     assert shown.count("[redacted]") == 2
+
+
+# --- issue 22, item 21: a deadline cut is said as a deadline ----------------------------------
+
+
+def test_a_read_cut_at_the_deadline_is_a_timeout_not_a_broken_stream(
+    side: Side, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where no socket can be watched (a transport without one), the SDK's per-read timeout
+    is what ends a stalled stream, at the total deadline: that is the time being up, and was
+    reported as a stream that "broke off"."""
+    monkeypatch.setattr(Deadline, "watch", lambda self, response: None)
+    side.push(fa.SlowDrip(pings=2, interval_s=4.0))
+
+    outcome, _ = complete_within(side.provider(timeout_s=1.0), seconds=30)
+
+    assert isinstance(outcome, ModelError), outcome
+    assert "timed out after 1 s" in outcome.message, outcome.message
+    assert "broke off" not in outcome.message
