@@ -277,16 +277,21 @@ def patch_prompt(
     changed: Sequence[str] = (),
     task: str = "",
     prompts_dir: Path | None = None,
+    report_attempt: int | None = None,
 ) -> str:
-    """When the project is large, the files sent in full are those the run ``changed`` and those
-    the failures or the ``task`` name."""
+    """``report`` is the checks of ``report_attempt`` (None: of ``previous``): after a rejected
+    proposal, the last checks that ran. When the project is large, the files sent in full are
+    those the run ``changed`` and those the failures or the ``task`` name."""
     mentions: list[str] = [task]
+    not_run = "the tests did not run: the proposal was rejected before it was applied."
     if report is None:
-        summary = "the tests did not run: the proposal was rejected before it was applied."
+        summary = not_run
         failures = ""
         output = ""
     else:
         summary = report.summary()
+        if report_attempt is not None and report_attempt != previous:
+            summary = f"{not_run} Still failing from attempt {report_attempt}'s checks: {summary}"
         failures = describe_failures(report, workspace, config)
         output = checks_output(report, failures, workspace)
         output = clip_middle(output, config.feedback.output_chars)

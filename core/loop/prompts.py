@@ -51,12 +51,13 @@ def patch_prompt(
     log: RunLog, config: Config, paths: ProjectPaths, spec: Spec, previous: int
 ) -> str:
     """The prompt of the attempt after ``previous``: what happened to it, what to fix."""
-    report_data = log.read_json(previous, runlog.REPORT)
+    report_at, report_data = last_report(log, previous)
     proposal_data = log.read_json(previous, runlog.PROPOSAL)
     decisions_data = log.read_json(previous, runlog.DECISIONS)
     return render_patch_prompt(
         previous=previous,
         report=TestReport.from_json(report_data) if report_data else None,
+        report_attempt=report_at,
         proposal=Proposal.from_json(proposal_data) if proposal_data else None,
         decisions=Decisions.from_json(decisions_data) if decisions_data else None,
         workspace=paths.workspace,
@@ -65,6 +66,19 @@ def patch_prompt(
         task=spec.text,
         prompts_dir=paths.prompts,
     )
+
+
+def last_report(log: RunLog, previous: int) -> tuple[int, Any | None]:
+    """The checks report the next prompt carries, and its attempt: ``previous``'s, or after a
+    rejected proposal (no checks ran) the last failing checks of an attempt before it."""
+    for attempt in range(previous, -1, -1):
+        data = log.read_json(attempt, runlog.REPORT)
+        if data is None:
+            continue
+        if attempt != previous and TestReport.from_json(data).passed:
+            break  # nothing was failing (a finished task, in plan mode)
+        return attempt, data
+    return previous, None
 
 
 def changed_files(log: RunLog, last: int) -> list[str]:

@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 
 from orch_tui.core.loop.engine import EXIT_FAILED, EXIT_NEEDS_HELP, NothingToGiveUp, RunOptions
+from orch_tui.core.loop.review import ReviewSession
 from tests.core.loop.test_engine import fast_config, make_engine, state_of
-from tests.support.scripting import attempt, create, replace
+from tests.support.scripting import attempt, create, prompt_text, replace
 
 FAILING_TEST = "def test_value():\n    assert False, 'never passes'\n"
 
@@ -104,3 +105,24 @@ def test_guidance_other_than_give_up_still_guides(project: Path) -> None:
     engine, provider = make_engine(project, [[], [], [], _patch(2)], options=guided)
     engine.run()
     assert provider.attempts_asked == [3]
+
+
+def test_after_a_rejected_patch_the_next_prompt_still_carries_the_failing_tests(
+    project: Path,
+) -> None:
+    class RejectTheSecond:
+        calls = 0
+
+        def review(self, session: ReviewSession) -> None:
+            self.calls += 1
+            if self.calls == 2:
+                session.reject_all("keep VALUE an int literal")
+
+    attempts = [_generation(), _patch(0), _patch(0)]
+    engine, provider = make_engine(project, attempts, reviewer=RejectTheSecond(), max_retries=2)
+    engine.run()
+    prompt = prompt_text(next(r for r in provider.requests if r.attempt == 2))
+    assert "keep VALUE an int literal" in prompt
+    assert "the proposal was rejected before it was applied" in prompt
+    assert "Still failing from attempt 0's checks: 1 failed" in prompt
+    assert "tests/test_value.py::test_value" in prompt and "never passes" in prompt

@@ -74,6 +74,8 @@ async def test_marks_come_from_the_last_checks_and_u_goes_to_the_untested_hunk(
         assert screen.cursor.hunk == 1
         await pilot.press("question_mark")
         help_screen = await wait_for_screen(pilot, app, HelpScreen, "the help")
-        assert "`u`: the next one no test runs" in HELP and help_screen.query_one(Markdown) is not None
+        assert (
+            "`u`: the next one no test runs" in HELP and help_screen.query_one(Markdown) is not None
+        )
         await pilot.press("escape")
         await pilot.press("q")
