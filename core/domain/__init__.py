@@ -1,5 +1,6 @@
 """The nouns of a run: state, events, proposals and hunks, plans, questions, costs, tools, outcomes.
 
+- ``attempt_kind``: What each attempt is: generate, patch, and after a question + answer.
 - ``asking``: Asking a person: the question a run stops on, and the answer that restarts it.
 - ``budget``: The cost budget, checked before every model request so a run cannot overshoot it.
 - ``cost``: Token usage, and what it costs by the config's price table.

@@ -7,7 +7,7 @@ asking for a run that does not exist raises :class:`HistoryError`.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,10 +18,12 @@ from unidiff.patch import PatchSet
 from orch_tui.core.checks.coverage_map import CoverageMap, CoverageUnavailable, coverage_from_record
 from orch_tui.core.checks.runner import TestReport
 from orch_tui.core.domain.asking import QuestionSource
+from orch_tui.core.domain.attempt_kind import attempt_kinds
 from orch_tui.core.domain.describe import describe
 from orch_tui.core.domain.events import (
     NOTE_EVENTS,
     Event,
+    GuidanceGiven,
     ModelTurn,
     ProposalReady,
     QuestionAsked,
@@ -78,6 +80,10 @@ class AttemptDetail:
     problems: list[str] = field(default_factory=list)
     task: str | None = None
     """Plan mode: the task this attempt worked on (``plan`` for the planning attempt)."""
+    answered: bool = False
+    """Its prompt carried a person's answer or guidance."""
+    model_asked: bool = False
+    """The model asked a person a question in it (``ask_user``)."""
     notes: list[str] = field(default_factory=list)
     """Questions, answers, reopenings, escalations and role decisions, in the order they
     happened, worded by :func:`~orch_tui.core.domain.describe.describe`."""
@@ -127,6 +133,7 @@ def _run_folder(logs: Path, run_id: str) -> Path:
 
 _ATTEMPT_EVENTS = (
     StateChanged,
+    GuidanceGiven,
     ModelTurn,
     ProposalReady,
     ReviewFinished,
@@ -260,8 +267,10 @@ def _apply_event(attempt: AttemptDetail, event: Event) -> None:
         attempt.edits.append(event)
     elif isinstance(event, NOTE_EVENTS):
         attempt.notes.append(describe(event))
+        attempt.answered = attempt.answered or isinstance(event, GuidanceGiven)
         if isinstance(event, QuestionAsked) and event.source == QuestionSource.MODEL:
             attempt.outcome, attempt.summary = AttemptOutcome.ASKED, event.question
+            attempt.model_asked = True
     elif isinstance(event, ProposalReady) and not event.files and event.attempt > 0:
         attempt.outcome = AttemptOutcome.NO_CHANGE
         attempt.summary = "the model proposed no change"
@@ -348,3 +357,14 @@ def reviewed_changes(attempt: AttemptDetail) -> list[tuple[FileChange, list[Hunk
         (change, decisions.for_file(change))
         for change in effective_proposal(attempt.proposal, decisions).changes
     ]
+
+
+def kinds_of(attempts: Iterable[AttemptDetail], firsts: Collection[int]) -> dict[int, str]:
+    """Each attempt's label (:func:`~orch_tui.core.domain.attempt_kind.attempt_kinds`)."""
+    shown = list(attempts)
+    return attempt_kinds(
+        (a.number for a in shown),
+        firsts,
+        {a.number for a in shown if a.model_asked},
+        {a.number for a in shown if a.answered},
+    )

@@ -8,7 +8,9 @@ from rich.text import Text
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from orch_tui.core.domain.events import TaskStarted
+from orch_tui.core.domain.asking import QuestionSource
+from orch_tui.core.domain.attempt_kind import attempt_kinds
+from orch_tui.core.domain.events import GuidanceGiven, QuestionAsked, TaskStarted
 from orch_tui.core.domain.outcome import DECIDED_OUTCOMES
 from orch_tui.core.history.detail import AttemptDetail
 from orch_tui.core.util.terminal_text import escape_controls
@@ -16,7 +18,8 @@ from orch_tui.core.util.wording import plural
 
 
 class Timeline(OptionList):
-    """Attempt 0 is the generation; later attempts are patches.
+    """Attempt 0 is the generation; later attempts are patches, and the attempt after a
+    question is labelled as what it is (:mod:`~orch_tui.core.domain.attempt_kind`).
 
     In plan mode each task's first attempt is its generation, and a task's attempts sit
     under a line naming the task.
@@ -28,6 +31,15 @@ class Timeline(OptionList):
         self._steps: dict[int, list[str]] = {}
         self._tasks: dict[int, str] = {}
         """First attempt of a task -> the line that heads its attempts."""
+        self._model_asked: set[int] = set()
+        self._answered: set[int] = set()
+
+    def question(self, event: QuestionAsked | GuidanceGiven) -> None:
+        """A question asked in an attempt, or the answer that goes into one: its label."""
+        if isinstance(event, GuidanceGiven):
+            self._answered.add(event.attempt)
+        elif event.source == QuestionSource.MODEL:
+            self._model_asked.add(event.attempt)
 
     def start_task(self, task: TaskStarted) -> None:
         self._tasks[task.first_attempt] = (
@@ -47,6 +59,10 @@ class Timeline(OptionList):
         previous_task: str | None = None
         for attempt in attempts:
             steps = self._steps.setdefault(attempt.number, [])
+            if attempt.model_asked:
+                self._model_asked.add(attempt.number)
+            if attempt.answered:
+                self._answered.add(attempt.number)
             if attempt.proposal is not None:
                 proposal = attempt.proposal
                 steps.append(
@@ -67,6 +83,7 @@ class Timeline(OptionList):
     def _redraw(self, highlight: int) -> None:
         self.clear_options()
         highlighted = 0
+        kinds = attempt_kinds(self._steps, self._tasks, self._model_asked, self._answered)
         for attempt in sorted(self._steps):
             if attempt in self._tasks:
                 self.add_option(
@@ -76,8 +93,7 @@ class Timeline(OptionList):
                         disabled=True,
                     )
                 )
-            first = attempt == 0 or attempt in self._tasks
-            label = "generate" if first else "patch"
+            label = kinds[attempt]
             steps = " · ".join(self._steps[attempt])
             if attempt == highlight:
                 highlighted = self.option_count

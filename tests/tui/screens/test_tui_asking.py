@@ -9,10 +9,12 @@ import pytest
 from textual.widgets import Input
 
 from orch_tui.core.domain.events import EventBus
+from orch_tui.core.history.detail import kinds_of, load_run
 from orch_tui.core.loop.engine import Engine, RunOptions
 from orch_tui.core.loop.review import AcceptAllReviewer
 from orch_tui.tui.screens.dialogs import StoppedScreen
 from orch_tui.tui.screens.needs_help import NeedsHelpScreen
+from orch_tui.tui.widgets.timeline import Timeline
 from tests.support.e2e_support import attempt_turns
 from tests.support.fake_anthropic import Turn
 from tests.support.tui_support import (
@@ -64,8 +66,14 @@ async def test_a_digit_answers_the_models_question_and_the_run_goes_on(tmp_path:
         await wait_for_review(pilot, app, attempt=1)
         prompt = first_prompt(project, 1)
         assert "Their answer, verbatim:\n\nno, numbers only" in prompt and QUESTION in prompt
+        timeline = app.screen.query_one(Timeline)
+        # the generation prompt again, with the answer: not a patch
+        assert str(timeline.get_option("attempt-1").prompt).startswith("#1 generate + answer:")
+        assert str(timeline.get_option("attempt-0").prompt).startswith("#0 generate:")
         await pilot.press("enter")
         assert await wait_for_finish(pilot, app) == "SUCCESS"
+        detail = load_run(project.run_dir().parent, project.run_dir().name)
+        assert kinds_of(detail.attempts, ()) == {0: "generate", 1: "generate + answer"}
         assert project.read("calc.py") == CALC_FIXED
         assert project.state()["run_id"] == project.run_dir().name
         await pilot.press("q")

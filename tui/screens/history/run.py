@@ -20,7 +20,13 @@ from textual.widgets import DataTable, Static
 
 from orch_tui.core.config.paths import ProjectPaths
 from orch_tui.core.history.blame import Blame, blame
-from orch_tui.core.history.detail import AttemptDetail, HistoryError, RunDetail, load_run
+from orch_tui.core.history.detail import (
+    AttemptDetail,
+    HistoryError,
+    RunDetail,
+    kinds_of,
+    load_run,
+)
 from orch_tui.core.history.export import format_duration
 from orch_tui.core.history.grid import ABSENT, FAILED, PASSED, SKIPPED, test_grid
 from orch_tui.core.history.plan_history import PLANNING
@@ -186,10 +192,10 @@ class RunScreen(ThemedScreen):
         labels = ("", *(("Task",) if tasks else ()), "#", "Outcome", "Summary", "Files")
         for label in (*labels, "Tokens", "Cost", "Time"):
             table.add_column(label)
+        kinds = kinds_of(self.detail.attempts, tasks)
         for attempt in self.detail.attempts:
             mark = "●" if attempt.number == self.marked else ""
-            first = attempt.number == 0 or attempt.number in tasks
-            kind = "generate" if first else "patch"
+            kind = kinds[attempt.number]
             outcome = OUTCOME_VARIABLES.get(attempt.outcome, "warning")
             task = (Text(escape_controls(tasks.get(attempt.number, ""))),) if tasks else ()
             table.add_row(
