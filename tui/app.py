@@ -48,6 +48,7 @@ from orch_tui.tui.messages import (
     QuitRun,
     ResumeRun,
     RetryRun,
+    RewrittenAnswered,
     SettingChanged,
 )
 from orch_tui.tui.screens.review.screen import ReviewScreen
@@ -206,6 +207,10 @@ class OrchApp(App[int]):
     @on(DecisionsFinal)
     def _decisions_final(self, _message: DecisionsFinal) -> None:
         self.reviewer.finish()
+
+    @on(RewrittenAnswered)
+    def _rewritten_answered(self, message: RewrittenAnswered) -> None:
+        self.reviewer.answer_rewritten(message.accepted)
 
     @on(PlanApproved)
     def _plan_approved(self, message: PlanApproved) -> None:

@@ -21,7 +21,13 @@ from orch_tui.core.domain.plan import Plan
 from orch_tui.core.domain.state import StateError
 from orch_tui.core.loop.engine import EXIT_INTERRUPTED, EXIT_STATE, Engine
 from orch_tui.core.loop.review import ReviewAborted, ReviewSession
-from orch_tui.tui.messages import EngineEvent, EngineStopped, PlanRequested, ReviewRequested
+from orch_tui.tui.messages import (
+    EngineEvent,
+    EngineStopped,
+    PlanRequested,
+    ReviewRequested,
+    RewrittenRequested,
+)
 
 Verdict = Literal["apply", "abort"]
 
@@ -68,11 +74,11 @@ class TuiReviewer:
 
     def __init__(self, target: MessageTarget) -> None:
         self.target = target
-        self._answers: queue.Queue[Verdict | Plan] = queue.Queue()
+        self._answers: queue.Queue[Verdict | Plan | bool] = queue.Queue()
         self.waiting = False
         """True while the engine thread waits for the person's decisions."""
 
-    def _ask(self, request: Message) -> Verdict | Plan:
+    def _ask(self, request: Message) -> Verdict | Plan | bool:
         """Post ``request`` to the app and block the engine thread until the person answers."""
         self.waiting = True
         try:
@@ -91,6 +97,12 @@ class TuiReviewer:
         approved = self._ask(PlanRequested(plan))
         assert isinstance(approved, Plan)
         return approved
+
+    def accept_rewritten(self, tests: list[str]) -> bool:
+        return self._ask(RewrittenRequested(tests)) is True
+
+    def answer_rewritten(self, accepted: bool) -> None:
+        self._answers.put(accepted)
 
     def approve_plan(self, plan: Plan) -> None:
         self._answers.put(plan)

@@ -39,6 +39,23 @@ class PlanRequested(Message):
         self.plan = plan
 
 
+class RewrittenRequested(Message):
+    """The checks passed, but ``tests`` were rewritten to pass: the engine waits for the person
+    to accept them (SUCCESS) or not (the run stops)."""
+
+    def __init__(self, tests: list[str]) -> None:
+        super().__init__()
+        self.tests = tests
+
+
+class RewrittenAnswered(Message):
+    """The person's answer to :class:`RewrittenRequested`."""
+
+    def __init__(self, accepted: bool) -> None:
+        super().__init__()
+        self.accepted = accepted
+
+
 class EngineStopped(Message):
     """The engine thread ended: ``exit_code`` is the run's, or 130 when left unfinished."""
 

@@ -1,5 +1,6 @@
 """Running the checks: runner, sandbox, JUnit reports, the project's venv, trial runs.
 
+- ``attempt_evidence``: An attempt's evidence: the scratch runs (old tests on new code, added tests on old code), then the verdicts.
 - ``change_evidence``: Do the tests test the change? Two verdicts from scratch runs (DESIGN section 15), kept pure.
 - ``coverage_env``: coverage.py in the project's ``.venv``, put there the way pytest is (``core.checks.venv``).
 - ``coverage_map``: Coverage per test and per hunk: which tests run each changed line (DESIGN section 15).

@@ -3,7 +3,8 @@
 Into a ``.venv`` orch-tui created, :func:`ensure_coverage` links (else copies) orch-tui's own
 coverage and what it requires, like pytest: no network, and the coverage whose data files
 orch-tui reads. A person's own ``.venv`` is never written into: coverage runs there only if
-they installed it. With ``checks.python`` nothing is installed either. Whatever stops it is a
+they installed it. With ``checks.python`` nothing is installed either: coverage runs if that
+interpreter has it (:func:`has_coverage`). Whatever stops it is a
 :class:`~core.checks.coverage_map.CoverageUnavailable` with the reason: the tests then run
 without coverage, and the run never fails for it.
 
@@ -13,6 +14,7 @@ The seeding itself is ``core.checks.venv.seed_distribution``, the same as pytest
 from __future__ import annotations
 
 import importlib.metadata
+import subprocess
 from pathlib import Path
 
 from orch_tui.core.checks.coverage_map import (
@@ -40,8 +42,11 @@ def ensure_coverage(config: Config, workspace: Path) -> CoverageUnavailable | No
     Call after :func:`~core.checks.venv.prepare_env` succeeded (the ``.venv`` exists)."""
     venv = workspace / PROJECT_VENV
     if config.checks.python:
+        if has_coverage(config.checks.python):
+            return None
         return CoverageUnavailable(
-            "checks.python names an interpreter orch-tui installs nothing into"
+            f"coverage is not installed for checks.python ({config.checks.python}), an "
+            "interpreter orch-tui installs nothing into"
         )
     if venv_python(workspace) is None:
         return CoverageUnavailable(f"{venv} holds no Python interpreter")
@@ -58,6 +63,20 @@ def ensure_coverage(config: Config, workspace: Path) -> CoverageUnavailable | No
     except (OSError, importlib.metadata.PackageNotFoundError) as exc:
         return CoverageUnavailable(f"could not put coverage into {venv}: {exc}")
     return None
+
+
+def has_coverage(python: str) -> bool:
+    """Whether ``python`` can import coverage. Found, never imported, in isolated mode from
+    ``/``: nothing of the workspace is on its path, so no file of the model's runs here,
+    outside the sandbox."""
+    probe = "import importlib.util, sys; sys.exit(importlib.util.find_spec('coverage') is None)"
+    try:
+        done = subprocess.run(
+            [python, "-I", "-c", probe], cwd="/", capture_output=True, timeout=60, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0
 
 
 def with_coverage(

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
+from orch_tui.core.checks.coverage_env import with_coverage
+from orch_tui.core.checks.coverage_map import CoverageMap, CoverageUnavailable, read_coverage
 from orch_tui.core.checks.declarations import put_back, snapshot
 from orch_tui.core.checks.installer import INSTALL_CHECK
 from orch_tui.core.checks.leftovers import remove_trial_copies, trial_prefix
@@ -60,7 +62,41 @@ def run_configured(
     project: Path | None = None,
     final: bool = False,
 ) -> TestReport:
-    """Prepare the project's environment (:mod:`core.project_env`), then run the checks.
+    """The checks, not measured: :func:`run_measured`'s report."""
+    return run_measured(
+        config,
+        workspace,
+        report_dir,
+        on_output,
+        running,
+        on_notice,
+        project,
+        measure=False,
+        final=final,
+    ).report
+
+
+@dataclass(frozen=True)
+class Measured:
+    report: TestReport
+    coverage: CoverageMap | CoverageUnavailable
+    """Which tests ran each line, or why that is not known (the run goes on without it)."""
+
+
+def run_measured(
+    config: Config,
+    workspace: Path,
+    report_dir: Path,
+    on_output: Callable[[str, str], None] | None = None,
+    running: Path | None = None,
+    on_notice: Callable[[str], None] | None = None,
+    project: Path | None = None,
+    *,
+    measure: bool = True,
+    final: bool = False,
+) -> Measured:
+    """Prepare the project's environment (:mod:`core.project_env`), then run the checks, the
+    test check under coverage with a context per test (``measure``; ``core.checks.coverage_env``).
 
     ``report_dir``: where the installer's output is kept (the checks' own reports go to a
     private folder); ``project``: the folder whose environment runs them, when not
@@ -78,14 +114,25 @@ def run_configured(
         running=running,
     )
     if env.failure is not None:
-        return TestReport(checks=[env.failure])
+        return Measured(
+            TestReport(checks=[env.failure]), CoverageUnavailable("the tests did not run")
+        )
     sandbox = resolve_sandbox(config.checks.sandbox).with_limits(Limits.from_config(config.checks))
     # The checks write their reports into a folder of their own, never into report_dir (the
     # run's log folder, where a check could forge or break what orch-tui reads back later).
     declared = snapshot(workspace)
     with tempfile.TemporaryDirectory(prefix="orch-reports-") as own_reports:
+        specs = configured_checks(config, env.python, final)
+        measured: CoverageMap | CoverageUnavailable = CoverageUnavailable("not measured")
+        problem: CoverageUnavailable | None = None
+        if measure and not final:
+            command, problem = with_coverage(
+                config, workspace, Path(own_reports), specs[0].command, venv_of=project
+            )
+            specs[0] = CheckSpec(specs[0].name, command)
+            measured = problem or measured
         report = run_checks(
-            configured_checks(config, env.python, final),
+            specs,
             workspace,
             Path(own_reports),
             timeout_s=config.checks.timeout_seconds,
@@ -97,13 +144,15 @@ def run_configured(
             read_only=kept_read_only(workspace),
             allow_all_skipped=config.checks.allow_all_skipped,
         )
+        if measure and not final and problem is None:
+            measured = read_coverage(Path(own_reports), workspace)
     undone = put_back(workspace, declared)
     if undone and on_notice is not None:
         on_notice(
             f"a check wrote {', '.join(undone)}; put back as reviewed: the installer installs "
             "only what the person accepted"
         )
-    return report
+    return Measured(report, measured)
 
 
 @dataclass(frozen=True)
@@ -111,6 +160,8 @@ class TrialOutcome:
     report: TestReport
     before: list[str] | None
     """Tests failing in the last real run, or None when the checks have not run yet."""
+    coverage: CoverageMap | CoverageUnavailable | None = None
+    """Which tests run each line with the proposal applied (the diff's coverage marks)."""
 
     @property
     def fixes(self) -> list[str]:
@@ -155,8 +206,8 @@ def run_trial(
             apply_change(scratch, resolve(proposal, decisions or Decisions()), durable=False)
             reports = Path(tmp) / "reports"
             reports.mkdir()
-            report = run_configured(config, scratch, reports, running=running, project=workspace)
-            return TrialOutcome(report, before)
+            measured = run_measured(config, scratch, reports, running=running, project=workspace)
+            return TrialOutcome(measured.report, before, measured.coverage)
     finally:
         with _trials_idle:
             _trials_running -= 1

@@ -5,6 +5,7 @@
 - ``budget``: The cost budget, checked before every model request so a run cannot overshoot it.
 - ``cost``: Token usage, and what it costs by the config's price table.
 - ``describe``: Every event in words, one line each, for the printer, the TUI timeline, history and exports.
+- ``evidence``: The verdict's evidence: per attempt (its event, ``evidence.json``) and the run's last line.
 - ``event_reading``: Events read back from the JSON they were logged as, each field checked against its type.
 - ``events``: What the engine tells the world, as typed events.
 - ``json_fields``: Reading a field of a saved JSON object, with a message that names it when it is wrong.

@@ -35,6 +35,7 @@ from orch_tui.core.domain.events import (
     ToolEdit,
     UnknownEvent,
 )
+from orch_tui.core.domain.evidence import EvidenceFound
 from orch_tui.core.domain.roles import RoleDecision, RoleVerdict
 from orch_tui.core.util.wording import plural
 
@@ -185,6 +186,11 @@ def _(event: Escalated) -> str:
 @describe.register
 def _(event: RoleDecided) -> str:
     return describe_decision(event)
+
+
+@describe.register
+def _(event: EvidenceFound) -> str:
+    return event.describe()
 
 
 @describe.register

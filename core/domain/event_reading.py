@@ -17,6 +17,7 @@ from collections.abc import Callable
 from enum import Enum
 from typing import Any, NamedTuple
 
+from orch_tui.core.domain import evidence as _evidence  # noqa: F401  registers EvidenceFound
 from orch_tui.core.domain.events import EVENT_TYPES, Event, UnknownEvent
 from orch_tui.core.domain.state import RunState
 

@@ -45,6 +45,7 @@ class EventKind(StrEnum):
     REOPENED = "reopened"
     ESCALATED = "escalated"
     ROLE_DECISION = "role_decision"
+    EVIDENCE = "evidence"
     RUN_FINISHED = "run_finished"
 
 
@@ -105,8 +106,7 @@ class RunStarted(Event):
     sandbox: str = "none"
     """What confines the checks: "bwrap" or "none" (checks.sandbox resolved on this machine)."""
     model_in_use: str = ""
-    """The model answering the current attempt: model.escalate_to on a resumed run that had
-    already escalated, else ``model`` (empty in logs written before this field)."""
+    """The model answering now: model.escalate_to once escalated (empty in older logs)."""
     tokens: int = 0
     cost_usd: float = 0.0
     """The run's tokens and cost so far: a resumed run's totals from state.json."""
@@ -277,6 +277,8 @@ class RunFinished(Event):
     exit_code: int
     tokens: int
     cost_usd: float
+    evidence: dict[str, Any] | None = None
+    """At SUCCESS: the run's evidence (``core.domain.evidence.Verdict.to_json``)."""
 
 
 @dataclass(kw_only=True)
@@ -324,8 +326,7 @@ class Escalated(Event):
 
 @dataclass(kw_only=True)
 class RoleDecided(Event, RoleDecision):
-    """A judge or verifier decided about ``attempt`` (core.roles); logged with every field of
-    the decision."""
+    """A judge or verifier decided about ``attempt`` (core.roles), every field logged."""
 
     kind: ClassVar[EventKind] = EventKind.ROLE_DECISION
     attempt: int

@@ -33,6 +33,7 @@ from orch_tui.core.domain.events import (
     TestsFinished,
     ToolEdit,
 )
+from orch_tui.core.domain.evidence import EvidenceFound
 from orch_tui.core.domain.outcome import DECIDED_OUTCOMES, AttemptOutcome
 from orch_tui.core.domain.proposal import (
     Decisions,
@@ -265,7 +266,7 @@ def _apply_event(attempt: AttemptDetail, event: Event) -> None:
             attempt.outcome = event.state
     elif isinstance(event, ToolEdit):
         attempt.edits.append(event)
-    elif isinstance(event, NOTE_EVENTS):
+    elif isinstance(event, (*NOTE_EVENTS, EvidenceFound)):
         attempt.notes.append(describe(event))
         attempt.answered = attempt.answered or isinstance(event, GuidanceGiven)
         if isinstance(event, QuestionAsked) and event.source == QuestionSource.MODEL:

@@ -3,6 +3,7 @@
 - ``budget``: The run's usage and its cost budget: every model turn counted, every request capped.
 - ``change_run``: A change run: a spec edited after a run changes that run's project (DESIGN section 16).
 - ``checks_step``: The checks step (TESTING): apply the decided change, run the checks, judge the result.
+- ``evidence_step``: The checks step's evidence: coverage.json and evidence.json, tests rewritten to pass, the run's verdict.
 - ``context``: The narrow view of a run that roles and the plan runner get: ``RunContext``.
 - ``engine``: The loop: GENERATING → REVIEWING → TESTING → SUCCESS, or PATCHING and round again.
 - ``escalation``: Which model answers an attempt: ``model.escalate_to`` takes over after failed attempts.

@@ -1,7 +1,9 @@
 """The checks step (TESTING): apply the decided change, run the checks, judge the result.
 
 Applying ``applied.json`` is idempotent, so a resumed run re-applies it and runs the checks
-again. In git the applied attempt becomes one commit. Passing checks end the run (or the
+again. In git the applied attempt becomes one commit. The test check runs under coverage; the
+attempt's evidence (:mod:`.evidence_step`) is recorded after it, and tests rewritten to pass
+stop a run whose reviewer does not accept them. Passing checks end the run (or the
 task, in plan mode) unless the verifier finds gaps; failing ones are returned as the
 :class:`~orch_tui.core.loop.retry.ChecksFailed` they are.
 """
@@ -10,15 +12,18 @@ from __future__ import annotations
 
 import os
 
+from orch_tui.core.checks.coverage_map import CoverageMap, CoverageUnavailable
 from orch_tui.core.checks.leftovers import RUNNING_DIR
-from orch_tui.core.checks.trial import run_configured
+from orch_tui.core.checks.runner import TestReport
+from orch_tui.core.checks.trial import run_measured
 from orch_tui.core.config.paths import ProjectPaths
 from orch_tui.core.domain.events import ChangeApplied, CheckOutput, Notice, TestsFinished
 from orch_tui.core.domain.plan import TaskStatus
 from orch_tui.core.domain.state import RunState
 from orch_tui.core.domain.state_records import LastTest
 from orch_tui.core.loop import finishing
-from orch_tui.core.loop.exit_codes import EXIT_SUCCESS
+from orch_tui.core.loop.evidence_step import record_evidence, rewritten_refusal, run_verdict
+from orch_tui.core.loop.exit_codes import EXIT_FAILED, EXIT_SUCCESS
 from orch_tui.core.loop.final_checks import final_checks_pass
 from orch_tui.core.loop.one_task import finished_alone
 from orch_tui.core.loop.retry import ChecksFailed, Failure
@@ -37,7 +42,7 @@ def checks_step(run: Run) -> Failure | None:
     apply_change(run.paths.workspace, applied["files"], commit=run.files)
     _commit_applied(run, attempt, files)
     run.emit(ChangeApplied(attempt=attempt, files=files, workspace=shown_workspace(run.paths)))
-    report = run_configured(
+    measured = run_measured(
         run.config,
         run.paths.workspace,
         run.log.attempt_dir(attempt),
@@ -45,6 +50,7 @@ def checks_step(run: Run) -> Failure | None:
         running=run.paths.root / RUNNING_DIR,
         on_notice=lambda message: run.emit(Notice(message=message)),
     )
+    report = measured.report
     run.log.write_json(attempt, runlog.REPORT, report.to_json(), run.files)
     run.log.write_text(
         attempt, runlog.TEST_OUTPUT, "\n".join(f"$ {c.name}\n{c.output}" for c in report.checks)
@@ -61,13 +67,20 @@ def checks_step(run: Run) -> Failure | None:
             errors=[f"{c.name}: {c.error}" for c in report.checks if c.error],
         )
     )
+    evidence = record_evidence(run, attempt, applied["files"], report, measured.coverage)
     if not report.passed:
         return ChecksFailed(summary=report.summary(), failing=tuple(failing))
-    _after_passing(run, attempt)
+    refusal = rewritten_refusal(run, evidence)
+    if refusal is not None:
+        finishing.finish(run, RunState.FAILED, EXIT_FAILED, refusal)
+        return None
+    _after_passing(run, attempt, report, measured.coverage)
     return None
 
 
-def _after_passing(run: Run, attempt: int) -> None:
+def _after_passing(
+    run: Run, attempt: int, report: TestReport, coverage: CoverageMap | CoverageUnavailable
+) -> None:
     """One more patch round for the verifier's gaps, the next task, or SUCCESS."""
     if run.roles.wants_more(attempt):  # the verifier found gaps
         run.transition(RunState.PATCHING, attempt=attempt + 1)
@@ -83,11 +96,12 @@ def _after_passing(run: Run, attempt: int) -> None:
     tasks_left = plan is not None and any(t.status is not TaskStatus.DONE for t in plan.tasks)
     if not tasks_left and not final_checks_pass(run, attempt):
         return  # a patch round for the final checks, or FAILED
+    run.verdict = run_verdict(run, report, coverage)
     finishing.finish(
         run,
         RunState.SUCCESS,
         EXIT_SUCCESS,
-        alone or f"all checks passed after {plural(attempt + 1, 'attempt')}",
+        alone or f"{run.verdict.summary()}, after {plural(attempt + 1, 'attempt')}",
     )
     hint = run_workspace.merge_hint(run.state.workspace)
     if hint:

@@ -53,5 +53,6 @@ def announce_finish(run: Run) -> None:
             exit_code=int(run.state.exit_code or 0),
             tokens=run.state.usage.total,
             cost_usd=round(run.state.cost_usd, 6),
+            evidence=run.verdict.to_json() if run.verdict is not None else None,
         )
     )

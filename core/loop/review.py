@@ -154,6 +154,10 @@ class Reviewer(Protocol):
     def review_plan(self, plan: Plan) -> Plan:
         """The plan as the person approved it (edited, reordered, trimmed); ReviewAborted to leave."""
 
+    def accept_rewritten(self, tests: list[str]) -> bool:
+        """The checks passed, but ``tests`` (node ids) fail in the form they had before the
+        attempt: were they rightly rewritten? SUCCESS needs a person's yes."""
+
 
 class AcceptAllReviewer:
     """``--auto``: every proposal lands as the model wrote it."""
@@ -165,3 +169,6 @@ class AcceptAllReviewer:
 
     def review_plan(self, plan: Plan) -> Plan:
         return plan
+
+    def accept_rewritten(self, tests: list[str]) -> bool:
+        return False  # no person to ask: a pass bought by rewriting a test is refused

@@ -16,6 +16,7 @@ from orch_tui.core.config.models import Config
 from orch_tui.core.config.paths import ProjectPaths
 from orch_tui.core.domain.cost import price_for
 from orch_tui.core.domain.events import Event, EventBus, StateChanged
+from orch_tui.core.domain.evidence import Verdict
 from orch_tui.core.domain.proposal import Proposal
 from orch_tui.core.domain.spec import Spec
 from orch_tui.core.domain.state import RunState, State, StateStore
@@ -62,6 +63,8 @@ class Run:
         own rename is made durable in the background while the next step starts: whatever
         that step makes durable waits for it first, and a finished run waits for it."""
         self.fresh_proposal: Proposal | None = None
+        self.verdict: Verdict | None = None
+        """The run's evidence once it succeeded (its last line, ``run_finished``'s fields)."""
         """The proposal this process just generated, hunks computed: the review step takes it
         instead of parsing proposal.json and diffing every file a second time."""
         self.planner = PlanRunner(self)

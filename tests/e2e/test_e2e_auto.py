@@ -98,7 +98,10 @@ def test_generation_failing_test_patch_success(project_factory, fake_server, tmp
 
     assert_clean_exit(result, 0)
     last = result.stdout.splitlines()[-1]
-    assert last.startswith("SUCCESS: all checks passed after 2 attempts · tokens ")
+    assert last.startswith(
+        "SUCCESS: 1 test passes (1 added, 0 rewritten, 0 weakened); 0 of 2 changed lines run by "
+        "no test, after 2 attempts · tokens "
+    ), last
     assert last.endswith(" · exit 0") and last.count("attempt") == 1, last
     final = {"app.py": FIXED_APP, "tests/test_app.py": ADD_TEST}
     assert project.workspace_files() == final

@@ -18,6 +18,7 @@ from orch_tui.tui.cli.shared import fail, question_lines
 
 if TYPE_CHECKING:
     from orch_tui.core.config.models import Config
+    from orch_tui.core.domain.evidence import EvidenceFound
 
 
 def doctor(paths: ProjectPaths, config: Config) -> int:
@@ -70,6 +71,9 @@ def status(paths: ProjectPaths, sandbox: SandboxMode, *, as_json: bool) -> int:
         _say(f"final     {verdict}: {state.final_checks.summary}")
     if state.stop_reason:
         _say(f"stopped   {state.stop_reason}")
+    evidence = _last_evidence(paths, state.run_id, state.attempt)
+    if evidence is not None:
+        _say(f"evidence  {evidence.describe().removeprefix('evidence: ')}")
     if state.last_error:
         _say(f"error     {state.last_error}")
     if state.question:
@@ -85,6 +89,20 @@ def status(paths: ProjectPaths, sandbox: SandboxMode, *, as_json: bool) -> int:
         _say(f"sandbox   none: {exc}")
     _say(f"updated   {state.updated_at}")
     return EXIT_SUCCESS
+
+
+def _last_evidence(paths: ProjectPaths, run_id: str, attempt: int) -> EvidenceFound | None:
+    """The evidence of the run's last attempt that has some (``evidence.json``)."""
+    from orch_tui.core.domain.evidence import EvidenceFound
+    from orch_tui.core.runlog import layout as runlog
+
+    for number in range(attempt, -1, -1):
+        path = paths.logs / run_id / runlog.attempt_dir_name(number) / runlog.EVIDENCE
+        try:
+            return EvidenceFound.from_record(json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError):
+            continue
+    return None
 
 
 def _say(line: str) -> None:

@@ -189,3 +189,31 @@ class StoppedScreen(ModalScreen[str]):
         if choice in ("continue", "guidance") and not self.can_continue:
             return
         self.dismiss(choice)
+
+
+class RewrittenScreen(ModalScreen[bool]):
+    """Tests were rewritten to pass: SUCCESS only with the person's explicit yes."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "answer(True)", "Accept", id="rewritten.accept"),
+        Binding("n,escape", "answer(False)", "Refuse", id="rewritten.refuse"),
+    ]
+
+    def __init__(self, tests: list[str]) -> None:
+        super().__init__()
+        self.tests = tests
+
+    def compose(self) -> ComposeResult:
+        names = "\n".join(f"  {escape_controls(test)}" for test in self.tests)
+        with Vertical(id="rewritten-dialog", classes="dialog"):
+            yield Label("Tests rewritten to pass", id="rewritten-title")
+            yield Label(
+                "The checks pass, but these tests fail in the form they had before this "
+                f"attempt:\n{names}\nwere they wrong, or were they changed to fit the code?",
+                id="rewritten-message",
+                markup=False,
+            )
+            yield Label("y accepts them (SUCCESS) · n refuses (the run stops)", id="rewritten-keys")
+
+    def action_answer(self, accepted: bool) -> None:
+        self.dismiss(accepted)

@@ -193,8 +193,12 @@ def test_coverage_is_seeded_into_a_venv_orch_tui_made_but_never_into_a_persons(
     assert isinstance(unavailable, CoverageUnavailable)
     assert "not installed" in unavailable.describe()
     configured = Config()
-    configured.checks.python = sys.executable
-    assert isinstance(ensure_coverage(configured, ours), CoverageUnavailable)
+    configured.checks.python = sys.executable  # has coverage: it runs, nothing installed
+    assert ensure_coverage(configured, ours) is None
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", tmp_path / "bare"], check=True)
+    configured.checks.python = str(tmp_path / "bare" / "bin" / "python")
+    bare = ensure_coverage(configured, ours)
+    assert isinstance(bare, CoverageUnavailable) and "checks.python" in bare.reason
     # Unavailable: the tests run as they are, never under a coverage that is not there.
     command = [sys.executable, "-m", "pytest", "-q"]
     assert with_coverage(Config(), ours, tmp_path / "r", command) == (command, unavailable)

@@ -25,6 +25,11 @@ from orch_tui.core.loop.checks_step import shown_workspace
 from tests.core.domain.test_events import SAMPLES
 
 EXPECTED = {
+    "evidence": (
+        "evidence: 1 test added (test_new passes without this change); test_old rewritten to "
+        "pass (its old form failed); 1 weakened: tests/test_a.py: assert replaced by a constant "
+        "in test_old; 3 of 140 changed lines run by no test; y"
+    ),
     "run_started": "run r1 · spec.md · scripted m · sandbox bwrap · resuming at REVIEWING",
     "notice": "note: checks run without a sandbox",
     "state": "TESTING",

@@ -40,6 +40,7 @@ from orch_tui.core.domain.events import (
     ToolEdit,
     UnknownEvent,
 )
+from orch_tui.core.domain.evidence import EvidenceFound
 from orch_tui.core.domain.plan import TaskStatus
 from orch_tui.core.domain.state import RunState
 
@@ -84,9 +85,18 @@ SAMPLES: list[Event] = [
         at=AT, attempt=1, role="verifier", model="judge-m", decision="insufficient",
         gaps=["no test of empty input", "no CLI"], reason="gaps",
     ),
+    EvidenceFound(
+        at=AT, attempt=2, added=["tests/test_a.py::test_new"],
+        passes_without=["tests/test_a.py::test_new"],
+        rewritten={"tests/test_a.py::test_old": "failed"},
+        weakened=["tests/test_a.py: assert replaced by a constant in test_old"],
+        uncovered_lines=3, changed_lines=140, uncovered={"calc.py": [4, 5, 9]},
+        coverage_unavailable="x", problems=["y"],
+    ),
     RunFinished(
         at=AT, state=RunState.SUCCESS, attempt=1, stop_reason=None, retryable=False,
         exit_code=0, tokens=1500, cost_usd=0.75,
+        evidence={"summary": "1 test passes (1 added, 0 rewritten, 0 weakened)", "added": 1},
     ),
     ev.FinalChecksFinished(
         at=AT, attempt=2, passed=False, summary="e2e failed (exit 3)", failed=["e2e"]
@@ -136,6 +146,8 @@ def _strategy(hint: Any) -> st.SearchStrategy[Any]:
         return st.lists(_strategy(args[0]), max_size=3)
     if origin is dict:
         return st.dictionaries(st.text(max_size=6), _strategy(args[1]), max_size=3)
+    if hint is Any:
+        return st.none() | st.integers() | st.text(max_size=6)
     others = [arg for arg in args if arg is not type(None)]
     return st.none() | _strategy(others[0])
 

@@ -50,6 +50,12 @@ from orch_tui.core.runlog.writer import RunLog
 DEMO = Path(__file__).resolve().parents[3] / "core" / "demo"
 FAILING_TEST = "tests/test_wordstats.py::test_counting_ignores_case"
 
+DEMO_SUCCESS = (
+    "5 tests pass (5 added, 0 rewritten, 0 weakened); 0 of 10 changed lines run by no test"
+    ", after 2 attempts"
+)
+"""The demo's successful run's stop reason: its evidence line."""
+
 
 class _LeaveMidReview:
     def review(self, session: ReviewSession) -> None:
@@ -128,7 +134,7 @@ def test_list_runs_summarises_real_runs_newest_first(demo: DemoProject) -> None:
     assert [run.run_id for run in runs] == [demo.unfinished, demo.failed, demo.success]
     unfinished, failed, success = runs
     assert (success.state, success.attempts, success.spec_name) == ("SUCCESS", 2, "spec.md")
-    assert success.stop_reason == "all checks passed after 2 attempts"
+    assert success.stop_reason == DEMO_SUCCESS
     assert success.tokens == 20205 and success.cost_usd == pytest.approx(0.033139)
     assert success.duration_s is not None and success.duration_s > 0
     assert failed.state == "FAILED" and failed.attempts == 2
@@ -360,7 +366,7 @@ def test_a_run_changed_since_it_was_recorded_is_read_again_by_the_check(
     assert checked.checked and checked.runs == recorded.runs
 
     events = demo.logs / demo.success / runlog.EVENTS
-    reason = "all checks passed after 2 attempts"
+    reason = DEMO_SUCCESS
     events.write_text(events.read_text().replace(reason, "passed at last"))
 
     recorded, checked = recorded_then_checked(demo.logs)

@@ -8,10 +8,11 @@ import pytest
 
 from orch_tui.core.domain.events import Event, Notice
 from orch_tui.core.domain.proposal import Decisions, FileChange, HunkDecision, Proposal
+from orch_tui.core.domain.state import RunState
 from orch_tui.core.domain.test_files import hold_locked_tests, locked_test_paths
-from orch_tui.core.loop.engine import EXIT_SUCCESS
+from orch_tui.core.loop.engine import EXIT_FAILED, EXIT_SUCCESS
 from orch_tui.core.loop.review import ReviewSession
-from tests.core.loop.test_engine import BAD, GOOD, TEST, fast_config, make_engine
+from tests.core.loop.test_engine import BAD, GOOD, TEST, fast_config, make_engine, state_of
 from tests.support.scripting import attempt, create, replace
 
 WEAK = TEST.replace("assert add(2, 3) == 5", "assert True")
@@ -39,6 +40,10 @@ class Person:
 
     def review_plan(self, plan):  # noqa: ANN001, ANN201
         return plan
+
+    def accept_rewritten(self, tests: list[str]) -> bool:
+        self.asked_rewritten = tests
+        return self.accept_tests
 
 
 def test_a_locked_test_change_left_undecided_does_not_land(project: Path) -> None:
@@ -68,11 +73,14 @@ def test_a_locked_test_change_the_person_accepts_lands(project: Path) -> None:
             attempt(create("calc.py", BAD), create("tests/test_calc.py", TEST)),
             attempt(replace("tests/test_calc.py", "assert add(2, 3) == 5", "assert True")),
         ],
-        reviewer=Person(accept_tests=True),
+        reviewer=(person := Person(accept_tests=True)),
     )
 
     assert engine.run() == EXIT_SUCCESS
     assert (project / "workspace" / "tests" / "test_calc.py").read_text() == WEAK
+    # its old form fails against the new code: SUCCESS needed the person's yes, which it got
+    assert person.asked_rewritten == ["tests/test_calc.py::test_add"]
+    assert "1 rewritten" in state_of(project).stop_reason
 
 
 def test_a_new_test_file_is_not_locked_and_lands_undecided() -> None:
@@ -124,7 +132,7 @@ def test_auto_refuses_an_edit_of_a_locked_test_back_to_the_model(project: Path) 
     assert any("ask_user" in str(r["content"]) for r in results)
 
 
-def test_allow_test_edits_lets_auto_change_a_test(project: Path) -> None:
+def test_allow_test_edits_lets_auto_change_a_test_but_not_succeed_by_it(project: Path) -> None:
     config = fast_config()
     config.safety.allow_test_edits = True
     engine, _ = make_engine(
@@ -136,5 +144,11 @@ def test_allow_test_edits_lets_auto_change_a_test(project: Path) -> None:
         config=config,
     )
 
-    assert engine.run() == EXIT_SUCCESS
+    assert engine.run() == EXIT_FAILED
     assert (project / "workspace" / "tests" / "test_calc.py").read_text() == WEAK
+    state = state_of(project)
+    assert state.state is RunState.FAILED and state.exit_code == EXIT_FAILED
+    assert state.stop_reason == (
+        "tests rewritten to pass: tests/test_calc.py::test_add (its old form failed); "
+        "--auto never accepts a pass bought by rewriting the tests"
+    )

@@ -37,9 +37,11 @@ from orch_tui.tui.messages import (
     PlanRequested,
     QuitRun,
     RetryRun,
+    RewrittenAnswered,
+    RewrittenRequested,
     SettingChanged,
 )
-from orch_tui.tui.screens.dialogs import HelpScreen, StoppedScreen
+from orch_tui.tui.screens.dialogs import HelpScreen, RewrittenScreen, StoppedScreen
 from orch_tui.tui.screens.needs_help import NeedsHelpScreen
 from orch_tui.tui.screens.plan import PlanScreen
 from orch_tui.tui.screens.review.decisions import DecisionsScreen
@@ -325,6 +327,13 @@ class ReviewScreen(DecisionsScreen):
         self.post_message(ContinueRun(guidance))
 
     # -- review ---------------------------------------------------------------------------
+
+    @on(RewrittenRequested)
+    def _rewritten_requested(self, message: RewrittenRequested) -> None:
+        def answered(accepted: bool | None) -> None:
+            self.post_message(RewrittenAnswered(bool(accepted)))
+
+        self.app.push_screen(RewrittenScreen(message.tests), answered)
 
     @on(PlanRequested)
     def _plan_requested(self, message: PlanRequested) -> None:

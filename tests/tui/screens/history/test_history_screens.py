@@ -36,7 +36,7 @@ from orch_tui.tui.screens.history.run import RunScreen
 from orch_tui.tui.screens.history.runs_list import RunsScreen
 from orch_tui.tui.widgets.diff.view import DiffView
 from orch_tui.tui.widgets.runs_table import RunsTable
-from tests.core.history.test_history import DemoProject
+from tests.core.history.test_history import DEMO_SUCCESS, DemoProject
 from tests.support.tui_support import wait_for, wait_for_history, wait_for_screen
 
 SIZE = (120, 34)
@@ -626,7 +626,7 @@ def reword(project: DemoProject, stop_reason: str, test_id: str) -> None:
     """Give the successful run ``stop_reason`` (as JSON text) and its first test ``test_id``."""
     folder = project.logs / project.success
     events = (folder / runlog.EVENTS).read_text()
-    events = events.replace("all checks passed after 2 attempts", stop_reason)
+    events = events.replace(DEMO_SUCCESS, stop_reason)
     (folder / runlog.EVENTS).write_text(events)
     report_path = folder / "attempt-01" / runlog.REPORT
     report = json.loads(report_path.read_text())

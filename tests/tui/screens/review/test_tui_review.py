@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from textual.command import CommandList
-from textual.widgets import Log, Markdown, Static, TextArea
+from textual.widgets import Label, Log, Markdown, Static, TextArea
 from textual.widgets._toast import Toast
 
 from orch_tui.core.config.ui_state import load_ui_state
@@ -22,7 +22,13 @@ from orch_tui.core.domain import events as ev
 from orch_tui.core.providers.base import AssistantTurn, ModelError, TextSink, TurnRequest
 from orch_tui.core.util.terminal_text import is_unsafe
 from orch_tui.tui.messages import EngineEvent
-from orch_tui.tui.screens.dialogs import EditScreen, FeedbackScreen, HelpScreen, StoppedScreen
+from orch_tui.tui.screens.dialogs import (
+    EditScreen,
+    FeedbackScreen,
+    HelpScreen,
+    RewrittenScreen,
+    StoppedScreen,
+)
 from orch_tui.tui.screens.history.runs_list import RunsScreen
 from orch_tui.tui.screens.review.screen import ReviewScreen
 from orch_tui.tui.widgets.diff.view import DiffView
@@ -664,4 +670,34 @@ async def test_control_characters_in_paths_notices_and_dialogs_are_spelt_out(
         await pilot.pause()
         assert str(app.screen.query_one("#stopped-message").render()) == f"breaks {SPELT_OUT}"
         await pilot.press("escape")
+        await pilot.press("q")
+
+
+@pytest.mark.parametrize(("key", "final"), [("y", "SUCCESS"), ("n", "FAILED")])
+async def test_tests_rewritten_to_pass_need_the_persons_explicit_yes_for_success(
+    tmp_path: Path, key: str, final: str
+) -> None:
+    rewrite = (
+        "str_replace", "tests/test_calc.py", "assert add(2, 3) == 5", "assert True",
+    )  # fmt: skip
+    script = [attempt_turns("The add test is wrong.", [FIX_MUL, rewrite])]
+    seed = {"calc.py": CALC_BUGGY, "tests/test_calc.py": CALC_TESTS}
+    project = make_tui_project(tmp_path, script, seed=seed)
+    app = project.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_review(pilot, app)
+        await pilot.press("y", "y")  # the mul fix, and the locked test's hunk: its own yes
+        await pilot.press("enter")
+        dialog = await wait_for_screen(pilot, app, RewrittenScreen, "the rewritten-tests dialog")
+        assert dialog.tests == ["tests/test_calc.py::test_add"]
+        shown = str(dialog.query_one("#rewritten-message", Label).render())
+        assert "tests/test_calc.py::test_add" in shown
+        await pilot.press(key)
+        assert await wait_for_finish(pilot, app) == final
+        reason = app.engine.state.stop_reason
+        if final == "FAILED":
+            assert reason.startswith("tests rewritten to pass: tests/test_calc.py::test_add")
+            assert reason.endswith("the person did not accept them")
+        else:
+            assert "2 tests pass (0 added, 1 rewritten, 1 weakened)" in reason
         await pilot.press("q")
