@@ -88,6 +88,8 @@ class AttemptDetail:
     notes: list[str] = field(default_factory=list)
     """Questions, answers, reopenings, escalations and role decisions, in the order they
     happened, worded by :func:`~orch_tui.core.domain.describe.describe`."""
+    evidence: str = ""
+    """What the attempt's checks show about its tests (its evidence event, in words)."""
 
 
 @dataclass
@@ -266,7 +268,9 @@ def _apply_event(attempt: AttemptDetail, event: Event) -> None:
             attempt.outcome = event.state
     elif isinstance(event, ToolEdit):
         attempt.edits.append(event)
-    elif isinstance(event, (*NOTE_EVENTS, EvidenceFound)):
+    elif isinstance(event, EvidenceFound):
+        attempt.evidence = describe(event)
+    elif isinstance(event, NOTE_EVENTS):
         attempt.notes.append(describe(event))
         attempt.answered = attempt.answered or isinstance(event, GuidanceGiven)
         if isinstance(event, QuestionAsked) and event.source == QuestionSource.MODEL:

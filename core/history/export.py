@@ -60,6 +60,8 @@ def _attempt_section(attempt: AttemptDetail) -> list[str]:
     ]
     out += [f"- problem: {inline_text(problem)}" for problem in attempt.problems]
     out += [f"- {inline_text(note)}" for note in attempt.notes]
+    if attempt.evidence:
+        out.append(f"- {inline_text(attempt.evidence)}")
     if attempt.proposal is not None:
         out += ["", "### Proposal", "", "| file | change | + | - |", "|---|---|---|---|"]
         out += [

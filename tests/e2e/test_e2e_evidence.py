@@ -100,3 +100,6 @@ def test_a_locked_test_rewritten_to_pass_stops_auto_with_exit_1(project_factory,
     assert "assert replaced by a constant in test_add" in result.stdout
     status = project.run("status")
     assert "test_add rewritten to pass (its old form failed)" in status.stdout, status.stdout
+    run_id = project.state()["run_id"]
+    exported = project.run("history", "--export", run_id)
+    assert "- evidence: test\\_add rewritten to pass (its old form failed)" in exported.stdout

@@ -752,6 +752,9 @@ def test_export_markdown_has_attempts_decisions_tests_and_cost(demo: DemoProject
     assert f"| `{FAILING_TEST}` | ✗ | ✓ |" in text
     assert "| `wordstats.py` | M | 1 | 1 |" in text
     assert "lower-case" in text  # the model's text
+    # each attempt's evidence: its added tests were run against the code before it
+    assert "- evidence: 5 tests added; " in text
+    assert load_run(demo.logs, demo.success).attempts[1].evidence.startswith("evidence: ")
 
 
 def test_export_of_an_unknown_run_raises_a_clear_error(demo: DemoProject) -> None:

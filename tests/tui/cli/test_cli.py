@@ -64,7 +64,7 @@ def test_an_unexpected_error_is_a_sentence_and_a_crash_file(
     def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(checks_step, "run_configured", broken)
+    monkeypatch.setattr(checks_step, "run_measured", broken)
     code = run_demo(tmp_path, monkeypatch)
     err = capsys.readouterr().err
     assert code == 1
@@ -85,7 +85,7 @@ def test_a_crash_file_that_cannot_be_written_is_said_not_raised(
         (run_folder / "crash.txt").mkdir()  # where the crash file would go
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(checks_step, "run_configured", broken)
+    monkeypatch.setattr(checks_step, "run_measured", broken)
     code = run_demo(tmp_path, monkeypatch)
     err = capsys.readouterr().err
     assert code == 1

@@ -118,8 +118,9 @@ class AttemptScreen(FilesAndDiff):
         )
         if attempt.summary:
             title.append(f"\n{attempt.summary}")
-        for note in attempt.notes:
-            title.append(f"\n{note}", style=style("accent"))
+        for note in [*attempt.notes, attempt.evidence]:
+            if note:
+                title.append(f"\n{note}", style=style("accent"))
         for problem in attempt.problems:
             title.append(f"\ndamaged: {problem}", style=style("error"))
         self.query_one("#attempt-title", Static).update(title)
