@@ -14,8 +14,9 @@ what ``evidence.json`` holds:
 - Coverage: the changed lines no test runs, per file and counted.
 
 A scratch run is the configured test check alone, sandboxed like the real one, with the
-workspace's interpreter (its ``.venv`` stays outside the copy, read-only). A scratch run that
-cannot be made is a problem named in the evidence, never a failure of the run.
+workspace's interpreter (its ``.venv`` stays outside the copy, read-only); only a pytest
+command is run so (its node ids match the tests). A scratch run that cannot be made is a
+problem named in the evidence, never a failure of the run.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from orch_tui.core.checks.coverage_map import (
 )
 from orch_tui.core.checks.junit import TestCase
 from orch_tui.core.checks.leftovers import trial_prefix
+from orch_tui.core.checks.pytest_config import is_pytest
 from orch_tui.core.checks.runner import run_check
 from orch_tui.core.checks.sandbox import Limits, resolve_sandbox
 from orch_tui.core.checks.trial import configured_checks
@@ -104,6 +106,11 @@ def gather(
     """The evidence of an attempt whose ``changes`` (old text: before the attempt; new: now in
     ``workspace``) gave the test ``results``."""
     evidence = EvidenceFound(attempt=attempt)
+    _coverage(evidence, coverage, changes, attempt)
+    if not is_pytest(config.checks.test_command):
+        # node ids are pytest's: another command's results cannot be matched test by test
+        evidence.problems.append("the test command is not pytest: no scratch runs")
+        return evidence
     locked = [
         c
         for c in changes
@@ -132,7 +139,6 @@ def gather(
             evidence.passes_without = [e.test for e in labels if e.label == PASSES_WITHOUT]
         except ScratchFailed as exc:
             evidence.problems.append(f"the added tests could not be run without the change: {exc}")
-    _coverage(evidence, coverage, changes, attempt)
     return evidence
 
 

@@ -92,16 +92,19 @@ def status(paths: ProjectPaths, sandbox: SandboxMode, *, as_json: bool) -> int:
 
 
 def _last_evidence(paths: ProjectPaths, run_id: str, attempt: int) -> EvidenceFound | None:
-    """The evidence of the run's last attempt that has some (``evidence.json``)."""
-    from orch_tui.core.domain.evidence import EvidenceFound
+    """The evidence of the run's last attempt that has some (``evidence.json``). The event
+    set is imported only when there is one to read: ``status`` stays quick without."""
     from orch_tui.core.runlog import layout as runlog
 
     for number in range(attempt, -1, -1):
         path = paths.logs / run_id / runlog.attempt_dir_name(number) / runlog.EVIDENCE
         try:
-            return EvidenceFound.from_record(json.loads(path.read_text(encoding="utf-8")))
+            data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
+        from orch_tui.core.domain.evidence import EvidenceFound
+
+        return EvidenceFound.from_record(data)
     return None
 
 
