@@ -117,13 +117,13 @@ HELP = """\
 | `e` | edit the current file's proposed text (ctrl+s saves, escape cancels) |
 | `f` | reject the whole proposal with a reason for the model |
 | `enter` | apply the decisions (undecided hunks count as accepted) and run the tests |
+| `t` | trial run: the checks on a scratch copy, with the decisions so far |
 | `v` | side-by-side / unified diff |
 | `z` / `o` | unfold all unchanged lines / show more context |
 | `←` / `→`, shift+wheel | scroll the diff sideways: long lines are cut at the pane's edge |
 | `s` | show / hide the spec and the attempts (hidden below 120 columns) |
-| `h` | run history |
+| `h` / `?` | run history / this help |
 | `ctrl+p` | command palette: apply, layout, history, theme, help |
-| `?` | this help |
 | `q` | quit; the run is saved and resumes next time |
 
 Decisions are saved as you make them. The status line shows what the whole proposal would
