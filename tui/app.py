@@ -296,7 +296,19 @@ class OrchApp(App[int]):
         # Only the run in state.json can be resumed, and while a run is open that is this one.
         while len(self.screen_stack) > 2:
             self.pop_screen()
+        if self._resume_here(message.run_id):
+            return
         self.notify(f"Run {message.run_id} is the one open here.", timeout=6, markup=False)
+
+    def _resume_here(self, run_id: str) -> bool:
+        """The open run, stopped, was given a proposal to review (history's ``X``): drive on."""
+        if self.engine_running or self.engine_thread is None or self.review_screen is None:
+            return False
+        if getattr(self.engine, "state", None) is None or self.engine.state.run_id != run_id:
+            return False
+        self.review_screen.finished = None
+        self._next_engine_step(self.engine.resume_saved)
+        return True
 
     def _theme_changed(self, theme: Theme) -> None:
         if theme.name in THEMES and theme.name != self.saved_theme:

@@ -174,6 +174,14 @@ class Engine:
         opening.continue_if_asked(self._run, resumed=True)
         return self._drive()
 
+    def resume_saved(self) -> int:
+        """After :meth:`run` stopped: drive on from the state saved since, when it is this run's
+        (the person put a proposal of their own up for review: ``core.loop.person_proposal``)."""
+        saved = self._run.store.load()
+        if saved is not None and saved.run_id == self._run.state.run_id:
+            self._run.state = saved
+        return self._drive()
+
     def _open_run(self) -> State:
         """Resume the saved run for this spec, or start a fresh one. StateError: exit 3."""
         return opening.open_run(self._run)

@@ -14,11 +14,18 @@ from orch_tui.themes import DEFAULT_THEME, register_themes, theme_variable_defau
 from orch_tui.tui.messages import ResumeRun
 from orch_tui.tui.screens.history.attempt import AttemptScreen
 from orch_tui.tui.screens.history.run import RunScreen
+from orch_tui.tui.screens.history.runs_list import RunsScreen
+from orch_tui.tui.screens.needs_help import NeedsHelpScreen
 from orch_tui.tui.widgets.diff.coverage_gutter import COVERED_MARK, NOTE_MARK, UNCOVERED_MARK
 from orch_tui.tui.widgets.diff.rows import RowKind
 from orch_tui.tui.widgets.diff.view import DiffView
-from tests.support.coverage_project import blame_run
+from tests.support.coverage_project import (
+    blame_attempts,
+    blame_run,
+    record_coverage_in_checks,
+)
 from tests.support.tui_support import (
+    make_tui_project,
     wait_for,
     wait_for_finish,
     wait_for_history,
@@ -149,3 +156,32 @@ async def test_x_on_a_run_whose_breakage_was_mended_has_nothing_to_revert(
         await pilot.pause()
     assert history.resumed == [] and project.state()["state"] == "SUCCESS"
     assert not (project.run_dir() / "attempt-03").exists()
+
+
+async def test_x_in_the_history_of_the_open_run_reviews_the_revert_in_the_same_app(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In the TUI: the run stops, asking for help, with test_add broken; h, enter, X: the
+    revert comes up in the review screen of the same app; accepted and tested, the run
+    succeeds."""
+    record_coverage_in_checks(monkeypatch)
+    project = make_tui_project(tmp_path / "project", blame_attempts()[:2])
+    app = project.app(max_retries=1)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await wait_for_review(pilot, app, 0)
+        await pilot.press("enter")
+        await wait_for_review(pilot, app, 1)
+        await pilot.press("enter")
+        await wait_for_screen(pilot, app, NeedsHelpScreen, "the run to ask for help")
+        await pilot.press("escape", "h")
+        await wait_for_history(pilot, app, RunsScreen, "the runs list")
+        await pilot.press("enter")
+        await wait_for_history(pilot, app, RunScreen, "the run")
+        await pilot.press("X")
+        screen = await wait_for_review(pilot, app, 2)
+        view = screen.query_one(DiffView)
+        assert view.change is not None and view.change.path == "calc.py"
+        await pilot.press("y", "enter")
+        assert await wait_for_finish(pilot, app) == "SUCCESS"
+        await pilot.press("q")
+    assert "return a + b" in (project.read("calc.py") or "")
