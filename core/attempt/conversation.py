@@ -15,7 +15,7 @@ from typing import Any
 
 from orch_tui.core.attempt.edit_rules import EditRules
 from orch_tui.core.attempt.editor_tool import EditorTool, ToolOutcome
-from orch_tui.core.domain.asking import Question
+from orch_tui.core.domain.asking import Question, prose_question
 from orch_tui.core.domain.proposal import Proposal
 from orch_tui.core.domain.tools import ASK_USER_NAME, attempt_tools
 from orch_tui.core.domain.tools import EDITOR_TOOL_NAME as TOOL_NAME
@@ -155,7 +155,14 @@ def run_attempt(
             limit_hit = False
             break
         callbacks.on_messages(messages, turns)
-    return AttemptResult(
-        proposal=staging.to_proposal(setup.attempt),
-        turn_limit_hit=limit_hit,
-    )
+    proposal = staging.to_proposal(setup.attempt)
+    if proposal.is_empty and not limit_hit and turns:
+        # A question asked in prose, with nothing changed: that question, not "no change".
+        asked_in_prose = prose_question(_text_of(turns[-1]))
+        if asked_in_prose is not None:
+            return AttemptResult(proposal=proposal, question=asked_in_prose)
+    return AttemptResult(proposal=proposal, turn_limit_hit=limit_hit)
+
+
+def _text_of(turn: AssistantTurn) -> str:
+    return "".join(str(b.get("text", "")) for b in turn.content if b.get("type") == "text")

@@ -9,6 +9,7 @@ again after a crash.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -79,6 +80,33 @@ class Question:
         if self.recommendation:
             out.append(f"  recommended: {self.recommendation}")
         return out
+
+
+_OPTION = re.compile(r"^\s*(?:\d+[.)]|[-*•]|\(?[a-zA-Z]\))\s+(.+?)\s*$")
+"""An option as a model writes one in prose: ``1. x``, ``2) x``, ``- x``, ``* x``, ``(a) x``."""
+PROSE_QUESTION_CHARS = 2000
+
+
+def prose_question(text: str) -> Question | None:
+    """The question a model asked in prose instead of calling ``ask_user``; None when its text
+    asks nothing. The question is the paragraph ending in its last ``?`` line, as written; the
+    options are the list lines after it (or, if none, those before it)."""
+    lines = text.strip().splitlines()
+    asking = [n for n, line in enumerate(lines) if line.rstrip().endswith("?")]
+    if not asking:
+        return None
+    last = asking[-1]
+    start = last
+    while start > 0 and lines[start - 1].strip() and not _OPTION.match(lines[start - 1]):
+        start -= 1
+    after = [m.group(1) for line in lines[last + 1 :] if (m := _OPTION.match(line))]
+    before = [m.group(1) for line in lines[:start] if (m := _OPTION.match(line))]
+    question = "\n".join(line.rstrip() for line in lines[start : last + 1]).strip()
+    return Question(
+        text=question[:PROSE_QUESTION_CHARS],
+        options=(after or before)[:9],
+        source=QuestionSource.MODEL,
+    )
 
 
 def _source(value: Any) -> QuestionSource:

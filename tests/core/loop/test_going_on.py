@@ -9,7 +9,7 @@ import pytest
 from orch_tui.core.loop.engine import EXIT_FAILED, EXIT_NEEDS_HELP, NothingToGiveUp, RunOptions
 from orch_tui.core.loop.review import ReviewSession
 from tests.core.loop.test_engine import fast_config, make_engine, state_of
-from tests.support.scripting import attempt, create, prompt_text, replace
+from tests.support.scripting import attempt, create, prompt_text, replace, turn
 
 FAILING_TEST = "def test_value():\n    assert False, 'never passes'\n"
 
@@ -126,3 +126,19 @@ def test_after_a_rejected_patch_the_next_prompt_still_carries_the_failing_tests(
     assert "the proposal was rejected before it was applied" in prompt
     assert "Still failing from attempt 0's checks: 1 failed" in prompt
     assert "tests/test_value.py::test_value" in prompt and "never passes" in prompt
+
+
+def test_a_question_in_prose_reaches_the_person_as_that_question(project: Path) -> None:
+    prose = "Should `VALUE` be 42 or 43?\n1. 42\n2. 43\n"
+    asking = RunOptions(max_retries=3, ask_when_stuck=True)
+    engine, _ = make_engine(project, [[turn(prose)]], options=asking)
+    assert engine.run() == EXIT_NEEDS_HELP
+    question = state_of(project).question
+    assert question.text == "Should `VALUE` be 42 or 43?" and question.options == ["42", "43"]
+    assert question.source == "model" and "stuck" not in question.text
+
+    answered = RunOptions(max_retries=3, guidance="1")
+    engine, provider = make_engine(project, [[], _generation()], options=answered)
+    engine.run()
+    prompt = prompt_text(provider.requests[0])
+    assert "Should `VALUE` be 42 or 43?" in prompt and "verbatim:\n\n42" in prompt
