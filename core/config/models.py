@@ -141,7 +141,8 @@ class ChecksConfig(Section):
     quoting it."""
 
     timeout_seconds: float = Field(default=300.0, gt=0)
-    """A check still running after this many seconds is killed with its whole process group."""
+    """A check still running after this many seconds is killed with its whole process group
+    (at most 600: a larger value is clamped, with a warning)."""
 
     max_output_bytes: int = Field(default=1_000_000, ge=1000)
     """Captured output kept per check; the middle of anything larger is dropped."""
@@ -350,3 +351,19 @@ def clamp_retries(value: int) -> tuple[int, str | None]:
     if clamped != value:
         return clamped, f"max_retries {value} is outside {low}..{high}; using {clamped}"
     return clamped, None
+
+
+MAX_CHECK_TIMEOUT_S = 600.0
+"""The hard maximum of ``checks.timeout_seconds``: a larger value is clamped, with a warning."""
+
+
+def clamp_check_timeout(config: Config) -> str | None:
+    """Clamp ``checks.timeout_seconds`` to :data:`MAX_CHECK_TIMEOUT_S`; a warning when it moved."""
+    given = config.checks.timeout_seconds
+    if given <= MAX_CHECK_TIMEOUT_S:
+        return None
+    config.checks.timeout_seconds = MAX_CHECK_TIMEOUT_S
+    return (
+        f"checks.timeout_seconds {given:g} is over the maximum of {MAX_CHECK_TIMEOUT_S:g} s; "
+        f"using {MAX_CHECK_TIMEOUT_S:g}"
+    )

@@ -279,6 +279,8 @@ class RunFinished(Event):
     cost_usd: float
     evidence: dict[str, Any] | None = None
     """At SUCCESS: the run's evidence (``core.domain.evidence.Verdict.to_json``)."""
+    summary: str = ""
+    """The run in one line: files changed, tests, attempts, cost, time ("" in older logs)."""
 
 
 @dataclass(kw_only=True)

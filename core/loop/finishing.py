@@ -7,12 +7,16 @@ resumed or continued run knows what was asked.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from orch_tui.core.domain.asking import QUESTION, Question
 from orch_tui.core.domain.events import QuestionAsked, RunFinished
 from orch_tui.core.domain.plan import TaskStatus
 from orch_tui.core.domain.state import RunState
 from orch_tui.core.loop.exit_codes import EXIT_NEEDS_HELP
+from orch_tui.core.loop.prompts import changed_files
 from orch_tui.core.loop.run import Run
+from orch_tui.core.util.wording import plural
 
 
 def finish(run: Run, final: RunState, exit_code: int, reason: str) -> None:
@@ -54,5 +58,31 @@ def announce_finish(run: Run) -> None:
             tokens=run.state.usage.total,
             cost_usd=round(run.state.cost_usd, 6),
             evidence=run.verdict.to_json() if run.verdict is not None else None,
+            summary=run_summary(run),
         )
     )
+
+
+def run_summary(run: Run) -> str:
+    """``3 files changed · tests: 5 passed · 2 attempts · $0.0123 · 1m 04s``: the run's end."""
+    state = run.state
+    files = changed_files(run.log, state.attempt)
+    tests = state.last_test.summary if state.last_test else "not run"
+    if state.final_checks:
+        tests += f" (final: {state.final_checks.summary})"
+    started = datetime.fromisoformat(state.created_at.replace("Z", "+00:00"))
+    elapsed = (datetime.now(UTC) - started).total_seconds()
+    return (
+        f"{plural(len(files), 'file')} changed · tests: {tests} · "
+        f"{plural(state.attempt + 1, 'attempt')} · ${state.cost_usd:.4f} · {duration(elapsed)}"
+    )
+
+
+def duration(seconds: float) -> str:
+    """``12s``, ``1m 04s``, ``2h 05m``."""
+    whole = max(0, int(seconds))
+    hours, rest = divmod(whole, 3600)
+    minutes, secs = divmod(rest, 60)
+    if hours:
+        return f"{hours}h {minutes:02d}m"
+    return f"{minutes}m {secs:02d}s" if minutes else f"{secs}s"

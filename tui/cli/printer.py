@@ -153,6 +153,8 @@ class LinePrinter:
             self._line(describe(event))
         elif isinstance(event, RunFinished):
             self.tokens, self.cost = event.tokens, event.cost_usd
+            if event.summary:
+                self.out.write(f"summary: {escape_controls(event.summary)}\n")
             # Every line above names its attempt, and the stop reason counts them where it matters.
             self.out.write(f"{describe(event)} · {self._money()} · exit {event.exit_code}\n")
             self.out.flush()

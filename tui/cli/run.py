@@ -17,7 +17,12 @@ from orch_tui.core.checks import leftovers
 from orch_tui.core.checks.sandbox import SandboxError, resolve_sandbox
 from orch_tui.core.config.dotenv import provider_env
 from orch_tui.core.config.files import ConfigError
-from orch_tui.core.config.models import Config, NotifyConfig, clamp_retries
+from orch_tui.core.config.models import (
+    Config,
+    NotifyConfig,
+    clamp_check_timeout,
+    clamp_retries,
+)
 from orch_tui.core.config.paths import ProjectPaths
 from orch_tui.core.datafiles.head import DataError
 from orch_tui.core.datafiles.inputs import read_data_files
@@ -119,7 +124,9 @@ def _run_locked(args: argparse.Namespace, paths: ProjectPaths, config: Config, s
         fresh=args.fresh,
         max_retries_given=args.max_retries is not None,
         allow_dirty=args.allow_dirty,
-        notices=tuple(message for message in (choice.notice, warning) if message),
+        notices=tuple(
+            message for message in (choice.notice, warning, clamp_check_timeout(config)) if message
+        ),
         plan=args.plan or config.loop.plan,
         continue_run=args.continue_run or args.guidance is not None,
         guidance=args.guidance,

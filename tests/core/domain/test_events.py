@@ -93,13 +93,14 @@ SAMPLES: list[Event] = [
         uncovered_lines=3, changed_lines=140, uncovered={"calc.py": [4, 5, 9]},
         coverage_unavailable="x", problems=["y"],
     ),
+    ev.FinalChecksFinished(
+        at=AT, attempt=2, passed=False, summary="e2e failed (exit 3)", failed=["e2e"]
+    ),
     RunFinished(
         at=AT, state=RunState.SUCCESS, attempt=1, stop_reason=None, retryable=False,
         exit_code=0, tokens=1500, cost_usd=0.75,
         evidence={"summary": "1 test passes (1 added, 0 rewritten, 0 weakened)", "added": 1},
-    ),
-    ev.FinalChecksFinished(
-        at=AT, attempt=2, passed=False, summary="e2e failed (exit 3)", failed=["e2e"]
+        summary="2 files changed · tests: 4 passed · 2 attempts · $0.7500 · 12s",
     ),
 ]  # fmt: skip
 """One event of every kind, every field set to something other than its default."""

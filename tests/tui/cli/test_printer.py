@@ -36,5 +36,6 @@ def test_printed_lines_carry_the_attempt_and_where_money_moved_the_cost() -> Non
         f"[2/5] {describe(tests)}",
         "      collection error",
         f"[2/5] {describe(question)}",
+        "summary: 2 files changed · tests: 4 passed · 2 attempts · $0.7500 · 12s",
         f"{describe(finished)} · tokens 1,500 · $0.7500 · exit 0",
     ]

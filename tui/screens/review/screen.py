@@ -234,7 +234,8 @@ class ReviewScreen(DecisionsScreen):
         elif isinstance(event, ev.RunFinished):
             self.finished = event
             header.state = event.state
-            self._set_status(f"{event.state}: {event.stop_reason or ''} · q quits")
+            summary = f" · {event.summary}" if event.summary else ""
+            self._set_status(f"{event.state}: {event.stop_reason or ''}{summary} · q quits")
 
     def _show_past_attempts(self, run_id: str, current: int) -> None:
         """A resumed run: its earlier attempts in the timeline, the current one's model text."""

@@ -248,6 +248,8 @@ async def test_enter_applies_undecided_as_accepted_and_the_run_succeeds(tmp_path
         assert "SUCCESS" in str(screen.query_one("#run-header").render())
         timeline = "\n".join(str(option.prompt) for option in screen.query_one("#timeline").options)  # type: ignore[attr-defined]
         assert "✓ 2 passed" in timeline
+        status = str(screen.query_one("#review-status").render())
+        assert "2 files changed · tests: 2 passed · 1 attempt · $" in status, status
         await pilot.press("y")  # nothing left to review: a warning, not an error
         await pilot.pause()
         assert "Nothing to review" in toasts(app)
