@@ -121,7 +121,7 @@ HELP = """\
 | `v` | side-by-side / unified diff |
 | `z` / `o` | unfold all unchanged lines / show more context |
 | `←` / `→`, shift+wheel | scroll the diff sideways: long lines are cut at the pane's edge |
-| `s` | show / hide the spec and the attempts (hidden below 120 columns) |
+| `s` / `l` | show / hide the spec and the attempts / switch the Model and Tests tabs |
 | `h` / `?` | run history / this help |
 | `ctrl+p` | command palette: apply, layout, history, theme, help |
 | `q` | quit; the run is saved and resumes next time |

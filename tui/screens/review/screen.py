@@ -74,6 +74,10 @@ def log_line(log: Log, text: str) -> None:
     log_write(log, f"{prefix}{text}\n")
 
 
+OTHER_TAB = {"model-tab": "tests-tab", "tests-tab": "model-tab"}
+"""What ``l`` switches to: the other of the Model and Tests tabs."""
+
+
 class ReviewScreen(DecisionsScreen):
     """The run under review: engine events shown as they come, the stops and questions
     answered in dialogs, and the panes and keys around the proposal."""
@@ -124,6 +128,7 @@ class ReviewScreen(DecisionsScreen):
         Binding("v", "toggle_layout", "Layout", id="review.toggle_layout"),
         Binding("t", "trial", "Trial run", id="review.trial"),
         Binding("s", "toggle_sidebar", "Spec", show=False, id="review.toggle_sidebar"),
+        Binding("l", "switch_log", "Model/Tests", show=False, id="review.switch_log"),
         Binding("h", "history", "History", id="app.history"),
         Binding("q", "quit_run", "Quit", id="app.quit"),
     ]
@@ -351,6 +356,9 @@ class ReviewScreen(DecisionsScreen):
         diff = self.query_one(DiffView)
         diff.diff_layout = "unified" if diff.diff_layout == "split" else "split"
         self.post_message(SettingChanged("diff_layout", diff.diff_layout))
+
+    def action_switch_log(self) -> None:
+        self.query_one(TabbedContent).active = OTHER_TAB[self.query_one(TabbedContent).active]
 
     def action_toggle_sidebar(self) -> None:
         """Show or hide the spec and the timeline, whatever the terminal's width made them."""
