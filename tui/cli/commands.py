@@ -125,10 +125,12 @@ def run_subcommand(command: str, args: argparse.Namespace) -> int:
         from orch_tui.tui.cli.state_commands import restore
 
         return holding_lock(paths, lambda: restore(paths, args.attempt))
+    if command == "history" and args.since and not args.costs:
+        return fail("--since works with --costs (history --costs --since YYYY-MM-DD)")
     if command == "history" and args.costs:
         from orch_tui.core.history.costs import cost_rows, format_costs
 
-        sys.stdout.write(format_costs(cost_rows(paths.logs)))
+        sys.stdout.write(format_costs(cost_rows(paths.logs, since=args.since)))
         return EXIT_SUCCESS
     from orch_tui.tui.cli.history_command import history
 

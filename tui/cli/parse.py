@@ -188,6 +188,16 @@ def _dollars(text: str) -> float:
     return value
 
 
+def _day(text: str) -> str:
+    """A day as ``YYYY-MM-DD``."""
+    import datetime
+
+    try:
+        return datetime.date.fromisoformat(text).isoformat()
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a day (YYYY-MM-DD): {text!r}") from None
+
+
 def _add_workspace_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--workspace",
@@ -237,13 +247,32 @@ def sub_parser(command: str) -> argparse.ArgumentParser:
     if command == "history":
         parser.add_argument("--export", metavar="RUN_ID", help="print the run as a Markdown report")
         parser.add_argument(
-            "--costs", action="store_true", help="tokens and dollars per day and per model"
+            "--costs",
+            action="store_true",
+            help="tokens and dollars per day, per model and per spec",
+        )
+        parser.add_argument(
+            "--since",
+            type=_day,
+            metavar="DATE",
+            help="with --costs: only from this day on (YYYY-MM-DD, UTC)",
         )
     return parser
 
 
 VALUE_OPTIONS = frozenset(
-    ("--max-retries", "--max-cost-usd", "--model", "--provider", "--script", "--config", "--export")
+    (
+        "--max-retries",
+        "--max-cost-usd",
+        "--model",
+        "--provider",
+        "--script",
+        "--config",
+        "--export",
+        "--task",
+        "--data",
+        "--since",
+    )
 )
 """Options of ``run_parser`` and ``sub_parser`` that take the next word as their value."""
 

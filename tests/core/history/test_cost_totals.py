@@ -12,11 +12,11 @@ from orch_tui.core.history.costs import cost_rows, format_costs
 from tests.support.e2e_support import orch_tui
 
 
-def started(model: str, at: str) -> dict:
+def started(model: str, at: str, spec: str = "s.md") -> dict:
     return RunStarted(
         at=at,
         run_id="r",
-        spec_path="s.md",
+        spec_path=spec,
         provider="p",
         model=model,
         max_retries=5,
@@ -81,6 +81,48 @@ def test_tokens_and_dollars_per_day_and_model(tmp_path: Path) -> None:
     assert ["all", "days", "gpt-4.1", "160", "$0.5000"] in lines
     assert ["all", "days", "qwen2.5-coder", "1,000", "$0.0000"] in lines
     assert lines[-1] == ["total", "1,160", "$0.5000"]
+
+
+def test_totals_per_spec_and_since_a_day(tmp_path: Path) -> None:
+    make_logs(tmp_path)
+    write_run(
+        tmp_path,
+        "run-c",
+        [
+            started("gpt-4.1", "2026-11-22T08:00:00Z", "other.md"),
+            turn("2026-11-22T08:00:01Z", 7, 0.3),
+        ],
+    )
+
+    lines = [line.split() for line in format_costs(cost_rows(tmp_path)).splitlines()]
+    assert ["spec", "other.md", "7", "$0.3000"] in lines
+    assert ["spec", "s.md", "1,160", "$0.5000"] in lines
+    assert lines[-1] == ["total", "1,167", "$0.8000"]
+
+    since = cost_rows(tmp_path, since="2026-11-21")
+    assert [(r.day, r.model, r.spec, r.tokens, round(r.cost_usd, 6)) for r in since] == [
+        ("2026-11-21", "gpt-4.1", "s.md", 10, 0.10),
+        ("2026-11-21", "qwen2.5-coder", "s.md", 1000, 0.0),
+        ("2026-11-22", "gpt-4.1", "other.md", 7, 0.3),
+    ]
+
+
+def test_since_on_the_command_line_and_its_bad_input(tmp_path: Path) -> None:
+    make_logs(tmp_path / "logs")
+    (tmp_path / "orchestrator.toml").write_text("")
+
+    def history(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [orch_tui(), "history", *args], cwd=tmp_path, capture_output=True, text=True, timeout=60
+        )
+
+    done = history("--costs", "--since", "2026-11-21")
+    assert done.returncode == 0, done.stderr
+    assert "2026-11-20" not in done.stdout and "2026-11-21  gpt-4.1" in done.stdout
+    bad = history("--costs", "--since", "yesterday")
+    assert bad.returncode == 1 and "not a day (YYYY-MM-DD): 'yesterday'" in bad.stderr
+    alone = history("--since", "2026-11-21")
+    assert alone.returncode == 1 and "--since works with --costs" in alone.stderr
 
 
 def test_history_costs_on_the_command_line(tmp_path: Path) -> None:

@@ -205,7 +205,8 @@ class RunScreen(ThemedScreen):
                 Text(attempt.outcome, style=style(outcome, bold=True)),
                 # questions, answers, escalations, judge and verifier decisions follow the outcome
                 _clipped(
-                    " · ".join(filter(None, [attempt.summary, *attempt.notes, attempt.evidence])) or "–",
+                    " · ".join(filter(None, [attempt.summary, *attempt.notes, attempt.evidence]))
+                    or "–",
                     SUMMARY_WIDTH,
                 ),
                 _attempt_files(attempt),
