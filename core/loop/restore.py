@@ -18,10 +18,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from orch_tui.core.checks.runner import TestReport
 from orch_tui.core.config.paths import ProjectPaths
 from orch_tui.core.domain.events import Notice
 from orch_tui.core.domain.state import RunState, State, StateStore
-from orch_tui.core.domain.state_records import WorkspaceRecord
+from orch_tui.core.domain.state_records import LastTest, WorkspaceRecord
+from orch_tui.core.loop.exit_codes import EXIT_FAILED
 from orch_tui.core.loop.restore_guard import LaterEdits, keep_copies, later_edits, refuse_in_git
 from orch_tui.core.runlog import layout as runlog
 from orch_tui.core.runlog.writer import RunLog
@@ -107,12 +109,34 @@ def restore(state: State, log_dir: Path, workspace: Path, attempt: int) -> str:
                 state.run_id, (RESTORE_TRAILER, number), sorted(files), subject
             )
             record.commits[f"restore-{number}"] = commit
+    reopened = _as_attempt_saw(state, log_dir, attempt) if undone else ""
     undid = ", ".join(map(str, undone)) or "nothing"
-    said = f"restored the workspace to attempt {attempt}'s result (undid attempts: {undid})"
+    said = (
+        f"restored the workspace to attempt {attempt}'s result (undid attempts: {undid}){reopened}"
+    )
     if kept:
         copies = folder / f"kept-{number:02d}"
         said += f"; your later edits to {', '.join(kept)} were kept in {copies}"
     return said
+
+
+def _as_attempt_saw(state: State, log_dir: Path, attempt: int) -> str:
+    """The run's verdict back to attempt ``attempt``'s checks, so ``status`` tells the truth
+    about the code now in the workspace: a SUCCESS run over code that failed is FAILED again
+    (``--continue`` patches it). Returns what changed, for the message ("" for nothing)."""
+    data = RunLog(log_dir.parent, log_dir.name).read_json(attempt, runlog.REPORT)
+    if data is None:
+        return ""
+    report = TestReport.from_json(data)
+    state.last_test = LastTest(report.passed, report.summary(), list(report.failing))
+    if state.state is not RunState.SUCCESS or report.passed:
+        return ""
+    state.state = RunState.FAILED
+    state.exit_code = EXIT_FAILED
+    state.stop_reason = (
+        f"restored to attempt {attempt}'s result, whose checks failed ({report.summary()})"
+    )
+    return "; the run is FAILED again, as that attempt's checks were: --continue patches it"
 
 
 def last_written(log_dir: Path) -> dict[str, str | None]:

@@ -142,3 +142,33 @@ def test_a_question_in_prose_reaches_the_person_as_that_question(project: Path) 
     engine.run()
     prompt = prompt_text(provider.requests[0])
     assert "Should `VALUE` be 42 or 43?" in prompt and "verbatim:\n\n42" in prompt
+
+
+def test_restore_0_on_a_success_run_reopens_it_and_continue_works(project: Path) -> None:
+    from orch_tui.core.config.paths import ProjectPaths
+    from orch_tui.core.domain.state import RunState
+    from orch_tui.core.loop.restore import restore_current_run
+    from tests.core.loop.test_engine import BAD, GOOD, TEST
+
+    attempts = [
+        attempt(create("calc.py", BAD), create("tests/test_calc.py", TEST)),
+        attempt(replace("calc.py", "a - b", "a + b")),
+    ]
+    engine, _ = make_engine(project, attempts)
+    assert engine.run() == 0 and state_of(project).state is RunState.SUCCESS
+
+    said = restore_current_run(ProjectPaths(project), 0)
+
+    assert "FAILED again" in said
+    assert (project / "workspace" / "calc.py").read_text() == BAD
+    state = state_of(project)
+    assert state.state is RunState.FAILED and state.exit_code == EXIT_FAILED
+    assert state.last_test.failing == ["tests/test_calc.py::test_add"]
+    assert "restored to attempt 0's result" in state.stop_reason
+
+    again = RunOptions(max_retries=1, max_retries_given=True, continue_run=True)
+    fix = attempt(replace("calc.py", "a - b", "b + a"))  # not attempt 1's, which was undone
+    engine, provider = make_engine(project, [[], [], fix], options=again)
+    assert engine.run() == 0
+    assert provider.attempts_asked == [2]
+    assert (project / "workspace" / "calc.py").read_text() == GOOD.replace("a + b", "b + a")
