@@ -239,8 +239,7 @@ class ReviewScreen(DecisionsScreen):
         elif isinstance(event, ev.RunFinished):
             self.finished = event
             header.state = event.state
-            summary = f" · {event.summary}" if event.summary else ""
-            self._set_status(f"{event.state}: {event.stop_reason or ''}{summary} · q quits")
+            self._set_status(ended_status(event))
 
     def _show_past_attempts(self, run_id: str, current: int) -> None:
         """A resumed run: its earlier attempts in the timeline, the current one's model text."""
@@ -379,3 +378,9 @@ class ReviewScreen(DecisionsScreen):
         """Ask the app to leave; a stop that arrives meanwhile opens no dialog."""
         self.leaving = True
         self.post_message(QuitRun())
+
+
+def ended_status(event: ev.RunFinished) -> str:
+    """The status line once the run ended: state, reason, the run's summary, how to quit."""
+    summary = f" · {event.summary}" if event.summary else ""
+    return f"{event.state}: {event.stop_reason or ''}{summary} · q quits"
