@@ -1,7 +1,8 @@
 """FileList: the files of a proposal, one line each, with their review progress.
 
 ``A src/app.py  +12 -3  ● 2``: the change kind, the path, lines added and removed, and how many
-hunks are still undecided (``✓`` once every hunk is decided, ``✗`` when all were rejected).
+hunks are still undecided (``✓`` once every hunk is decided, ``✗`` when all were rejected),
+and ``✎ edited`` when the person edited the proposed text by hand (``e``).
 Colours come from the ``$diff-*`` theme variables.
 """
 
@@ -28,7 +29,11 @@ _KIND_STYLES = {
 
 
 def file_prompt(
-    change: FileChange, decisions: Sequence[HunkDecision], path_width: int = 0
+    change: FileChange,
+    decisions: Sequence[HunkDecision],
+    path_width: int = 0,
+    *,
+    edited: bool = False,
 ) -> Content:
     """One file's line in the list; the path is padded to ``path_width`` to align counts."""
     undecided = sum(1 for d in decisions if d is HunkDecision.UNDECIDED)
@@ -48,6 +53,7 @@ def file_prompt(
         (f"-{change.removed}", "$diff-removed-sign"),
         "  ",
         status,
+        ("  ✎ edited", "bold $diff-modified-sign") if edited else "",
     )
 
 
@@ -72,7 +78,12 @@ class FileList(OptionList):
         changes = with_edits(proposal, decisions).changes
         width = max((len(escape_controls(change.path)) for change in changes), default=0)
         self.set_options(
-            Option(file_prompt(change, decisions.for_file(change), width)) for change in changes
+            Option(
+                file_prompt(
+                    change, decisions.for_file(change), width, edited=change.path in decisions.edits
+                )
+            )
+            for change in changes
         )
         if changes:
             self.highlighted = min(current or 0, len(changes) - 1)

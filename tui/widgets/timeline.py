@@ -10,7 +10,7 @@ from textual.widgets.option_list import Option
 
 from orch_tui.core.domain.asking import QuestionSource
 from orch_tui.core.domain.attempt_kind import attempt_kinds
-from orch_tui.core.domain.events import GuidanceGiven, QuestionAsked, TaskStarted
+from orch_tui.core.domain.events import Event, GuidanceGiven, QuestionAsked, TaskStarted
 from orch_tui.core.domain.outcome import DECIDED_OUTCOMES
 from orch_tui.core.history.detail import AttemptDetail
 from orch_tui.core.util.terminal_text import escape_controls
@@ -34,11 +34,12 @@ class Timeline(OptionList):
         self._model_asked: set[int] = set()
         self._answered: set[int] = set()
 
-    def question(self, event: QuestionAsked | GuidanceGiven) -> None:
-        """A question asked in an attempt, or the answer that goes into one: its label."""
+    def label_from(self, event: Event) -> None:
+        """What a question asked in an attempt, or the answer that goes into one, makes of
+        the attempts' labels; other events change none."""
         if isinstance(event, GuidanceGiven):
             self._answered.add(event.attempt)
-        elif event.source == QuestionSource.MODEL:
+        elif isinstance(event, QuestionAsked) and event.source == QuestionSource.MODEL:
             self._model_asked.add(event.attempt)
 
     def start_task(self, task: TaskStarted) -> None:

@@ -231,8 +231,7 @@ class ReviewScreen(DecisionsScreen):
         elif isinstance(event, ev.NOTE_EVENTS):
             if isinstance(event, ev.Escalated):
                 header.model = event.to_model
-            if isinstance(event, (ev.QuestionAsked, ev.GuidanceGiven)):
-                timeline.question(event)
+            timeline.label_from(event)
             note = describe(event)
             log_line(self.model_log, f"── {note}")
             timeline.note(event.attempt, note)
