@@ -49,6 +49,7 @@ EXPECTED = {
     "reopened": "reopened a FAILED run at attempt 3 (retries up to 8)",
     "escalated": "escalated from small to big after 2 failed attempts",
     "role_decision": "verifier: insufficient: no test of empty input; no CLI",
+    "final_checks": "final checks failed (e2e): e2e failed (exit 3)",
     "run_finished": "SUCCESS",
 }
 
