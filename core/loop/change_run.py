@@ -19,10 +19,15 @@ from orch_tui.core.workspace import run_workspace
 
 
 def changes_project(run: Run, saved: State) -> bool:
-    """The saved run's spec was edited and its workspace holds a project: change it."""
+    """The saved run's spec was edited and its workspace holds a project: change it.
+
+    Edited means the same spec file (by name: the command may be run from another folder)
+    with other text; another spec file is another project, started from an empty workspace.
+    """
     return (
         not run.options.fresh
         and not run.options.plan
+        and Path(saved.spec_path).name == run.spec.path.name
         and saved.spec_hash != run.spec.digest
         and run_workspace.same_workspace(saved.workspace, run.paths)
         and run.paths.workspace.is_dir()

@@ -74,6 +74,21 @@ def test_an_edited_spec_changes_the_project_it_built(project: Path) -> None:
     assert f"changes the project of run {first}" in notices and "--fresh" in notices
 
 
+def test_another_spec_file_starts_its_own_project(project: Path) -> None:
+    """Only an edit of the same spec changes its project: a second spec in the same folder
+    is a project of its own, and the first one's workspace is set aside, not changed."""
+    first = _first_run(project)
+    (project / "other.md").write_text(EDITED_SPEC)
+    engine, provider = make_engine(project, [_change_attempt()], spec="other.md")
+    assert engine.run() == EXIT_SUCCESS
+
+    state = state_of(project)
+    assert state.follows is None
+    assert (project / "logs" / first / "workspace" / "tests" / "test_calc.py").read_text() == TEST
+    assert not (project / "workspace" / "tests" / "test_calc.py").exists()
+    assert "the workspace is empty" in prompt_text(provider.requests[0])
+
+
 def test_the_change_proposal_is_reviewed_as_usual(project: Path) -> None:
     _first_run(project)
     (project / "spec.md").write_text(EDITED_SPEC)
