@@ -385,18 +385,15 @@ def test_restore_in_a_plain_folder_brings_back_the_original_bytes(
     folder.mkdir()
     (folder / "notes.md").write_bytes(b"original\r\nnotes\r\n")
     attempts = [
-        attempt(create("calc.py", GOOD), create("tests/test_calc.py", TEST.replace("5", "6"))),
-        attempt(create("notes.md", "rewritten\n"), create("tests/test_calc.py", TEST)),
+        attempt(create("calc.py", BAD), create("tests/test_calc.py", TEST)),
+        attempt(create("notes.md", "rewritten\n"), create("calc.py", GOOD)),
     ]
     engine = make_engine(project, folder, attempts)
-    config = fast_config()
-    config.safety.allow_test_edits = True  # attempt 1 mends a test attempt 0 wrote
-    engine.config = config
     assert engine.run() == EXIT_SUCCESS
     (project / "orchestrator.toml").write_text("")
     assert main(["restore", "0", "--config", str(project / "orchestrator.toml")]) == 0
     assert (folder / "notes.md").read_bytes() == b"original\r\nnotes\r\n"
-    assert (folder / "tests" / "test_calc.py").read_text() == TEST.replace("5", "6")
+    assert (folder / "calc.py").read_text() == BAD
 
 
 def test_status_names_the_workspace_and_the_runs_branch(
