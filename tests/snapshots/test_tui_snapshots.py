@@ -25,14 +25,6 @@ from tests.support.tui_support import (
     wait_for_trial,
 )
 
-RUN_ID = "20260101-120000-snap"
-
-
-@pytest.fixture(autouse=True)
-def _deterministic_run(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
-    monkeypatch.setattr("orch_tui.core.loop.opening.new_run_id", lambda: RUN_ID)
-
 
 def review_app(tmp_path: Path, theme: str, layout: str) -> OrchApp:
     project = make_tui_project(tmp_path)
@@ -68,10 +60,13 @@ def test_review_screen(snap_compare: Any, tmp_path: Path, theme: str, layout: st
     assert snap_compare(app, terminal_size=SIZE, run_before=first_hunk_accepted(app))
 
 
-@pytest.mark.parametrize("size", [(80, 24), (100, 30)], ids=["80x24", "100x30"])
+@pytest.mark.parametrize(
+    "size", [(80, 24), (100, 30), (120, 40)], ids=["80x24", "100x30", "120x40"]
+)
 def test_review_screen_on_a_small_terminal(
     snap_compare: Any, tmp_path: Path, size: tuple[int, int]
 ) -> None:
-    """The diff takes the whole width and most rows; the spec and timeline fold away."""
+    """The diff takes the whole width and most rows; the spec and timeline fold away; the
+    footer keeps Quit, Help and History and drops the longest hints whole, never half a key."""
     app = review_app(tmp_path, DEFAULT_THEME, "split")
     assert snap_compare(app, terminal_size=size, run_before=first_hunk_accepted(app))

@@ -162,11 +162,20 @@ class StoppedScreen(ModalScreen[str]):
     ]
 
     def __init__(
-        self, title: str, message: str, can_retry: bool, can_continue: bool = False
+        self,
+        title: str,
+        message: str,
+        can_retry: bool,
+        can_continue: bool = False,
+        *,
+        advice: str = "",
     ) -> None:
         super().__init__()
         self.title_text = title
         self.message = message
+        self.advice = advice
+        """What to do next: shown below the message, which scrolls when it is long, so the
+        advice and the keys are on screen even at 80x24."""
         self.can_retry = can_retry
         self.can_continue = can_continue
 
@@ -176,9 +185,12 @@ class StoppedScreen(ModalScreen[str]):
             options += "c continues with a fresh retry budget · g continues with your guidance · "
         with Vertical(id="stopped-dialog", classes="dialog"):
             yield Label(self.title_text, id="stopped-title", markup=False)
-            yield Label(
-                escape_controls(self.message, newlines=True), id="stopped-message", markup=False
-            )
+            with VerticalScroll(id="stopped-body"):
+                yield Label(
+                    escape_controls(self.message, newlines=True), id="stopped-message", markup=False
+                )
+            if self.advice:
+                yield Label(self.advice, id="stopped-advice", markup=False)
             yield Label(
                 f"{options}q quits (the run is saved) · escape closes this", id="stopped-keys"
             )

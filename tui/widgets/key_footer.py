@@ -1,21 +1,36 @@
-"""Textual's Footer, rebuilt at most once per batch of binding changes."""
+"""Textual's Footer, rebuilt at most once per batch of binding changes, fitted to its width."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
+from textual.events import Resize
+from textual.geometry import Size
 from textual.screen import Screen
 from textual.widgets import Footer
+from textual.widgets._footer import FooterKey
 
 
 class KeyFooter(Footer):
-    """Textual's ``Footer``, rebuilding its keys once for all the changes of one refresh.
+    """Textual's ``Footer``, rebuilding its keys once for all the changes of one refresh, and
+    showing only the keys that fit.
 
     Textual's Footer rebuilds every key widget for each binding change it is told of, and a
     screen that opens, takes focus and lays itself out tells it several in its first frames:
     five on the review screen's launch, about 60 key widgets built and styled while the
     engine's proposal waited. A change told while a rebuild is queued is read by that rebuild.
+
+    A footer wider than the terminal cuts its last keys off, half a key at a time: at 80
+    columns the review screen lost Quit, Help and History to a stray ``e Ed``. Here the keys
+    whose actions are in ``kept`` always show, and the others are dropped longest first until
+    the rest fits; every key still works, and ``?`` lists them all.
     """
 
     _rebuild_queued = False
+
+    def __init__(self, *, kept: Collection[str] = (), compact: bool = False) -> None:
+        super().__init__(compact=compact)
+        self._kept = frozenset(kept)
 
     def bindings_changed(self, screen: Screen[object]) -> None:
         if self._rebuild_queued:
@@ -28,3 +43,31 @@ class KeyFooter(Footer):
     async def recompose(self) -> None:
         self._rebuild_queued = False
         await super().recompose()
+        self.fit_keys()
+
+    def on_resize(self, event: Resize) -> None:
+        self.fit_keys()
+
+    def fit_keys(self) -> None:
+        """Show the kept keys, then as many others as fit, dropping the longest first."""
+        keys = list(self.query(FooterKey))
+        if not keys or self.size.width == 0:
+            return
+        widths = {key: _natural_width(key) for key in keys}
+        room = self.size.width
+        optional = sorted((k for k in keys if k.action not in self._kept), key=widths.__getitem__)
+        shown = set(keys) - set(optional)
+        room -= sum(widths[key] for key in shown)
+        for key in optional:  # shortest first: the longest are the first dropped
+            if widths[key] <= room:
+                shown.add(key)
+                room -= widths[key]
+        for key in keys:
+            key.display = key in shown
+
+
+def _natural_width(key: FooterKey) -> int:
+    """The columns ``key`` takes when shown: its text, padding, border and margins."""
+    unbounded = Size(10_000, 1)
+    content = key.get_content_width(unbounded, unbounded)
+    return content + key.styles.gutter.width + key.styles.margin.width

@@ -1,4 +1,5 @@
-"""KeyFooter: Textual's Footer, rebuilt once for all the binding changes of one refresh."""
+"""KeyFooter: Textual's Footer, rebuilt once for all the binding changes of one refresh, and
+at a narrow width keeping its kept keys and dropping others whole, longest first."""
 
 from __future__ import annotations
 
@@ -67,3 +68,63 @@ async def test_binding_changes_in_one_go_rebuild_the_footer_once(
         await pilot.pause()
         await pilot.pause()
         assert len(rebuilds) >= 2
+
+
+class ManyKeys(App[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("a", "noop('a')", "A rather long description of a key"),
+        Binding("y", "noop('y')", "Accept"),
+        Binding("n", "noop('n')", "Reject"),
+        Binding("r", "noop('r')", "Another long-winded hint"),
+        Binding("e", "noop('e')", "Edit"),
+        Binding("question_mark", "noop('help')", "Help"),
+        Binding("q", "noop('quit')", "Quit"),
+    ]
+    pressed: ClassVar[list[str]] = []
+
+    def compose(self) -> ComposeResult:
+        yield KeyFooter(kept=("noop('help')", "noop('quit')"), compact=True)
+
+    def action_noop(self, name: str) -> None:
+        self.pressed.append(name)
+
+
+def shown(app: App[None]) -> dict[str, tuple[int, int]]:
+    """Each shown key's description -> (first column, width)."""
+    return {
+        key.description: (key.region.x, key.region.width)
+        for key in app.query(FooterKey)
+        if key.display
+    }
+
+
+@pytest.mark.parametrize("width", [40, 60, 80, 120])
+async def test_kept_keys_show_and_every_shown_key_fits_whole(width: int) -> None:
+    app = ManyKeys()
+    async with app.run_test(size=(width, 5)) as pilot:
+        await pilot.pause()
+        keys = shown(app)
+        assert {"Help", "Quit"} <= set(keys)
+        assert all(x + w <= width for x, w in keys.values()), keys
+
+
+async def test_the_longest_hints_are_dropped_first_and_still_work() -> None:
+    app = ManyKeys()
+    async with app.run_test(size=(60, 5)) as pilot:
+        await pilot.pause()
+        keys = shown(app)
+        assert "A rather long description of a key" not in keys
+        assert {"Accept", "Reject", "Edit"} <= set(keys)
+        await pilot.press("a")
+        assert app.pressed == ["a"]  # dropped from the footer, never from the keys
+
+
+async def test_a_wide_terminal_shows_every_key_and_a_narrower_one_after_a_resize_drops() -> None:
+    app = ManyKeys()
+    async with app.run_test(size=(160, 5)) as pilot:
+        await pilot.pause()
+        assert len(shown(app)) == len(ManyKeys.BINDINGS) + 1  # and the palette key
+        await pilot.resize_terminal(50, 5)
+        await pilot.pause()
+        assert len(shown(app)) < len(ManyKeys.BINDINGS)
+        assert {"Help", "Quit"} <= set(shown(app))

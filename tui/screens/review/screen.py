@@ -75,6 +75,9 @@ def log_line(log: Log, text: str) -> None:
 
 
 OTHER_TAB = {"model-tab": "tests-tab", "tests-tab": "model-tab"}
+
+KEPT_KEYS = ("quit_run", "help", "history")
+"""The footer's keys that show at any width: the way out, the way to every other key, history."""
 """What ``l`` switches to: the other of the Model and Tests tabs."""
 
 
@@ -166,7 +169,7 @@ class ReviewScreen(DecisionsScreen):
                         yield FollowingLog(
                             id="test-log", highlight=False, max_lines=TEST_LOG_MAX_LINES
                         )
-        yield KeyFooter(compact=True)
+        yield KeyFooter(kept=KEPT_KEYS, compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#spec-pane").border_title = "Spec"
@@ -279,8 +282,9 @@ class ReviewScreen(DecisionsScreen):
             self.app.push_screen(
                 StoppedScreen(
                     "orch-tui stopped",
-                    message.error + "\nThe last saved step resumes when you run the same command.",
+                    message.error,
                     can_retry=False,
+                    advice="The last saved step resumes when you run the same command.",
                 ),
                 self._after_stopped,
             )
@@ -288,12 +292,12 @@ class ReviewScreen(DecisionsScreen):
             reason = finished.stop_reason or "the run failed"
             can_retry = finished.retryable
             safety = finished.exit_code == EXIT_SAFETY
-            hint = "" if can_retry else "\nStart again with --fresh, or change the spec."
+            hint = "" if can_retry else "Start again with --fresh, or change the spec."
             if safety:
-                hint = "\nNothing the model proposed was written."
+                hint = "Nothing the model proposed was written."
             can_continue = not (can_retry or safety)
             self.app.push_screen(
-                StoppedScreen("The run stopped", reason + hint, can_retry, can_continue),
+                StoppedScreen("The run stopped", reason, can_retry, can_continue, advice=hint),
                 self._after_stopped,
             )
         elif finished and finished.state is RunState.NEEDS_HELP:

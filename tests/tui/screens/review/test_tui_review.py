@@ -416,7 +416,8 @@ async def test_a_safety_stop_says_nothing_was_written_and_offers_no_retry(tmp_pa
     async with app.run_test(size=SIZE) as pilot:
         await wait_for_screen(pilot, app, StoppedScreen, "the stop message")
         message = str(app.screen.query_one("#stopped-message").render())
-        assert "safety violation" in message and "Nothing the model proposed was written" in message
+        advice = str(app.screen.query_one("#stopped-advice").render())
+        assert "safety violation" in message and "Nothing the model proposed was written" in advice
         await pilot.press("r")  # no retry for a safety stop
         assert isinstance(app.screen, StoppedScreen)
         await pilot.press("q")
