@@ -58,18 +58,25 @@ async def test_on_a_wide_terminal_s_hides_the_spec_and_timeline(tmp_path: Path) 
         await pilot.press("q")
 
 
-def shown_in_footer(app: object, widget: Widget) -> bool:
-    """Whether a footer key is drawn whole, left of the command palette's key."""
+def shown_in_footer(widget: Widget) -> bool:
+    """Whether a footer key is drawn whole, within the terminal and left of the command
+    palette's key when that shows."""
     assert isinstance(widget, FooterKey)
     keys = list(widget.screen.query(FooterKey))
     palette = next(key for key in keys if key.has_class("-command-palette"))
-    return widget.region.width > 0 and widget.region.right <= palette.region.x
+    right_edge = palette.region.x if palette.display else widget.screen.region.right
+    return widget.display and widget.region.width > 0 and widget.region.right <= right_edge
 
 
-async def test_the_footer_names_help_and_sideways_scrolling_at_80_columns(tmp_path: Path) -> None:
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)])
+async def test_the_footer_keeps_quit_help_and_history_and_sideways_scrolling_works(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    """At 80 columns the longest hint (sideways scrolling, in the help) makes room for the
+    keys a person needs whole; at 160 every key shows. The keys work either way."""
     project = make_tui_project(tmp_path)
     app = project.app()
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with app.run_test(size=size) as pilot:
         screen = await wait_for_review(pilot, app)
         # The footer recomposes once the diff has the focus: on a loaded machine, after the review.
         await wait_for(
@@ -77,10 +84,11 @@ async def test_the_footer_names_help_and_sideways_scrolling_at_80_columns(tmp_pa
             lambda: any(key.description == "Scroll sideways" for key in screen.query(FooterKey)),
             "the diff's keys in the footer",
         )
+        await pilot.pause()
         keys = {key.description: key for key in screen.query(FooterKey)}
-        scroll = keys["Scroll sideways"]
-        assert scroll.key_display == "←→"
-        assert shown_in_footer(app, scroll) and shown_in_footer(app, keys["Help"])
+        assert keys["Scroll sideways"].key_display == "←→"
+        assert all(shown_in_footer(keys[name]) for name in ("Help", "History", "Quit"))
+        assert shown_in_footer(keys["Scroll sideways"]) == (size == (160, 48))
         diff = screen.query_one(DiffView)
         diff.show(FileChange("long.py", None, "x = '" + "a" * 200 + "'\n"), [UNDECIDED])
         await pilot.pause()
