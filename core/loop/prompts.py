@@ -36,8 +36,9 @@ def system_blocks(config: Config, paths: ProjectPaths, spec: Spec) -> list[dict[
 
 DATA_INTRO = (
     "The data files below come with the spec. Each is copied into the workspace at the path "
-    "shown: read it with the editor's view command; it cannot be changed."
+    "shown: read it there as you read any file; it cannot be changed."
 )
+"""Names no tool: the same prefix goes to Claude Code, whose tools are its own (issue 25)."""
 
 
 def data_section(spec: Spec) -> str:

@@ -71,6 +71,8 @@ def test_the_data_is_copied_described_in_the_cached_prefix_and_never_edited(proj
     assert cached.get("cache_control") == {"type": "ephemeral"}
     assert '<data path="data/sales.csv">' in cached["text"]
     assert "columns (3): id (integer), fruit (text), price (decimal)" in cached["text"]
+    assert "cannot be changed" in cached["text"]
+    assert "view command" not in cached["text"]  # Claude Code gets this prefix: no editor tool
     refused = json.dumps(provider.requests[1].messages[-1])
     assert "data/sales.csv is a data file given with the spec" in refused
     assert '"is_error": true' in refused
