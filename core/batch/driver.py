@@ -18,6 +18,7 @@ from pathlib import Path
 from orch_tui.core.batch.record import BatchRecord, RunRecord, RunStatus
 from orch_tui.core.batch.run_one import EXIT_INTERRUPTED, RunTask, read_run_state
 from orch_tui.core.domain.state import RunState, State
+from orch_tui.core.runlog.verdict import verdict_line
 
 MIN_SHARE_USD = 0.01
 """Below this a run could not afford one request: the batch budget counts as spent."""
@@ -108,6 +109,7 @@ class BatchDriver:
             run.elapsed_s += time.monotonic() - self._started.pop(task.name, time.monotonic())
             if state is not None:
                 _copy_state(run, state)
+                run.evidence = verdict_line(task.folder / "logs" / state.run_id)
             finished = state is not None and state.state in FINISHED_STATES
             if finished:
                 run.status = RunStatus.FINISHED

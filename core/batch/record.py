@@ -49,6 +49,9 @@ class RunRecord:
     cost_usd: float = 0.0
     elapsed_s: float = 0.0
     stop_reason: str = ""
+    evidence: str = ""
+    """At SUCCESS, the verdict's evidence line: tests passing (added, rewritten, weakened) and
+    changed lines no test runs ("" before the run ends, or from an older run)."""
     exit_code: int | None = None
     cap_usd: float | None = None
     """The share of the batch budget this run was started with (``--max-cost-usd``)."""

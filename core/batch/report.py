@@ -1,7 +1,8 @@
 """``report.md`` and ``report.json``: how each spec of a batch went, and the batch in totals.
 
-Per spec: state, attempts, tests, tokens, cost, time and the stop reason. Totals: specs solved
-after the first attempt and after k attempts, cost per solved spec, wall time and runs per hour.
+Per spec: state, attempts, tests, the verdict's evidence line, tokens, cost, time and the stop
+reason. Totals: specs solved after the first attempt and after k attempts, cost per solved
+spec, wall time and runs per hour.
 ``orch-tui batch --compare A B`` puts two batches' reports side by side.
 """
 
@@ -17,7 +18,17 @@ from orch_tui.core.util.terminal_text import escape_controls
 
 REPORT_JSON = "report.json"
 REPORT_MD = "report.md"
-COLUMNS = ("spec", "state", "attempts", "tests", "tokens", "cost", "time", "stop reason")
+COLUMNS = (
+    "spec",
+    "state",
+    "attempts",
+    "tests",
+    "evidence",
+    "tokens",
+    "cost",
+    "time",
+    "stop reason",
+)
 
 
 def _text(value: str) -> str:
@@ -61,6 +72,7 @@ def _cells(run: RunRecord) -> list[str]:
         run.state or str(run.status),
         str(run.attempts),
         _text(run.tests) or "-",
+        _text(run.evidence) or "-",
         f"{run.tokens:,}",
         f"${run.cost_usd:.4f}",
         f"{run.elapsed_s:.1f}s",

@@ -2,5 +2,6 @@
 
 - ``layout``: ``logs/<run_id>/``: the names of everything about one run, the only truth history reads.
 - ``reader``: Reads ``logs/<run_id>/`` back: the events as the typed events they were written as.
+- ``verdict``: A finished run's verdict line, read back from its event log (the batch report shows it).
 - ``writer``: Writes ``logs/<run_id>/``: the append-only event log and the files of each attempt.
 """

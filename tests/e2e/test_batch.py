@@ -137,6 +137,10 @@ def test_three_specs_two_at_a_time_each_in_its_own_folder(tmp_path: Path) -> Non
     report = json.loads((folder / "report.json").read_text())
     assert report["totals"]["solved"] == 3 and report["totals"]["solved_after"]["1"] == 3
     assert "| alpha | SUCCESS | 1 |" in (folder / "report.md").read_text()
+    # The verdict's evidence line of each run, as its own --auto printed it, in both reports.
+    for run in report["runs"]:
+        assert "rewritten" in run["evidence"] and "run by no test" in run["evidence"]
+        assert run["evidence"] in (folder / "report.md").read_text()
     assert "solved: 3 of 3" in result.stdout
     assert not (root / "workspace").exists() or not any((root / "workspace").iterdir())
 

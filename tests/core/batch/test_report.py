@@ -44,9 +44,14 @@ def test_a_batch_with_nothing_solved_has_no_cost_per_solved_spec() -> None:
 def test_the_markdown_report_has_a_row_per_spec_and_escapes_their_text() -> None:
     bad = run("evil", "FAILED", 1, 0.0)
     bad.stop_reason = "model said | \x1b[2J done"
-    text = report_markdown(batch("b1", run("a", "SUCCESS", 1, 0.1), bad))
+    good = run("a", "SUCCESS", 1, 0.1)
+    good.evidence = (
+        "2 tests pass (2 added, 0 rewritten, 0 weakened); 0 of 3 changed lines run by no test"
+    )
+    text = report_markdown(batch("b1", good, bad))
 
-    assert "| a | SUCCESS | 1 | 2 passed | 1,000 | $0.1000 |" in text
+    assert f"| a | SUCCESS | 1 | 2 passed | {good.evidence} | 1,000 | $0.1000 |" in text
+    assert "| evil | FAILED | 1 | 2 passed | - |" in text
     assert "\x1b" not in text and "solved: 1 of 2 (1 after 1)" in text
 
 
