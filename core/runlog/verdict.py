@@ -4,15 +4,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from orch_tui.core.domain.events import RunFinished
 from orch_tui.core.runlog import layout
-from orch_tui.core.runlog.reader import read_events
 
 
 def verdict_line(log_dir: Path) -> str:
     """The evidence summary of the run logged in ``log_dir`` (``31 tests pass (12 added, 0
     rewritten, 0 weakened); 3 of 140 changed lines run by no test``); "" when the run did not
-    end in SUCCESS, its log is unreadable, or it predates the evidence."""
+    end in SUCCESS, its log is unreadable, or it predates the evidence.
+
+    The event set is imported here, when a run has ended: ``batch --help`` stays light."""
+    from orch_tui.core.domain.events import RunFinished
+    from orch_tui.core.runlog.reader import read_events
+
     try:
         events = read_events(log_dir / layout.EVENTS).events
     except OSError:
