@@ -24,12 +24,14 @@ from orch_tui.core.domain.asking import GUIDANCE, answer_from_choice
 from orch_tui.core.domain.cost import price_for
 from orch_tui.core.domain.events import GuidanceGiven, Notice, RunReopened, RunStarted
 from orch_tui.core.domain.plan import TaskStatus
-from orch_tui.core.domain.state import RunState, State, new_run_id
+from orch_tui.core.domain.spec import Spec
+from orch_tui.core.domain.state import RunState, State, StateError, StateStore, new_run_id
 from orch_tui.core.loop import change_run
 from orch_tui.core.loop.change_run import KEPT_IN_WORKSPACE, workspace_is_empty
 from orch_tui.core.loop.escalation import model_at
 from orch_tui.core.loop.giving_up import NothingToGiveUp, asks_to_give_up, give_up
 from orch_tui.core.loop.one_task import one_task_refusal, start_one_task
+from orch_tui.core.loop.options import RunOptions
 from orch_tui.core.loop.run import Run
 from orch_tui.core.runlog import layout as runlog
 from orch_tui.core.runlog.writer import RunLog
@@ -96,6 +98,27 @@ def open_run(run: Run) -> State:
     if not reports_cost and price_for(run.config.prices, run.config.model.name) is None:
         run.emit(Notice(message=f"no price for model {run.config.model.name}: cost shows as $0"))
     return run.state
+
+
+def views_a_finished_run(paths: ProjectPaths, spec: Spec, options: RunOptions) -> bool:
+    """Opening this run asks the model nothing: the saved run of ``spec`` ended SUCCESS or
+    FAILED (not on a model error, which is asked again) and no option reopens it or starts
+    another. Such a run is looked at, so a missing API key is no reason to refuse it."""
+    if options.fresh or options.continue_run or options.guidance is not None:
+        return False
+    if options.rework or options.give_up or options.task:
+        return False
+    try:
+        saved = StateStore(paths.state).load()
+    except StateError:
+        return False
+    return bool(
+        saved
+        and saved.state in (RunState.SUCCESS, RunState.FAILED)
+        and not saved.retryable
+        and saved.spec_hash == spec.digest
+        and run_workspace.same_workspace(saved.workspace, paths)
+    )
 
 
 def _start_new(run: Run, follows: State | None) -> None:

@@ -10,7 +10,13 @@ from pathlib import Path
 
 from orch_tui.core.config.models import Config
 from orch_tui.core.domain.spec import Spec
-from orch_tui.core.providers.base import ModelError, Provider
+from orch_tui.core.providers.base import (
+    AssistantTurn,
+    ModelError,
+    Provider,
+    TextSink,
+    TurnRequest,
+)
 from orch_tui.core.providers.scripted import ScriptedProvider, ScriptError
 
 DEMO_NOTICE = (
@@ -36,6 +42,23 @@ def demo_script(spec: Spec) -> Path | None:
     return None
 
 
+class KeyMissing(ModelError):
+    """The provider's API key is not set (and no demo replays instead)."""
+
+
+@dataclass
+class KeyLater:
+    """Stands in for a provider whose key is not set while opening the run asks the model
+    nothing (a finished run, looked at): the key's error comes only if a request is made
+    after all (the person continues the run)."""
+
+    name: str
+    missing: KeyMissing
+
+    def complete(self, request: TurnRequest, on_text: TextSink) -> AssistantTurn:
+        raise KeyMissing(self.missing.message, self.missing.hint)
+
+
 @dataclass
 class ProviderChoice:
     provider: Provider
@@ -52,8 +75,9 @@ def choose_provider(
     """The provider named in the config (or overridden on the command line).
 
     ``env`` holds the keys and base URLs (the process environment over ``.env``; default the
-    process environment); ``workspace`` is the folder Claude Code works on a copy of. Raises ModelError (no key) or ScriptError (bad script) with a clear
-    message.
+    process environment); ``workspace`` is the folder Claude Code works on a copy of. Raises
+    KeyMissing (no key), ModelError (an unknown provider) or ScriptError (bad script) with a
+    clear message.
     """
     env = os.environ if env is None else env
     name = config.model.provider
@@ -87,7 +111,7 @@ def choose_provider(
         demo = demo_script(spec)
         if demo is not None:
             return ProviderChoice(ScriptedProvider.from_path(demo), DEMO_NOTICE)
-        raise ModelError(
+        raise KeyMissing(
             "ANTHROPIC_API_KEY is not set",
             hint="export ANTHROPIC_API_KEY=..., or replay a recording with --provider scripted "
             "--script FILE, or run the bundled demo: orch-tui core/demo/spec.md --auto",
@@ -114,7 +138,7 @@ def _openai_provider(config: Config, env: Mapping[str, str]) -> Provider:
     base_url = env.get("OPENAI_BASE_URL") or model.base_url
     api_key = env.get("OPENAI_API_KEY")
     if not api_key and not base_url:
-        raise ModelError(
+        raise KeyMissing(
             "OPENAI_API_KEY is not set",
             hint="export OPENAI_API_KEY=..., or point OPENAI_BASE_URL (or model.base_url) at a "
             "local server such as Ollama: http://localhost:11434/v1",

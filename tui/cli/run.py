@@ -41,8 +41,9 @@ from orch_tui.core.loop.engine import (
     RunOptions,
 )
 from orch_tui.core.loop.notify import subscribe_notifier
+from orch_tui.core.loop.opening import views_a_finished_run
 from orch_tui.core.providers.base import ModelError, Provider
-from orch_tui.core.providers.factory import choose_provider
+from orch_tui.core.providers.factory import KeyLater, KeyMissing, ProviderChoice, choose_provider
 from orch_tui.core.providers.scripted import ScriptError
 from orch_tui.core.workspace.run_workspace import WorkspaceError
 from orch_tui.tui.cli.executable import start_collecting
@@ -112,27 +113,31 @@ def _run_locked(args: argparse.Namespace, paths: ProjectPaths, config: Config, s
             f"no price known for model {model}, so a cost budget cannot be kept: add "
             f'[prices."{model}"] to orchestrator.toml, or run without a budget'
         )
-    try:
-        choice = choose_provider(
-            config, spec, args.script, provider_env(paths.root), paths.workspace
-        )
-    except (ModelError, ScriptError, ConfigError) as exc:
-        return fail(str(exc))
     options = RunOptions(
         max_retries=retries,
         max_cost_usd=budget,
         fresh=args.fresh,
         max_retries_given=args.max_retries is not None,
         allow_dirty=args.allow_dirty,
-        notices=tuple(
-            message for message in (choice.notice, warning, clamp_check_timeout(config)) if message
-        ),
         plan=args.plan or config.loop.plan,
         continue_run=args.continue_run or args.guidance is not None,
         guidance=args.guidance,
         rework=args.rework,
         task=args.task,
         give_up=args.give_up,
+    )
+    try:
+        choice = choose_provider(
+            config, spec, args.script, provider_env(paths.root), paths.workspace
+        )
+    except KeyMissing as exc:
+        if not views_a_finished_run(paths, spec, options):
+            return fail(str(exc))
+        choice = ProviderChoice(KeyLater(config.model.provider, exc))  # asked for if it continues
+    except (ModelError, ScriptError, ConfigError) as exc:
+        return fail(str(exc))
+    options.notices = tuple(
+        message for message in (choice.notice, warning, clamp_check_timeout(config)) if message
     )
     if not args.auto:
         from orch_tui.tui.app import run_app  # Textual is imported only here
