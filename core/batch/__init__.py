@@ -11,6 +11,7 @@
 - ``opening``: Opening a batch: its folder under ``batches/``, its record, and one project folder a spec.
 - ``ray_engine``: The Ray engine: each run a Ray task with one CPU, on a local Ray or an existing cluster.
 - ``record``: ``batch.json``: the batch's options and where each of its runs stands.
+- ``rework``: A run sent back from the inbox, kept in its batch's record: ``batch.json`` and the report.
 - ``report``: ``report.md`` and ``report.json``: how each spec of a batch went, and the batch in totals.
 - ``run_one``: One spec's run in its own project folder: ``orch-tui spec.md --auto --json`` as a process.
 - ``worktrees``: ``batch --workspace REPO``: each run in its own git worktree of the person's repository.

@@ -19,6 +19,7 @@ from orch_tui.core.batch.record import BatchRecord, RunRecord, RunStatus
 from orch_tui.core.batch.run_one import EXIT_INTERRUPTED, RunTask, read_run_state
 from orch_tui.core.domain.state import RunState, State
 from orch_tui.core.runlog.verdict import verdict_line
+from orch_tui.core.workspace.lock import project_lock_holder
 
 MIN_SHARE_USD = 0.01
 """Below this a run could not afford one request: the batch budget counts as spent."""
@@ -58,9 +59,15 @@ class BatchDriver:
         for run in record.runs:
             if run.status in (RunStatus.RUNNING, RunStatus.SKIPPED):
                 run.status = RunStatus.STOPPED  # a batch killed mid-run, or a budget raised
+            elif run.status is RunStatus.REWORKING and project_lock_holder(folder / run.name) is None:
+                settle(run, folder / run.name, run.exit_code or 0)  # its attempt has ended
 
     def to_start(self) -> list[RunRecord]:
-        return [r for r in self.record.runs if r.status is not RunStatus.FINISHED]
+        return [
+            r
+            for r in self.record.runs
+            if r.status not in (RunStatus.FINISHED, RunStatus.REWORKING)
+        ]
 
     def next_task(self) -> RunTask | None:
         """The next run to start, with its budget share; None when none is left to start."""
@@ -102,20 +109,10 @@ class BatchDriver:
 
     def finish(self, task: RunTask, exit_code: int) -> RunRecord:
         """Record how ``task`` ended, from its exit code and its own ``state.json``."""
-        state = read_run_state(task.folder)
         with self._lock:
             run = self.record.run(task.name)
-            run.exit_code = exit_code
             run.elapsed_s += time.monotonic() - self._started.pop(task.name, time.monotonic())
-            if state is not None:
-                _copy_state(run, state)
-                run.evidence = verdict_line(task.folder / "logs" / state.run_id)
-            finished = state is not None and state.state in FINISHED_STATES
-            if finished:
-                run.status = RunStatus.FINISHED
-            else:
-                run.status = RunStatus.STOPPED
-                run.stop_reason = _why_stopped(exit_code)
+            settle(run, task.folder, exit_code)
             self._save(run)
             return run
 
@@ -123,6 +120,21 @@ class BatchDriver:
         self.record.save(self.folder)
         for run in changed:
             self.on_change(run)
+
+
+def settle(run: RunRecord, folder: Path, exit_code: int) -> None:
+    """Record in ``run`` how its process in ``folder`` ended: its exit code and its own
+    ``state.json`` (FINISHED when the run finished, else STOPPED: the next batch resumes it)."""
+    state = read_run_state(folder)
+    run.exit_code = exit_code
+    if state is not None:
+        _copy_state(run, state)
+        run.evidence = verdict_line(folder / "logs" / state.run_id)
+    if state is not None and state.state in FINISHED_STATES:
+        run.status = RunStatus.FINISHED
+    else:
+        run.status = RunStatus.STOPPED
+        run.stop_reason = _why_stopped(exit_code)
 
 
 def _copy_state(run: RunRecord, state: State) -> None:

@@ -31,6 +31,8 @@ class RunStatus(StrEnum):
     """SUCCESS, FAILED or NEEDS_HELP: the next batch command leaves it as it is."""
     SKIPPED = "skipped"
     """Not started: the batch's budget was spent."""
+    REWORKING = "reworking"
+    """Sent back from the inbox: a new attempt runs in the background; no batch starts it."""
 
 
 @dataclass

@@ -3,8 +3,9 @@
 The run is reopened in its own folder (``orch-tui spec.md --auto --rework --guidance TEXT``
 with the batch's run options), in the background and in a session of its own, so it goes on
 after the inbox closes; its output goes to ``batch-run.log``. The guidance names each rejected
-hunk and quotes it, then the reason. When the new attempt finishes, the run is back in the
-inbox.
+hunk and quotes it, then the reason. The batch's record says the run is reworking, and when the
+new attempt finishes it holds the attempt's end (:mod:`core.batch.rework`) and the run is back
+in the inbox.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
-from orch_tui.core.batch.run_one import RUN_LOG, RunTask, command
+from orch_tui.core.batch.rework import mark_reworking, rework_command
+from orch_tui.core.batch.run_one import RUN_LOG
 from orch_tui.core.domain.proposal import Decisions, HunkDecision, Proposal
 
 MAX_QUOTED_LINES = 40
@@ -48,10 +50,12 @@ def guidance_for(proposal: Proposal, decisions: Decisions, reason: str) -> str:
 
 def send_back(folder: Path, run_options: Sequence[str], guidance: str) -> int:
     """Start the run's new attempt in the background; returns the process id."""
-    task = RunTask(folder.name, folder, (*run_options, "--rework", "--guidance", guidance))
+    batch_folder, name = folder.parent, folder.name
+    mark_reworking(batch_folder, name)
+    options = (*run_options, "--rework", "--guidance", guidance)
     with open(folder / RUN_LOG, "ab") as log:
         process = subprocess.Popen(
-            command(task),
+            rework_command(batch_folder, name, options),
             cwd=folder,
             stdin=subprocess.DEVNULL,
             stdout=log,

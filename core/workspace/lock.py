@@ -93,6 +93,19 @@ def _project_lock_holder(fd: int) -> str:
     return str(holder) if holder is not None else "unknown"
 
 
+def project_lock_holder(root: Path) -> int | None:
+    """The pid of the run working in the project ``root`` now; None when none is. Only
+    reads: nothing is locked or written."""
+    try:
+        fd = os.open(root / LOCK_NAME, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        return flock_holder(fd)
+    finally:
+        os.close(fd)
+
+
 def _same_file(fd: int, path: Path) -> bool:
     try:
         on_disk = os.stat(path)

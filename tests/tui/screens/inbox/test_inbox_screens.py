@@ -70,6 +70,12 @@ def run_folder(project: Path, name: str) -> Path:
     return batch / name
 
 
+def batch_run(project: Path, name: str) -> dict[str, object]:
+    """The run's entry in its batch's ``batch.json``."""
+    record = json.loads((run_folder(project, name).parent / "batch.json").read_text())
+    return next(run for run in record["runs"] if run["name"] == name)
+
+
 async def open_first(pilot, app: InboxApp) -> InboxReviewScreen:  # type: ignore[no-untyped-def]
     await wait_for_screen(pilot, app, InboxScreen, "the inbox list")
     await pilot.press("enter")
@@ -108,6 +114,7 @@ async def test_accepted_hunks_land_and_rejected_ones_go_back_with_the_reason(
         await pilot.press(*"keep it to add", "enter")
         await wait_for_screen(pilot, app, InboxScreen, "back to the list")
         assert listed(app) == [other for other in ("one", "two") if other != name]
+    assert batch_run(project, name)["status"] == "reworking"  # no batch command restarts it
 
     workspace = project / "workspace"
     assert (workspace / "calc.py").read_text() == CALC
@@ -132,6 +139,17 @@ async def test_accepted_hunks_land_and_rejected_ones_go_back_with_the_reason(
     assert (folder / "workspace" / "extra.py").read_text() == EXTRA_AGAIN
     back = [entry.name for entry in waiting_runs(project)[0]]
     assert name in back, "the reworked run waits for review again"
+    while batch_run(project, name)["status"] != "finished":  # recorded as its process ends
+        assert time.monotonic() < deadline, (folder / "batch-run.log").read_text()
+        time.sleep(0.2)
+    recorded = batch_run(project, name)
+    assert recorded["attempts"] == 2 and recorded["state"] == "SUCCESS"
+    assert "1 test passes" in recorded["evidence"]
+    report = json.loads((folder.parent / "report.json").read_text())
+    assert next(r for r in report["runs"] if r["name"] == name) == recorded
+    row = next(line for line in (folder.parent / "report.md").read_text().splitlines()
+               if line.startswith(f"| {name} |"))  # fmt: skip
+    assert row.startswith(f"| {name} | SUCCESS | 2 |")
 
 
 async def test_escape_on_the_reason_drops_the_rejected_hunks(project: Path) -> None:
