@@ -75,6 +75,10 @@ class ReviewSession:
 
 @dataclass
 class ReviewCursor:
+    """Where the reviewer is: a (file, hunk) stop. A move looks at the files next to the
+    cursor only, never the whole proposal: a key on a 200-file proposal costs what it costs
+    on a 2-file one."""
+
     proposal: Proposal
     file: int = 0
     hunk: int = 0
@@ -82,28 +86,41 @@ class ReviewCursor:
     @property
     def positions(self) -> list[tuple[int, int]]:
         """Every (file, hunk) in order; a file without hunks still has one stop."""
-        stops: list[tuple[int, int]] = []
-        for index, change in enumerate(self.proposal.changes):
-            count = max(len(change.hunks), 1)
-            stops += [(index, hunk) for hunk in range(count)]
-        return stops
+        return [
+            (index, hunk)
+            for index, change in enumerate(self.proposal.changes)
+            for hunk in range(self._stops_in(index))
+        ]
 
-    def _index(self) -> int:
-        stops = self.positions
-        return stops.index((self.file, self.hunk)) if (self.file, self.hunk) in stops else 0
+    def _stops_in(self, file: int) -> int:
+        return max(len(self.proposal.changes[file].hunks), 1)
+
+    def _at_a_stop(self) -> bool:
+        changes = self.proposal.changes
+        return 0 <= self.file < len(changes) and 0 <= self.hunk < self._stops_in(self.file)
 
     def _go(self, position: tuple[int, int]) -> None:
         self.file, self.hunk = position
 
     def next_hunk(self) -> None:
-        stops = self.positions
-        if stops:
-            self._go(stops[min(self._index() + 1, len(stops) - 1)])
+        if not self.proposal.changes:
+            return
+        if not self._at_a_stop():
+            self._go((0, 0))
+        if self.hunk + 1 < self._stops_in(self.file):
+            self.hunk += 1
+        elif self.file + 1 < len(self.proposal.changes):
+            self._go((self.file + 1, 0))
 
     def previous_hunk(self) -> None:
-        stops = self.positions
-        if stops:
-            self._go(stops[max(self._index() - 1, 0)])
+        if not self.proposal.changes:
+            return
+        if not self._at_a_stop():
+            self._go((0, 0))
+        elif self.hunk > 0:
+            self.hunk -= 1
+        elif self.file > 0:
+            self._go((self.file - 1, self._stops_in(self.file - 1) - 1))
 
     def next_file(self) -> None:
         if self.file + 1 < len(self.proposal.changes):
@@ -120,25 +137,34 @@ class ReviewCursor:
 
     def first_undecided(self, decisions: Decisions) -> bool:
         """Move to the first undecided hunk of the proposal; stay on the first stop when none is."""
-        stops = self.positions
-        if not stops:
+        changes = self.proposal.changes
+        if not changes:
             return False
-        self._go(stops[-1])  # next_undecided starts after the cursor and wraps to the start
+        last = len(changes) - 1
+        self._go((last, self._stops_in(last) - 1))  # next_undecided starts after the cursor
         if self.next_undecided(decisions):
             return True
-        self._go(stops[0])
+        self._go((0, 0))
         return False
 
     def next_undecided(self, decisions: Decisions) -> bool:
-        """Move to the next undecided hunk after the cursor (wrapping); False when none is left."""
-        stops = self.positions
-        start = self._index()
-        for offset in range(1, len(stops) + 1):
-            file, hunk = stops[(start + offset) % len(stops)]
-            states = decisions.for_file(self.proposal.changes[file])
-            if hunk >= len(states) or states[hunk] is HunkDecision.UNDECIDED:
-                self._go((file, hunk))
-                return True
+        """Move to the next undecided hunk after the cursor (wrapping); False when none is left.
+
+        Files are looked at one by one from the cursor's, so the search ends at the first
+        undecided hunk rather than listing every stop of the proposal."""
+        changes = self.proposal.changes
+        if not changes:
+            return False
+        start_file, start_hunk = (self.file, self.hunk) if self._at_a_stop() else (0, 0)
+        for step in range(len(changes) + 1):
+            file = (start_file + step) % len(changes)
+            states = decisions.for_file(changes[file])
+            first = start_hunk + 1 if step == 0 else 0
+            last = start_hunk + 1 if step == len(changes) else self._stops_in(file)
+            for hunk in range(first, last):
+                if hunk >= len(states) or states[hunk] is HunkDecision.UNDECIDED:
+                    self._go((file, hunk))
+                    return True
         return False
 
 

@@ -136,3 +136,43 @@ def test_the_session_computes_the_edited_proposal_once_per_edit() -> None:
     assert edited is not first and session.effective is edited
     assert edited.changes[1].new_text == "other\n"
     assert session.failing_before == ["t::x"]
+
+
+def test_moves_on_a_big_proposal_walk_the_same_stops_as_the_full_list() -> None:
+    """Moves look only at the files beside the cursor: on 300 files (hunks 0 to 3 each) they
+    still visit every stop in order, both ways, and find the undecided hunk the full list
+    of stops would."""
+    texts = [OLD, TWO_HUNKS, "A\nb\nc\nd\ne\n", OLD.replace("c", "C")]
+    changes = tuple(
+        FileChange(f"f{n:03d}.py", OLD, texts[n % 4] + "x\n" * (n % 3 == 0)) for n in range(300)
+    )
+    proposal = Proposal(0, changes)
+    cursor = ReviewCursor(proposal)
+    stops = cursor.positions
+    assert len(stops) > 300
+    walked = [(cursor.file, cursor.hunk)]
+    for _ in stops:
+        cursor.next_hunk()
+        walked.append((cursor.file, cursor.hunk))
+    assert walked[:-1] == stops and walked[-1] == stops[-1]
+    back = []
+    for _ in stops:
+        back.append((cursor.file, cursor.hunk))
+        cursor.previous_hunk()
+    assert back == stops[::-1] and (cursor.file, cursor.hunk) == stops[0]
+
+    decisions = Decisions()
+    for path in proposal.files[:250]:
+        decisions.set_file(path, HunkDecision.ACCEPTED)
+    decisions.set(proposal.files[260], 0, HunkDecision.REJECTED)
+    for start in (stops[0], stops[len(stops) // 2], stops[-1]):
+        cursor.file, cursor.hunk = start
+        at = stops.index(start)
+        expected = next(
+            (file, hunk)
+            for file, hunk in stops[at + 1 :] + stops[: at + 1]
+            if hunk >= len(states := decisions.for_file(changes[file]))
+            or states[hunk] is HunkDecision.UNDECIDED
+        )
+        assert cursor.next_undecided(decisions)
+        assert (cursor.file, cursor.hunk) == expected

@@ -130,7 +130,7 @@ class TrialRunScreen(Screen[None]):
         self._refresh_status()
 
     def _current_change(self) -> FileChange | None:
-        if self.session is None or self.cursor is None or not self.cursor.positions:
+        if self.session is None or self.cursor is None or not self.session.effective.changes:
             return None
         return self.session.effective.changes[self.cursor.file]
 
