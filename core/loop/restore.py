@@ -16,6 +16,7 @@ message names the copy; in git the restore refuses a dirty tree.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 from orch_tui.core.checks.runner import TestReport
@@ -28,6 +29,7 @@ from orch_tui.core.loop.restore_guard import LaterEdits, keep_copies, later_edit
 from orch_tui.core.runlog import layout as runlog
 from orch_tui.core.runlog.writer import RunLog
 from orch_tui.core.util.atomic import write_json_atomic
+from orch_tui.core.util.wording import plural
 from orch_tui.core.workspace.apply import apply_change
 from orch_tui.core.workspace.git import RESTORE_TRAILER, GitError, Repo
 from orch_tui.core.workspace.run_workspace import keep_originals, original_text
@@ -37,6 +39,50 @@ RESTORES = "restores"
 
 class RestoreError(Exception):
     """The restore cannot be done; the message says why (exit 1)."""
+
+
+SHOWN_FILES = 5
+"""Files named in a restore's question and message; more are counted."""
+
+
+@dataclass(frozen=True)
+class RestorePlan:
+    """What restoring ``attempt`` does: the applied attempts it undoes and the files whose
+    text changes (from what the run last wrote to that attempt's result)."""
+
+    attempt: int
+    undone: tuple[int, ...]
+    files: tuple[str, ...]
+
+    def _what(self, verb: str) -> str:
+        """``undo 3 files from attempts 3–4 (a.py, b.py, c.py)``, with ``verb`` as given."""
+        if not self.files:
+            return "nothing to change: the workspace holds that result already"
+        names = ", ".join(self.files[:SHOWN_FILES])
+        if len(self.files) > SHOWN_FILES:
+            names += f" and {len(self.files) - SHOWN_FILES} more"
+        source = f" from {attempt_span(self.undone)}" if self.undone else ""
+        return f"{verb} {plural(len(self.files), 'file')}{source} ({names})"
+
+    def question(self) -> str:
+        """What the person is asked before the restore."""
+        return f"Restore attempt {self.attempt}? This will {self._what('undo')}."
+
+    def done(self) -> str:
+        """What the restore did, said afterwards."""
+        return f"restored attempt {self.attempt}: {self._what('undid')}"
+
+
+def attempt_span(numbers: tuple[int, ...]) -> str:
+    """``attempt 3``, ``attempts 3–4``, ``attempts 1, 3–5``: runs of numbers joined."""
+    spans: list[list[int]] = []
+    for number in sorted(numbers):
+        if spans and number == spans[-1][-1] + 1:
+            spans[-1].append(number)
+        else:
+            spans.append([number])
+    text = ", ".join(str(span[0]) if len(span) == 1 else f"{span[0]}–{span[-1]}" for span in spans)
+    return f"{'attempt' if len(numbers) == 1 else 'attempts'} {text}"
 
 
 def _steps(log_dir: Path) -> list[tuple[tuple[int, int, int], str, dict[str, str | None]]]:
@@ -85,6 +131,7 @@ def restore(state: State, log_dir: Path, workspace: Path, attempt: int) -> str:
             "(run the same command to resume it), then restore"
         )
     files, undone = result_of(state, log_dir, attempt)
+    plan = _plan(attempt, files, undone, log_dir)
     folder = log_dir / RESTORES
     number = len(list(folder.glob("restore-*.json"))) + 1
     kept = _protect_later_edits(state, log_dir, workspace, folder / f"kept-{number:02d}")
@@ -110,10 +157,7 @@ def restore(state: State, log_dir: Path, workspace: Path, attempt: int) -> str:
             )
             record.commits[f"restore-{number}"] = commit
     reopened = _as_attempt_saw(state, log_dir, attempt) if undone else ""
-    undid = ", ".join(map(str, undone)) or "nothing"
-    said = (
-        f"restored the workspace to attempt {attempt}'s result (undid attempts: {undid}){reopened}"
-    )
+    said = plan.done() + reopened
     if kept:
         copies = folder / f"kept-{number:02d}"
         said += f"; your later edits to {', '.join(kept)} were kept in {copies}"
@@ -137,6 +181,25 @@ def _as_attempt_saw(state: State, log_dir: Path, attempt: int) -> str:
         f"restored to attempt {attempt}'s result, whose checks failed ({report.summary()})"
     )
     return "; the run is FAILED again, as that attempt's checks were: --continue patches it"
+
+
+def _plan(
+    attempt: int, files: dict[str, str | None], undone: list[int], log_dir: Path
+) -> RestorePlan:
+    written = last_written(log_dir)
+    changed = tuple(path for path, text in sorted(files.items()) if written.get(path) != text)
+    return RestorePlan(attempt, tuple(undone), changed)
+
+
+def plan_restore(paths: ProjectPaths, attempt: int, run_id: str | None = None) -> RestorePlan:
+    """What :func:`restore_current_run` would do, changing nothing (its question)."""
+    state = _current_state(paths, run_id)
+    log_dir = paths.logs / state.run_id
+    try:
+        files, undone = result_of(state, log_dir, attempt)
+        return _plan(attempt, files, undone, log_dir)
+    except (OSError, ValueError) as exc:
+        raise RestoreError(f"cannot read the run's steps: {exc}") from None
 
 
 def last_written(log_dir: Path) -> dict[str, str | None]:
@@ -168,13 +231,7 @@ def restore_current_run(paths: ProjectPaths, attempt: int, run_id: str | None = 
     StateError for an unusable state.json, RestoreError for anything else.
     """
     store = StateStore(paths.state)
-    state = store.load()
-    if state is None:
-        raise RestoreError("no run to restore (state.json not found)")
-    if run_id is not None and run_id != state.run_id:
-        raise RestoreError(
-            f"run {run_id} is not the current run ({state.run_id}): only its attempts can be restored"
-        )
+    state = _current_state(paths, run_id)
     record = state.workspace
     workspace = Path(record.path) if record else paths.default_workspace
     try:
@@ -184,6 +241,18 @@ def restore_current_run(paths: ProjectPaths, attempt: int, run_id: str | None = 
     store.save(state)
     RunLog(paths.logs, state.run_id)(Notice(message=said))
     return f"{said}; the next prompt of run {state.run_id} says so"
+
+
+def _current_state(paths: ProjectPaths, run_id: str | None) -> State:
+    """The run in ``state.json``, which must be ``run_id`` when given."""
+    state = StateStore(paths.state).load()
+    if state is None:
+        raise RestoreError("no run to restore (state.json not found)")
+    if run_id is not None and run_id != state.run_id:
+        raise RestoreError(
+            f"run {run_id} is not the current run ({state.run_id}): only its attempts can be restored"
+        )
+    return state
 
 
 def take_undone_note(record: WorkspaceRecord | None) -> str:

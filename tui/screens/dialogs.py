@@ -1,4 +1,4 @@
-"""Modal dialogs of the review screen: edit a file, reject with a reason, help, a stopped run."""
+"""Modal dialogs: edit a file, reject with a reason, help, a stopped run, a yes/no question."""
 
 from __future__ import annotations
 
@@ -229,3 +229,26 @@ class RewrittenScreen(ModalScreen[bool]):
 
     def action_answer(self, accepted: bool) -> None:
         self.dismiss(accepted)
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    """A yes/no question before something that changes files (history's ``R``)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "answer(True)", "Yes", id="confirm.yes"),
+        Binding("n,escape", "answer(False)", "No", id="confirm.no"),
+    ]
+
+    def __init__(self, title: str, question: str) -> None:
+        super().__init__()
+        self.title_text = title
+        self.question = question
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="confirm-dialog", classes="dialog"):
+            yield Label(self.title_text, id="confirm-title", markup=False)
+            yield Label(escape_controls(self.question), id="confirm-message", markup=False)
+            yield Label("y does it · n or Escape leaves everything as it is", id="confirm-keys")
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)

@@ -354,15 +354,13 @@ def test_restore_goes_back_to_an_attempt_as_a_commit_and_the_next_prompt_says_so
     config = ["--config", str(project / "orchestrator.toml")]
 
     assert main(["restore", "0", *config]) == 0
-    assert "restored the workspace to attempt 0's result (undid attempts: 1)" in (
-        capsys.readouterr().out
-    )
+    assert "restored attempt 0: undid 1 file from attempt 1 (calc.py)" in capsys.readouterr().out
     assert (repo / "calc.py").read_text() == BAD
     assert commits(repo)[-1] == f"orch-tui {run_id} restore 1: back to attempt 0"
     assert git(repo, "status", "--porcelain", "--untracked-files=no") == ""
     logged = (project / "logs" / run_id / "restores" / "restore-01.json").read_text()
     assert json.loads(logged)["undone"] == [1]
-    assert "undid attempts: 1" in (project / "logs" / run_id / "events.jsonl").read_text()
+    assert "undid 1 file from attempt 1" in (project / "logs" / run_id / "events.jsonl").read_text()
 
     assert main(["restore", "1", *config]) == 0  # and forward again
     assert (repo / "calc.py").read_text() == GOOD

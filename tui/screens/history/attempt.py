@@ -19,9 +19,10 @@ from orch_tui.core.domain.proposal import FileChange
 from orch_tui.core.domain.state import StateError
 from orch_tui.core.history.detail import AttemptDetail, RunDetail, reviewed_changes
 from orch_tui.core.history.export import format_duration
-from orch_tui.core.loop.restore import RestoreError, restore_current_run
+from orch_tui.core.loop.restore import RestoreError, plan_restore, restore_current_run
 from orch_tui.core.util.terminal_text import escape_controls
 from orch_tui.core.util.wording import plural
+from orch_tui.tui.screens.dialogs import ConfirmScreen
 from orch_tui.tui.screens.history.files_and_diff import FilesAndDiff
 from orch_tui.tui.screens.history.themed import OUTCOME_VARIABLES, palette
 from orch_tui.tui.widgets.diff.coverage_marks import CoverageMarks, coverage_marks
@@ -130,7 +131,8 @@ class AttemptScreen(FilesAndDiff):
         self.query_one("#attempt-report", Static).update(_report_text(attempt, style))
 
     def action_restore(self) -> None:
-        """Put the workspace back to this attempt's result (``orch-tui restore K``)."""
+        """Put the workspace back to this attempt's result (``orch-tui restore K``), once the
+        person said yes to what it undoes."""
         if self.project is None:
             return
         if getattr(self.app, "engine_running", False):
@@ -138,14 +140,25 @@ class AttemptScreen(FilesAndDiff):
                 "the run is working: restore once it waits or has ended", severity="warning"
             )
             return
+        project, number, run_id = self.project, self.attempt.number, self.detail.summary.run_id
         try:
-            said = restore_current_run(
-                self.project, self.attempt.number, self.detail.summary.run_id
-            )
+            plan = plan_restore(project, number, run_id)
         except (RestoreError, StateError) as exc:
             self.notify(str(exc), severity="error", markup=False)
             return
-        self.notify(said, markup=False)
+
+        def answered(yes: bool | None) -> None:
+            if not yes:
+                self.notify("nothing restored", markup=False)
+                return
+            try:
+                said = restore_current_run(project, number, run_id)
+            except (RestoreError, StateError) as exc:
+                self.notify(str(exc), severity="error", markup=False)
+                return
+            self.notify(said, markup=False, timeout=10)
+
+        self.app.push_screen(ConfirmScreen("Restore", plan.question()), answered)
 
     def action_next_tab(self) -> None:
         tabs = self.query_one("#attempt-tabs", TabbedContent)
