@@ -1,6 +1,7 @@
 """The run: the engine and its steps, opening, retry decisions, roles, plans, review, budget.
 
 - ``budget``: The run's usage and its cost budget: every model turn counted, every request capped.
+- ``change_plan``: Plan mode in a change run: the plan is of the spec's edit.
 - ``change_run``: A change run: a spec edited after a run changes that run's project (DESIGN section 16).
 - ``checks_step``: The checks step (TESTING): apply the decided change, run the checks, judge the result.
 - ``evidence_step``: The checks step's evidence: coverage.json and evidence.json, tests rewritten to pass, the run's verdict.

@@ -8,14 +8,17 @@ project map instead of "build the project". ``--fresh`` still starts from an emp
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from orch_tui.core.attempt.project_map import AGENTS_FILE
 from orch_tui.core.checks.venv import PROJECT_VENV
 from orch_tui.core.domain.spec import spec_diff
 from orch_tui.core.domain.state import State
-from orch_tui.core.loop.run import Run
 from orch_tui.core.runlog import layout as runlog
 from orch_tui.core.workspace import run_workspace
+
+if TYPE_CHECKING:  # the plan runner, which Run holds, reads the spec's edit from here
+    from orch_tui.core.loop.run import Run
 
 
 def changes_project(run: Run, saved: State) -> bool:
@@ -26,7 +29,6 @@ def changes_project(run: Run, saved: State) -> bool:
     """
     return (
         not run.options.fresh
-        and not run.options.plan
         and Path(saved.spec_path).name == run.spec.path.name
         and saved.spec_hash != run.spec.digest
         and run_workspace.same_workspace(saved.workspace, run.paths)
@@ -45,14 +47,19 @@ def workspace_is_empty(workspace: Path) -> bool:
     return not any(child.name not in ignored for child in workspace.iterdir())
 
 
-def spec_edit(logs: Path, previous_run: str, spec_text: str, name: str) -> str | None:
-    """The diff from the spec ``previous_run`` was built from (its copy in logs/) to
-    ``spec_text``; None when that copy is gone or unreadable."""
+def previous_spec(logs: Path, previous_run: str) -> str | None:
+    """The spec ``previous_run`` was built from (its copy in logs/); None when gone or unreadable."""
     try:
-        old = (logs / previous_run / runlog.SPEC_COPY).read_text(encoding="utf-8")
+        return (logs / previous_run / runlog.SPEC_COPY).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return None
-    return spec_diff(old, spec_text, name)
+
+
+def spec_edit(logs: Path, previous_run: str, spec_text: str, name: str) -> str | None:
+    """The diff from the spec ``previous_run`` was built from to ``spec_text``; None when
+    that copy is gone or unreadable."""
+    old = previous_spec(logs, previous_run)
+    return None if old is None else spec_diff(old, spec_text, name)
 
 
 def record_spec_edit(run: Run) -> None:

@@ -5,7 +5,8 @@ what a plan needs around it (DESIGN.md section 10):
 
 - PLANNING: the task list written in the spec, or else the model's ``submit_plan``
   call (an invalid plan goes back as an ``is_error`` tool result, at most
-  :data:`PLAN_TOOL_ERRORS` times), then the reviewer's approval. The draft is saved
+  :data:`PLAN_TOOL_ERRORS` times), then the reviewer's approval; in a change run, a plan
+  of the spec's edit (:mod:`.change_plan`). The draft is saved
   before the approval, so a resumed run never asks the model for the plan again.
 - Each task counts its attempts from its ``first_attempt`` (its own retry budget);
   ``state.json``'s ``plan`` says which tasks are done, so a resumed run never asks
@@ -26,14 +27,13 @@ from orch_tui.core.domain.plan import (
     PlanError,
     Task,
     TaskStatus,
-    tasks_from_spec,
 )
 from orch_tui.core.domain.state_records import PlanProgress, TaskProgress
+from orch_tui.core.loop import change_plan
 from orch_tui.core.loop.context import RunContext
 from orch_tui.core.providers.base import TurnRequest
 from orch_tui.core.runlog import layout as runlog
 from orch_tui.core.runlog.layout import PLAN_DRAFT_FILE, PLAN_FILE, TASK_FILE
-from orch_tui.core.workspace.apply import read_tree
 
 PLAN_TOOL_ERRORS = 2
 """Invalid plans sent back to the model before the run fails."""
@@ -143,7 +143,7 @@ class PlanRunner:
         context = self.context
         draft = context.log.read_json(None, PLAN_DRAFT_FILE)
         if draft is None:
-            written = tasks_from_spec(context.spec.text)
+            written = change_plan.written_plan(context)
             if written is not None:
                 draft = {"plan": written.to_json(), "source": "spec", "first_attempt": 0}
             else:
@@ -208,10 +208,8 @@ class PlanRunner:
         """Attempt 0: a conversation offering only ``submit_plan``, until a valid plan comes."""
         context = self.context
         config = context.config
-        files = sorted(read_tree(context.paths.workspace))
-        listing = "\n".join(f"- {path}" for path in files) or "(none: the workspace is empty)"
         messages: list[dict[str, Any]] = [
-            {"role": "user", "content": render("plan", listing=listing)}
+            {"role": "user", "content": change_plan.planning_prompt(context)}
         ]
         turns: list[dict[str, Any]] = []
         errors: list[str] = []

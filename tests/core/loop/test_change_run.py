@@ -176,3 +176,59 @@ def test_in_git_the_change_run_branches_from_the_previous_runs_branch(project: P
     assert _git(repo, "rev-parse", "--abbrev-ref", "HEAD") == second.workspace.git.branch
     ancestors = _git(repo, "log", "--format=%H", second.workspace.git.branch).split()
     assert first.workspace.commits["0"] in ancestors  # built on the first run's work
+
+
+def test_plan_mode_plans_the_change_of_the_project_it_follows(project: Path) -> None:
+    """``--plan`` after a spec edit plans the edit: the planning request carries the spec's
+    diff and the project map, the run follows the one before, the project stays."""
+    from orch_tui.core.loop.engine import RunOptions
+    from tests.core.loop.test_plan_engine import submit
+
+    first = _first_run(project)
+    (project / "workspace" / "NOTES.md").write_text("kept by hand\n")
+    (project / "spec.md").write_text(EDITED_SPEC)
+    change = {"tasks": [{"id": "t1", "title": "sub", "description": "", "acceptance": "sub"}]}
+    engine, provider = make_engine(
+        project, [[submit(change)], _change_attempt()], options=RunOptions(max_retries=3, plan=True)
+    )
+    assert engine.run() == EXIT_SUCCESS
+
+    state = state_of(project)
+    assert state.follows == first and state.plan is not None
+    assert [(t.id, t.status.value) for t in state.plan.tasks] == [("t1", "done")]
+    planning = prompt_text(provider.requests[0])
+    assert "submit_plan" in json.dumps(provider.requests[0].tools)
+    assert "+`calc.sub(a, b)` returns the difference." in planning
+    assert f"run {first}" in planning and "Plan only the change" in planning
+    assert "- calc.py" in planning and "- NOTES.md" in planning
+    # the task's first prompt is a change too, and the project was changed, not rebuilt
+    assert "+`calc.sub(a, b)`" in prompt_text(provider.requests[1])
+    assert (project / "workspace" / "NOTES.md").read_text() == "kept by hand\n"
+    assert (project / "workspace" / "tests" / "test_calc.py").read_text() == TEST
+    assert not (project / "logs" / first / "workspace").exists()
+    assert (
+        json.loads((project / "logs" / state.run_id / runlog.RUN_META).read_text())["follows"]
+        == first
+    )
+
+
+def test_a_written_task_list_plans_only_its_new_tasks_in_a_change_run(project: Path) -> None:
+    """Tasks the spec already had were built by the run before: only the added one runs,
+    with no planning request."""
+    from orch_tui.core.loop.engine import RunOptions
+
+    (project / "spec.md").write_text("# calc\n\n## Task 1: add\n`calc.add(a, b)` the sum.\n")
+    first = _first_run(project)
+    (project / "spec.md").write_text(
+        "# calc\n\n## Task 1: add\n`calc.add(a, b)` the sum.\n\n"
+        "## Task 2: sub\n`calc.sub(a, b)` the difference.\n"
+    )
+    engine, provider = make_engine(
+        project, [_change_attempt()], options=RunOptions(max_retries=3, plan=True)
+    )
+    assert engine.run() == EXIT_SUCCESS
+    state = state_of(project)
+    assert state.follows == first and state.plan is not None
+    assert [t.id for t in state.plan.tasks] == ["2"]
+    assert provider.attempts_asked == [0]  # no planning request: task 2 at attempt 0
+    assert "+## Task 2: sub" in prompt_text(provider.requests[0])
