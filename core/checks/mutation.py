@@ -1,182 +1,179 @@
-"""Mutants of the lines a run changed: a small mutation engine over Python's ``ast``.
+"""``verify --mutation``: mutmut on the lines the run changed, in the throwaway copy, sandboxed.
 
-Why not mutmut (3.x, the well-kept tool; 3.8.1 looked at): it mutates the files named in its
-config (or, with ``mutate_only_covered_lines``, the lines coverage saw), never a chosen set of
-changed lines; its mutants are trampolines that import mutmut itself inside the tests'
-process, so it (with libcst, click and Textual) would have to live in the project's ``.venv``;
-and it runs the tests with its own forking runner, outside our sandbox. Its line filter
-exists only as internal API (``create_mutations(covered_lines=...)``) that reads its config
-from the working folder. Mutating only what the run changed, sandboxed like every check, is
-the point here, so this module generates the mutants itself and ``core.checks.verify_run``
-runs the tests per mutant.
+mutmut (3.8 and on) mutates whole files and runs the tests against each mutant itself: it
+imports the project's code and pytest in its own process (its mutants are trampolines that
+import mutmut), so it runs with the project's interpreter. :func:`run_mutation`:
 
-The operators, each applied alone to one node that starts on a chosen line:
+1. puts orch-tui's own mutmut into the project's ``.venv`` as it does pytest and coverage
+   (``core.checks.seeded_tools``; never into a person's own ``.venv``, where they install it);
+2. prepares the copy (``verify_run.fresh_copy``, thrown away afterwards): ``# pragma: no
+   mutate`` on the unchanged lines of each changed file (``core.checks.mutation_marks``), and
+   a ``[tool.mutmut]`` in its ``pyproject.toml`` replacing any of the project's: the changed
+   files as ``source_paths``, everything else copied beside them, and pytest's configuration
+   pinned to the workspace's own as for every check (``pytest_config``);
+3. runs ``mutmut run`` as one check: the same runner, sandbox (bubblewrap when present: no
+   network, the copy its only writable place) and limits as the tests, its process group
+   killed on Ctrl+C or after :data:`TIMEOUT_FACTOR` times ``checks.timeout_seconds``; each
+   mutant has mutmut's own timeout besides. Its progress line (``3/8 🎉 2 …``) is read from
+   its output as it comes;
+4. reads the results from its ``mutants/`` folder (``core.checks.mutation_results``), also
+   after a Ctrl+C: the mutants done by then.
 
-- comparisons: ``<`` ↔ ``<=``, ``>`` ↔ ``>=``, ``==`` ↔ ``!=``, ``is`` ↔ ``is not``,
-  ``in`` ↔ ``not in``;
-- arithmetic (also in ``+=`` and the like): ``+`` ↔ ``-``, ``*`` ↔ ``/``, ``//`` → ``*``,
-  ``%`` → ``//``, ``**`` → ``*``;
-- ``True`` ↔ ``False``; ``and`` ↔ ``or``; ``not x`` → ``x``;
-- integer constants off by one (``n`` → ``n + 1``);
-- ``return <value>`` → ``return None``.
-
-A mutant is the original text with only the node's own span replaced (an expression in
-parentheses), so comments, formatting and every other line stay as they were. Some mutants
-are equivalent to the original (no test could tell them apart): a survivor is a line to look
-at, not proof of a missing test.
+mutmut mutates only code inside functions and methods: a changed module-level line has no
+mutants. Its pytest runs with its own options, not ``checks.test_command``'s.
 """
 
 from __future__ import annotations
 
-import ast
-import copy
-from collections.abc import Collection, Iterator
-from dataclasses import dataclass
+import json
+import re
+import tomllib
+from collections.abc import Callable, Collection, Mapping
+from pathlib import Path
+from typing import Any
 
-_COMPARE: dict[type[ast.cmpop], type[ast.cmpop]] = {
-    ast.Lt: ast.LtE,
-    ast.LtE: ast.Lt,
-    ast.Gt: ast.GtE,
-    ast.GtE: ast.Gt,
-    ast.Eq: ast.NotEq,
-    ast.NotEq: ast.Eq,
-    ast.Is: ast.IsNot,
-    ast.IsNot: ast.Is,
-    ast.In: ast.NotIn,
-    ast.NotIn: ast.In,
-}
-_ARITHMETIC: dict[type[ast.operator], type[ast.operator]] = {
-    ast.Add: ast.Sub,
-    ast.Sub: ast.Add,
-    ast.Mult: ast.Div,
-    ast.Div: ast.Mult,
-    ast.FloorDiv: ast.Mult,
-    ast.Mod: ast.FloorDiv,
-    ast.Pow: ast.Mult,
-}
+import tomli_w
 
+from orch_tui.core.checks.mutation_marks import mark_unchanged
+from orch_tui.core.checks.mutation_results import MutationReport, read_results
+from orch_tui.core.checks.pytest_config import EMPTY_CONFIG, workspace_config
+from orch_tui.core.checks.runner import CheckResult, CheckSpec, run_check
+from orch_tui.core.checks.sandbox import Limits, resolve_sandbox
+from orch_tui.core.checks.seeded_tools import ensure_tool
+from orch_tui.core.checks.venv import PROJECT_VENV, check_python
+from orch_tui.core.config.models import Config
 
-@dataclass(frozen=True)
-class Mutant:
-    """One mutation of one file: where, what, and the file's whole mutated text."""
+MUTMUT = "mutmut"
+TIMEOUT_FACTOR = 12
+"""The whole mutation run may take this many times ``checks.timeout_seconds``."""
 
-    path: str
-    line: int
-    col: int
-    description: str
-    """``a < b`` → ``a <= b``."""
-    text: str
-
-    @property
-    def where(self) -> str:
-        return f"{self.path}:{self.line}"
+# `python -m mutmut` would run mutmut's __main__ twice (mutmut warns about it); its console
+# script is not in the .venv (seeding leaves scripts out), so it is called like this.
+_RUN_MUTMUT = "import sys; from mutmut.__main__ import cli; sys.exit(cli())"
+_PROGRESS = re.compile(r"(\d+)/(\d+)\s+\N{PARTY POPPER}")
+_OUTPUT_LINES = 8
+CTRL_C = "Ctrl+C"
 
 
-def mutants(path: str, source: str, lines: Collection[int]) -> list[Mutant]:
-    """Every mutant of ``source`` whose node starts on one of ``lines`` (1-based), in order.
-
-    A source that does not parse has no mutants."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return []
-    offsets = _line_offsets(source)
-    found: list[Mutant] = []
-    for node in _candidates(tree, set(lines)):
-        for mutated in _mutations(node):
-            before = ast.get_source_segment(source, node)
-            if before is None:
-                continue
-            after = ast.unparse(mutated)
-            if isinstance(node, ast.expr):
-                after = f"({after})"
-            start = offsets[node.lineno - 1] + _char_col(
-                source, offsets, node.lineno, node.col_offset
-            )
-            end_line = node.end_lineno or node.lineno
-            end_col = node.end_col_offset or 0
-            end = offsets[end_line - 1] + _char_col(source, offsets, end_line, end_col)
-            text = source[:start] + after + source[end:]
-            description = f"{_one_line(before)} → {_one_line(ast.unparse(mutated))}"
-            found.append(Mutant(path, node.lineno, node.col_offset, description, text))
-    return found
+class MutationUnavailable(Exception):
+    """mutmut cannot run here, or stopped with an error; the message says why."""
 
 
-def _candidates(tree: ast.Module, lines: set[int]) -> Iterator[ast.expr | ast.stmt]:
-    docstrings = {
-        id(node.body[0].value)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
-        and node.body
-        and isinstance(node.body[0], ast.Expr)
+def run_mutation(
+    config: Config,
+    workspace: Path,
+    copy: Path,
+    reports: Path,
+    lines: Mapping[str, Collection[int]],
+    *,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> MutationReport:
+    """Mutation-test ``lines`` (path -> changed 1-based lines) in ``copy``, a fresh copy of
+    ``workspace`` whose checks passed; ``on_progress(done, total)`` hears mutmut's progress
+    (from a reader thread). A Ctrl+C stops it: the report then holds what ran."""
+    wanted = {
+        path: set(found) for path, found in lines.items() if found and (copy / path).is_file()
     }
-    excluded = docstrings | _annotations(tree)
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.expr | ast.stmt):
-            continue
-        if node.lineno in lines and id(node) not in excluded:
-            yield node
+    if not wanted:
+        return MutationReport()
+    problem = ensure_tool(config, workspace, MUTMUT)
+    if problem is not None:
+        raise MutationUnavailable(f"cannot run mutmut: {problem}")
+    prepare_copy(copy, wanted)
+    command = [check_python(config, workspace), "-c", _RUN_MUTMUT, "run"]
+    sandbox = resolve_sandbox(config.checks.sandbox).with_limits(Limits.from_config(config.checks))
+    timeout_s = config.checks.timeout_seconds * TIMEOUT_FACTOR
+    try:
+        result: CheckResult | None = run_check(
+            CheckSpec(MUTMUT, command),
+            copy,
+            reports,
+            timeout_s=timeout_s,
+            max_output_bytes=config.checks.max_output_bytes,
+            extra_env_allow=config.checks.env_allow,
+            on_output=_progress_reader(on_progress),
+            sandbox=sandbox,
+            read_only=[workspace / PROJECT_VENV],
+        )
+    except KeyboardInterrupt:  # the runner has killed mutmut's process group
+        result = None
+    report = MutationReport(read_results(copy, wanted))
+    if result is None:
+        report.stopped = CTRL_C
+    elif result.timed_out:
+        report.stopped = f"timed out after {timeout_s:.0f} s"
+    elif result.exit_code != 0:
+        ran = report.killed + len(report.survivors)
+        if ran == 0 and not _made_no_mutants(copy, wanted):
+            raise MutationUnavailable(f"mutmut stopped: {_last_lines(result)}")
+        if ran:
+            report.stopped = f"mutmut failed: {_last_lines(result)}"
+    return report
 
 
-def _annotations(tree: ast.Module) -> set[int]:
-    """Nodes inside annotations (mutating a type hint changes nothing a test can see) and
-    inside f-strings (whose inner positions Python 3.11 does not give reliably)."""
-    found: set[int] = set()
-    for node in ast.walk(tree):
-        hints: list[ast.expr | None] = []
-        if isinstance(node, ast.JoinedStr):
-            hints.append(node)
-        if isinstance(node, ast.arg | ast.AnnAssign):
-            hints.append(node.annotation)
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            hints.append(node.returns)
-        for hint in hints:
-            if hint is not None:
-                found.update(id(inner) for inner in ast.walk(hint))
-    return found
+def _made_no_mutants(copy: Path, lines: Collection[str]) -> bool:
+    """Whether mutmut mutated every file and found nothing to mutate in any (it then stops
+    with exit code 1: no test runs a mutant, there being none)."""
+    for path in lines:
+        try:
+            meta = json.loads((copy / "mutants" / f"{path}.meta").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return False
+        if not isinstance(meta, dict) or meta.get("exit_code_by_key"):
+            return False
+    return True
 
 
-def _mutations(node: ast.AST) -> Iterator[ast.AST]:
-    """The mutated copies of ``node`` (each one change)."""
-    if isinstance(node, ast.Compare):
-        for index, op in enumerate(node.ops):
-            swap = _COMPARE.get(type(op))
-            if swap is not None:
-                mutated = copy.deepcopy(node)
-                mutated.ops[index] = swap()
-                yield mutated
-    elif isinstance(node, ast.BinOp | ast.AugAssign) and type(node.op) in _ARITHMETIC:
-        mutated_op = copy.deepcopy(node)
-        mutated_op.op = _ARITHMETIC[type(node.op)]()
-        yield mutated_op
-    elif isinstance(node, ast.BoolOp):
-        mutated_bool = copy.deepcopy(node)
-        mutated_bool.op = ast.Or() if isinstance(node.op, ast.And) else ast.And()
-        yield mutated_bool
-    elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-        yield copy.deepcopy(node.operand)
-    elif isinstance(node, ast.Constant) and isinstance(node.value, bool):
-        yield ast.Constant(not node.value)
-    elif isinstance(node, ast.Constant) and type(node.value) is int:
-        yield ast.Constant(node.value + 1)
-    elif isinstance(node, ast.Return) and node.value is not None:
-        if not (isinstance(node.value, ast.Constant) and node.value.value is None):
-            yield ast.Return(ast.Constant(None))
+def prepare_copy(copy: Path, lines: Mapping[str, Collection[int]]) -> None:
+    """Mark the unchanged lines of each file of ``lines`` and write mutmut's configuration
+    into ``copy`` (see the module's docstring)."""
+    for path, wanted in lines.items():
+        target = copy / path
+        target.write_text(mark_unchanged(target.read_text(encoding="utf-8"), wanted), "utf-8")
+    pyproject = copy / "pyproject.toml"
+    try:
+        data: dict[str, Any] = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        data = {}
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise MutationUnavailable(f"cannot read the project's pyproject.toml: {exc}") from None
+    pinned = workspace_config(copy)
+    tool = data.setdefault("tool", {})
+    if not isinstance(tool, dict):
+        raise MutationUnavailable("the project's pyproject.toml has a [tool] that is not a table")
+    tool[MUTMUT] = {
+        "source_paths": sorted(lines),
+        "also_copy": sorted(entry.name for entry in copy.iterdir() if entry.name != "mutants"),
+        "pytest_add_cli_args": [
+            *("-p", "no:cacheprovider", "--confcutdir=."),
+            *("-c", pinned.name if pinned is not None else EMPTY_CONFIG),
+        ],
+        "use_git_change_detection": False,
+        "use_setproctitle": False,
+    }
+    pyproject.write_text(tomli_w.dumps(data), encoding="utf-8")
 
 
-def _line_offsets(source: str) -> list[int]:
-    offsets = [0]
-    for line in source.splitlines(keepends=True):
-        offsets.append(offsets[-1] + len(line))
-    return offsets
+def _progress_reader(
+    on_progress: Callable[[int, int], None] | None,
+) -> Callable[[str], None] | None:
+    """An ``on_output`` that finds mutmut's ``done/total`` in its output as it arrives."""
+    if on_progress is None:
+        return None
+    seen = {"tail": "", "last": ""}
+
+    def read(text: str) -> None:
+        seen["tail"] = (seen["tail"] + text)[-400:]
+        found = _PROGRESS.findall(seen["tail"])
+        if found and "/".join(found[-1]) != seen["last"]:
+            seen["last"] = "/".join(found[-1])
+            on_progress(int(found[-1][0]), int(found[-1][1]))
+
+    return read
 
 
-def _char_col(source: str, offsets: list[int], line: int, byte_col: int) -> int:
-    """``ast`` columns count UTF-8 bytes; string slicing counts characters."""
-    text = source[offsets[line - 1] : offsets[line] if line < len(offsets) else len(source)]
-    return len(text.encode("utf-8")[:byte_col].decode("utf-8", errors="ignore"))
-
-
-def _one_line(text: str) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= 60 else flat[:57] + "..."
+def _last_lines(result: CheckResult) -> str:
+    """What mutmut said last, without its spinner: the reason it stopped."""
+    lines = [line.strip() for line in result.output.replace("\r", "\n").splitlines()]
+    said = [line for line in lines if line and not line.startswith(tuple("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"))]
+    return " ".join(said[-_OUTPUT_LINES:]) or result.error or f"exit code {result.exit_code}"

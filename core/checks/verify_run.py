@@ -11,33 +11,25 @@ everything outside the copy read-only, and it is the environment the run's own c
 check). Recreating it would need the network and minutes for the same packages; the price is
 that a package installed into it by hand but never declared would go unnoticed.
 
-With ``--mutation``, :func:`run_mutation` mutates only the Python lines the run changed (its
-changes are :func:`run_changes`: each file the run's attempts applied, from the text before the
-run to the text now) with ``core.checks.mutation``, and runs the test check on each mutant
-with a per-mutant timeout: killed (a test failed, or the tests timed out or crashed) or
-survived. ``on_progress`` hears each mutant done; ``cancel``, an Event checked between mutants,
-stops it, and so does Ctrl+C (the running test's process group is killed by the runner).
+With ``--mutation``, ``core.checks.mutation`` then runs mutmut in the same copy on the Python
+lines the run changed outside its tests (:meth:`RunChanges.mutable_lines`; the changes are
+:func:`run_changes`: each file the run's attempts applied, from the text before the run to the
+text now).
 """
 
 from __future__ import annotations
 
 import json
 import tempfile
-import threading
-import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from orch_tui.core.checks.coverage_map import changed_lines
 from orch_tui.core.checks.leftovers import trial_prefix
-from orch_tui.core.checks.mutation import Mutant, mutants
-from orch_tui.core.checks.runner import CheckResult, TestReport, run_check
-from orch_tui.core.checks.sandbox import resolve_sandbox
-from orch_tui.core.checks.trial import configured_checks, run_configured
-from orch_tui.core.checks.venv import PROJECT_VENV, check_python
+from orch_tui.core.checks.runner import TestReport
+from orch_tui.core.checks.trial import run_configured
 from orch_tui.core.config.models import Config
 from orch_tui.core.config.paths import ProjectPaths
 from orch_tui.core.domain.proposal import FileChange
@@ -47,8 +39,6 @@ from orch_tui.core.domain.test_files import is_test_file
 from orch_tui.core.runlog import layout as runlog
 from orch_tui.core.workspace.apply import copy_tree
 from orch_tui.core.workspace.run_workspace import original_text
-
-KILLED, SURVIVED, TIMED_OUT = "killed", "survived", "timed out"
 
 
 class NoRun(Exception):
@@ -131,119 +121,3 @@ def verify_checks(
     return run_configured(
         config, copy, reports, on_output=on_output, on_notice=on_notice, project=workspace
     )
-
-
-# -- mutation ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class MutantResult:
-    mutant: Mutant
-    status: str
-    """:data:`KILLED`, :data:`SURVIVED` or :data:`TIMED_OUT` (a kill too)."""
-    duration_s: float
-
-    @property
-    def killed(self) -> bool:
-        return self.status != SURVIVED
-
-
-@dataclass
-class MutationReport:
-    total: int
-    results: list[MutantResult] = field(default_factory=list)
-    cancelled: bool = False
-
-    @property
-    def survivors(self) -> list[MutantResult]:
-        return [result for result in self.results if not result.killed]
-
-    def summary(self) -> str:
-        """``8 mutants: 6 killed, 2 survived`` (and where it stopped, when cancelled)."""
-        killed = sum(result.killed for result in self.results)
-        line = f"{self.total} mutants: {killed} killed, {len(self.survivors)} survived"
-        if self.cancelled:
-            line += f"; stopped after {len(self.results)} of {self.total}"
-        return line
-
-    def survivor_lines(self) -> list[str]:
-        """``calc.py:7: a < b → a <= b``, one per surviving mutant."""
-        return [f"{r.mutant.where}: {r.mutant.description}" for r in self.survivors]
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "total": self.total,
-            "killed": len(self.results) - len(self.survivors),
-            "survived": len(self.survivors),
-            "cancelled": self.cancelled,
-            "survivors": [
-                {"path": r.mutant.path, "line": r.mutant.line, "mutation": r.mutant.description}
-                for r in self.survivors
-            ],
-        }
-
-
-def mutant_timeout(config: Config, baseline: TestReport) -> float:
-    """Per mutant: three times the tests' own time plus 5 s, at least 10 s, at most the
-    checks' timeout (a mutant that loops forever is killed by it)."""
-    tests = next((check for check in baseline.checks if check.name == "tests"), None)
-    own = tests.duration_s if tests is not None else config.checks.timeout_seconds
-    return min(config.checks.timeout_seconds, max(10.0, 3 * own + 5))
-
-
-def run_mutation(
-    config: Config,
-    workspace: Path,
-    copy: Path,
-    reports: Path,
-    lines: Mapping[str, list[int]],
-    *,
-    timeout_s: float,
-    on_progress: Callable[[int, int, Mutant | None], None] | None = None,
-    cancel: threading.Event | None = None,
-) -> MutationReport:
-    """Each mutant of ``lines`` (path -> 1-based lines) in ``copy``, its tests run; the file is
-    put back after each. ``on_progress(done, total, next_mutant)``."""
-    found = [
-        mutant
-        for path, wanted in sorted(lines.items())
-        if (copy / path).is_file()
-        for mutant in mutants(path, (copy / path).read_text(encoding="utf-8"), wanted)
-    ]
-    report = MutationReport(len(found))
-    tests = configured_checks(config, check_python(config, workspace))[0]
-    progress = on_progress or (lambda _done, _total, _next: None)
-    for index, mutant in enumerate(found):
-        if cancel is not None and cancel.is_set():
-            report.cancelled = True
-            break
-        progress(index, len(found), mutant)
-        target = copy / mutant.path
-        original = target.read_text(encoding="utf-8")
-        started = time.monotonic()
-        try:
-            target.write_text(mutant.text, encoding="utf-8")
-            result = run_check(
-                tests,
-                copy,
-                reports / "mutants",
-                timeout_s=timeout_s,
-                max_output_bytes=config.checks.max_output_bytes,
-                extra_env_allow=config.checks.env_allow,
-                sandbox=resolve_sandbox(config.checks.sandbox),
-                read_only=[workspace / PROJECT_VENV],
-            )
-        except KeyboardInterrupt:  # the runner killed the test's process group already
-            report.cancelled = True
-            break
-        finally:
-            target.write_text(original, encoding="utf-8")
-        report.results.append(MutantResult(mutant, _status(result), time.monotonic() - started))
-    progress(len(report.results), len(found), None)
-    return report
-
-
-def _status(result: CheckResult) -> str:
-    if result.timed_out:
-        return TIMED_OUT
-    return SURVIVED if result.passed else KILLED

@@ -2,8 +2,8 @@
 
 The work is ``core.checks.verify_run`` and the options are ``parse``'s; this module prints and
 turns the outcome into an exit code: 0 when the checks pass in the fresh copy (surviving
-mutants are evidence, not a failure: some are equivalent to the original), 1 when they fail or
-there is no run, 130 on Ctrl+C.
+mutants are evidence, not a failure: some are equivalent to the original), 1 when they fail,
+there is no run or mutmut cannot run, 130 on Ctrl+C.
 """
 
 from __future__ import annotations
@@ -11,21 +11,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import threading
 from pathlib import Path
 from typing import Any, TextIO
 
-from orch_tui.core.checks.mutation import Mutant
+from orch_tui.core.checks.mutation import CTRL_C, MutationUnavailable, run_mutation
+from orch_tui.core.checks.mutation_results import MutationReport
 from orch_tui.core.checks.runner import TestReport
-from orch_tui.core.checks.verify_run import (
-    MutationReport,
-    NoRun,
-    fresh_copy,
-    mutant_timeout,
-    run_changes,
-    run_mutation,
-    verify_checks,
-)
+from orch_tui.core.checks.verify_run import NoRun, fresh_copy, run_changes, verify_checks
 from orch_tui.core.config.files import ConfigError
 from orch_tui.core.config.models import Config, load_config
 from orch_tui.core.config.paths import ProjectPaths
@@ -46,13 +38,9 @@ def run_verify(options: argparse.Namespace) -> int:
     outcome: dict[str, Any] = {"run_id": changes.run_id}
 
     def verify() -> int:
-        cancel = threading.Event()
         try:
-            return _verify(
-                config, changes.workspace, changes.mutable_lines(), options, outcome, cancel
-            )
+            return _verify(config, changes.workspace, changes.mutable_lines(), options, outcome)
         except KeyboardInterrupt:
-            cancel.set()
             print("\norch-tui: verify stopped (Ctrl+C)", file=sys.stderr)
             return EXIT_INTERRUPTED
         finally:
@@ -68,7 +56,6 @@ def _verify(
     lines: dict[str, list[int]],
     options: argparse.Namespace,
     outcome: dict[str, Any],
-    cancel: threading.Event,
 ) -> int:
     as_json = bool(getattr(options, "json", False))
     say = _printer(sys.stderr if as_json else sys.stdout)
@@ -84,39 +71,44 @@ def _verify(
             return EXIT_OK
         if not any(lines.values()):
             say("the run changed no Python lines outside the tests: nothing to mutate")
-            outcome["mutation"] = MutationReport(0).to_json()
+            outcome["mutation"] = MutationReport().to_json()
             return EXIT_OK
-        mutation = run_mutation(
-            config,
-            workspace,
-            copy,
-            reports,
-            lines,
-            timeout_s=mutant_timeout(config, report),
-            on_progress=_progress_bar(sys.stderr),
-            cancel=cancel,
-        )
+        say("mutation testing the changed lines with mutmut …")
+        bar = _progress_bar(sys.stderr)
+        try:
+            mutation = run_mutation(config, workspace, copy, reports, lines, on_progress=bar)
+        except MutationUnavailable as exc:
+            outcome["mutation"] = {"error": str(exc)}
+            say(f"mutation: {exc}")
+            return EXIT_FAILED
+        finally:
+            bar(-1, -1)
     outcome["mutation"] = mutation.to_json()
     say(f"mutation: {mutation.summary()}")
     for line in mutation.survivor_lines():
         say(f"  survived: {line}")
-    return EXIT_INTERRUPTED if mutation.cancelled else EXIT_OK
+    if mutation.stopped == CTRL_C:
+        return EXIT_INTERRUPTED
+    return EXIT_FAILED if mutation.stopped else EXIT_OK
 
 
 def _progress_bar(stream: TextIO) -> Any:
-    """A one-line bar on a terminal (redrawn in place), else a line per mutant."""
+    """A one-line bar on a terminal (redrawn in place), else a line per step; ``(-1, -1)``
+    ends the bar's line."""
     live = stream.isatty()
+    drawn = [False]
 
-    def show(done: int, total: int, upcoming: Mutant | None) -> None:
+    def show(done: int, total: int) -> None:
+        if done < 0:
+            if live and drawn[0]:
+                stream.write("\n")
+                stream.flush()
+            return
         filled = BAR_WIDTH * done // total if total else BAR_WIDTH
-        bar = "#" * filled + "-" * (BAR_WIDTH - filled)
-        where = f" {upcoming.where}" if upcoming is not None else ""
-        text = f"mutants [{bar}] {done}/{total}{where}"
-        if live:
-            stream.write("\r" + text.ljust(BAR_WIDTH + 60) + ("\n" if upcoming is None else ""))
-        else:
-            stream.write(text + "\n")
+        text = f"mutants [{'#' * filled}{'-' * (BAR_WIDTH - filled)}] {done}/{total}"
+        stream.write("\r" + text if live else text + "\n")
         stream.flush()
+        drawn[0] = True
 
     return show
 
