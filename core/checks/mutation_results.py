@@ -21,6 +21,7 @@ import ast
 import difflib
 import io
 import json
+import os
 import tokenize
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
@@ -30,6 +31,7 @@ from typing import Any
 KILLED, SURVIVED, NO_TESTS, NOT_RUN = "killed", "survived", "no tests", "not run"
 _GENERATED = "__mutmut_"
 _CLASS_MARK = "ǁ"
+_WIDTH = 60
 
 
 @dataclass(frozen=True)
@@ -185,7 +187,9 @@ def _locate(
     i1, j1 = changes[0][1], changes[0][3]
     i2, j2 = changes[-1][2], changes[-1][4]
     lines = list(range(start + i1, start + max(i2, i1 + 1)))
-    return lines, f"{_code(before[i1:i2])} → {_code(after[j1:j2])}"
+    was = _statement(original, text, original.lineno + i1, original.lineno + max(i2, i1 + 1) - 1)
+    now = _statement(mutant, text, mutant.lineno + j1, mutant.lineno + max(j2, j1 + 1) - 1)
+    return lines, _describe(_code(was), _code(now))
 
 
 def _body(function: FunctionNode, text: list[str]) -> list[str]:
@@ -196,12 +200,45 @@ def _body(function: FunctionNode, text: list[str]) -> list[str]:
     return lines
 
 
+def _statement(function: FunctionNode, text: list[str], first: int, last: int) -> list[str]:
+    """The lines of the smallest statement of ``function`` holding lines ``first`` to
+    ``last`` of ``text`` (a compound statement's header only), else those lines."""
+    best = (first, last)
+    found = False
+    for node in ast.walk(function):
+        if not isinstance(node, ast.stmt) or node is function:
+            continue
+        end = node.end_lineno or node.lineno
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body:
+            end = max(node.lineno, body[0].lineno - 1)
+        if node.lineno <= first and last <= end:
+            if not found or end - node.lineno < best[1] - best[0]:
+                best, found = (node.lineno, end), True
+    return text[best[0] - 1 : best[1]]
+
+
+def _describe(before: str, after: str) -> str:
+    """``before → after``, each cut to about :data:`_WIDTH` characters around where they differ."""
+    if max(len(before), len(after)) <= _WIDTH:
+        return f"{before} → {after}"
+    prefix = len(os.path.commonprefix([before, after]))
+    suffix = len(os.path.commonprefix([before[prefix:][::-1], after[prefix:][::-1]]))
+    cut = max(0, prefix - _WIDTH // 3)
+
+    def trimmed(code: str) -> str:
+        keep = min(max(len(code) - suffix + _WIDTH // 3, prefix + 1), cut + _WIDTH)
+        middle = code[cut:keep]
+        return ("…" if cut else "") + middle + ("…" if keep < len(code) else "")
+
+    return f"{trimmed(before)} → {trimmed(after)}"
+
+
 def _code(lines: list[str]) -> str:
-    """Lines as one short line of code: comments dropped, spaces collapsed."""
+    """Lines as one line of code: comments dropped, spaces collapsed."""
     if not lines:
         return "(removed)"
-    flat = " ".join(" ".join(_without_comment(line).split()) for line in lines).strip()
-    return flat if len(flat) <= 60 else flat[:57] + "..."
+    return " ".join(" ".join(_without_comment(line).split()) for line in lines).strip()
 
 
 def _without_comment(line: str) -> str:

@@ -89,14 +89,17 @@ def x_is_adult__mutmut_2(age):
 class Box:
     def xǁBoxǁopen__mutmut_orig(self):
         self.state = "open"
-        return True
+        return dict(state=self.state,
+                    ok=True)
     def xǁBoxǁopen__mutmut_1(self):
         self.state = "open"
-        return False
+        return dict(state=self.state,
+                    ok=False)
 """
 CALC = (
     "def is_adult(age):\n    return age >= 18  # the law\n\n\n"
-    'class Box:\n    def open(self):\n        self.state = "open"\n        return True\n'
+    'class Box:\n    def open(self):\n        self.state = "open"\n'
+    "        return dict(state=self.state,\n                    ok=True)\n"
 )
 
 
@@ -139,17 +142,19 @@ def test_ctrl_c_part_way_reports_the_mutants_done_by_then(
         tmp_path,
         copy,
         tmp_path / "reports",
-        {"calc.py": [2, 8]},
+        {"calc.py": [2, 9]},
         on_progress=lambda done, total: progress.append((done, total)),
     )
     assert progress == [(0, 3), (2, 3)]
     assert [(r.where, r.status) for r in report.results] == [
         ("calc.py:2", SURVIVED),
         ("calc.py:2", NOT_RUN),
-        ("calc.py:8", KILLED),
+        ("calc.py:9", KILLED),
     ]
     assert report.results[0].description == "return age >= 18 → return age > 18"
-    assert report.results[2].description == "return True → return False"
+    assert report.results[2].description == (  # the whole statement, on the line it changes
+        "return dict(state=self.state, ok=True) → return dict(state=self.state, ok=False)"
+    )
     assert report.summary() == "3 mutants: 1 killed, 1 survived; stopped (Ctrl+C) after 2 of 3"
     assert report.to_json()["cancelled"] is True
 
@@ -168,7 +173,7 @@ def test_a_mutant_off_the_changed_lines_is_left_out_of_the_report(
         return type("Done", (), {"timed_out": False, "exit_code": 0})()
 
     monkeypatch.setattr("orch_tui.core.checks.mutation.run_check", ran)
-    report = run_mutation(config, tmp_path, copy, tmp_path / "reports", {"calc.py": [8]})
+    report = run_mutation(config, tmp_path, copy, tmp_path / "reports", {"calc.py": [9]})
     assert report.summary() == "1 mutants: 1 killed, 0 survived"
 
 
