@@ -45,6 +45,7 @@ def test_success_ends_with_the_evidence_line_and_json_carries_its_fields(
     assert kinds.count("evidence") == 2
     status = project.run("status")
     assert "evidence  0 of 1 changed lines run by no test" in status.stdout, status.stdout
+    assert f"verdict   {LINE}" in status.stdout, status.stdout
 
 
 def test_json_run_finished_carries_the_evidence_as_fields(project_factory, fake_server):
@@ -70,6 +71,9 @@ def test_json_run_finished_carries_the_evidence_as_fields(project_factory, fake_
     }
     found = [event for event in events if event["event"] == "evidence"]
     assert [event["added"] for event in found] == [["tests/test_app.py::test_add"], []]
+    status = json.loads(project.run("status", "--json").stdout)
+    assert status["evidence"] == finished["evidence"]
+    assert status["attempt_evidence"]["attempt"] == 1
 
 
 def test_a_locked_test_rewritten_to_pass_stops_auto_with_exit_1(project_factory, fake_server):
@@ -100,6 +104,9 @@ def test_a_locked_test_rewritten_to_pass_stops_auto_with_exit_1(project_factory,
     assert "assert replaced by a constant in test_add" in result.stdout
     status = project.run("status")
     assert "test_add rewritten to pass (its old form failed)" in status.stdout, status.stdout
+    as_json = json.loads(project.run("status", "--json").stdout)
+    assert as_json["evidence"] is None  # no SUCCESS: no verdict, but the attempt's evidence
+    assert as_json["attempt_evidence"]["rewritten"] == {"tests/test_app.py::test_add": "failed"}
     run_id = project.state()["run_id"]
     exported = project.run("history", "--export", run_id)
     assert "- evidence: test\\_add rewritten to pass (its old form failed)" in exported.stdout

@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from orch_tui.core.checks.sandbox import SandboxError, resolve_sandbox
 from orch_tui.core.config.files import ConfigError, SandboxMode
 from orch_tui.core.config.paths import ProjectPaths
-from orch_tui.core.domain.state import StateError, StateStore
+from orch_tui.core.domain.state import RunState, State, StateError, StateStore
 from orch_tui.core.loop.exit_codes import EXIT_FAILED, EXIT_STATE, EXIT_SUCCESS
 from orch_tui.core.util.terminal_text import escape_controls
 from orch_tui.core.util.wording import plural
@@ -48,7 +48,7 @@ def status(paths: ProjectPaths, sandbox: SandboxMode, *, as_json: bool) -> int:
         print(json.dumps(None) if as_json else "no run yet (state.json not found)")
         return EXIT_SUCCESS
     if as_json:
-        print(json.dumps(state.to_json(), indent=2))
+        print(json.dumps(_json_status(paths, state), indent=2))
         return EXIT_SUCCESS
     last = state.last_test
     _say(f"run       {state.run_id}")
@@ -74,6 +74,11 @@ def status(paths: ProjectPaths, sandbox: SandboxMode, *, as_json: bool) -> int:
     evidence = _last_evidence(paths, state.run_id, state.attempt)
     if evidence is not None:
         _say(f"evidence  {evidence.describe().removeprefix('evidence: ')}")
+    if state.state is RunState.SUCCESS:
+        from orch_tui.core.runlog.verdict import verdict_line
+
+        if line := verdict_line(paths.logs / state.run_id):
+            _say(f"verdict   {line}")
     if state.last_error:
         _say(f"error     {state.last_error}")
     if state.question:
@@ -91,21 +96,43 @@ def status(paths: ProjectPaths, sandbox: SandboxMode, *, as_json: bool) -> int:
     return EXIT_SUCCESS
 
 
-def _last_evidence(paths: ProjectPaths, run_id: str, attempt: int) -> EvidenceFound | None:
-    """The evidence of the run's last attempt that has some (``evidence.json``). The event
-    set is imported only when there is one to read: ``status`` stays quick without."""
+def _json_status(paths: ProjectPaths, state: State) -> dict[str, Any]:
+    """``state.json`` with the run's evidence: ``evidence`` holds the fields ``--auto --json``'s
+    last record has (at SUCCESS, else null), ``attempt_evidence`` the last attempt's
+    ``evidence.json`` (the tests it added, rewrote or weakened, its uncovered lines). Plain
+    JSON read back: no event set, no models."""
+    from orch_tui.core.runlog.verdict import run_evidence
+
+    finished = state.state is RunState.SUCCESS
+    return {
+        **state.to_json(),
+        "evidence": run_evidence(paths.logs / state.run_id) if finished else None,
+        "attempt_evidence": _last_evidence_record(paths, state.run_id, state.attempt),
+    }
+
+
+def _last_evidence_record(paths: ProjectPaths, run_id: str, attempt: int) -> Any:
+    """The ``evidence.json`` of the run's last attempt that has one, as read; None without."""
     from orch_tui.core.runlog import layout as runlog
 
     for number in range(attempt, -1, -1):
         path = paths.logs / run_id / runlog.attempt_dir_name(number) / runlog.EVIDENCE
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            return json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
-        from orch_tui.core.domain.evidence import EvidenceFound
-
-        return EvidenceFound.from_record(data)
     return None
+
+
+def _last_evidence(paths: ProjectPaths, run_id: str, attempt: int) -> EvidenceFound | None:
+    """The evidence of the run's last attempt that has some. The event set is imported only
+    when there is one to read: ``status`` stays quick without."""
+    data = _last_evidence_record(paths, run_id, attempt)
+    if data is None:
+        return None
+    from orch_tui.core.domain.evidence import EvidenceFound
+
+    return EvidenceFound.from_record(data)
 
 
 def _say(line: str) -> None:

@@ -7,6 +7,7 @@ nor is a process started just to load a library.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -14,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from orch_tui.core.domain.state import State, StateStore
+from orch_tui.core.domain.state import RunState, State, StateStore
 
 LEFT_OUT = (
     "orch_tui.tui.screens.history",
@@ -96,6 +97,36 @@ HEAVY = (
 )
 
 
+def _heavy_loaded(cwd: Path, argv: list[str]) -> tuple[list[str], str]:
+    """The ``HEAVY`` modules ``orch-tui ARGV`` loads in ``cwd``, and what it printed."""
+    script = (
+        "import sys\n"
+        "from orch_tui.tui.cli.commands import main\n"
+        "try:\n"
+        f"    main({argv!r})\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        f"heavy = {HEAVY!r}\n"
+        "print('LOADED', *sorted(m for m in sys.modules if m.split('.')[0] in heavy"
+        " or m in heavy))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], cwd=cwd, capture_output=True, text=True, check=True
+    )
+    said, loaded = result.stdout.split("LOADED", 1)
+    return loaded.split(), said
+
+
+def _project_with_run(root: Path, state: RunState = RunState.INIT) -> State:
+    (root / "orchestrator.toml").write_text(
+        '[paths]\nworkspace = ""\n[checks]\nsandbox = "none"\n'
+    )
+    run = State(run_id="20261127-101500-ab12", spec_path="spec.md", spec_hash="x", max_retries=3)
+    run.state = state
+    StateStore(root / "state.json").save(run)
+    return run
+
+
 @pytest.mark.parametrize(
     "argv",
     [
@@ -116,28 +147,33 @@ def test_the_short_commands_load_no_ui_no_config_models_and_no_sdk(
     """``--version``, ``--help`` and ``status`` answer without the UI, the config models, the
     SDKs, the engine or the event set (issue 26): what they would load is time before the
     answer. ``status`` runs on a project with a config and a run in it."""
-    (tmp_path / "orchestrator.toml").write_text(
-        '[paths]\nworkspace = ""\n[checks]\nsandbox = "none"\n'
-    )
-    state = State(run_id="20261127-101500-ab12", spec_path="spec.md", spec_hash="x", max_retries=3)
-    StateStore(tmp_path / "state.json").save(state)
-    script = (
-        "import sys\n"
-        "from orch_tui.tui.cli.commands import main\n"
-        "try:\n"
-        f"    main({argv!r})\n"
-        "except SystemExit:\n"
-        "    pass\n"
-        f"heavy = {HEAVY!r}\n"
-        "print('LOADED', *sorted(m for m in sys.modules if m.split('.')[0] in heavy"
-        " or m in heavy))\n"
-    )
-    result = subprocess.run(
-        [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, check=True
-    )
-    loaded = result.stdout.split("LOADED", 1)[1].split()
+    _project_with_run(tmp_path)
+    loaded, said = _heavy_loaded(tmp_path, argv)
     assert loaded == [], loaded
-    assert result.stdout.split("LOADED", 1)[0].strip()  # it did answer
+    assert said.strip()  # it did answer
+
+
+def test_status_json_carries_a_finished_runs_evidence_without_the_event_set(
+    tmp_path: Path,
+) -> None:
+    """The evidence ``--auto --json`` ends with, and the last attempt's, read as plain JSON."""
+    run = _project_with_run(tmp_path, RunState.SUCCESS)
+    log = tmp_path / "logs" / run.run_id
+    (log / "attempt-00").mkdir(parents=True)
+    verdict = {"tests_passed": 3, "added": 1, "rewritten": ["tests/test_a.py::test_a"]}
+    finished = {"event": "run_finished", "state": "SUCCESS", "evidence": verdict}
+    (log / "events.jsonl").write_text(
+        json.dumps({"event": "notice", "message": "run_finished soon"}) + "\n"
+        + json.dumps(finished) + "\n" + '{"event": "run_fini'  # a torn last line
+    )
+    attempt = {"attempt": 0, "added": ["tests/test_a.py::test_b"], "uncovered_lines": 2}
+    (log / "attempt-00" / "evidence.json").write_text(json.dumps(attempt))
+
+    loaded, said = _heavy_loaded(tmp_path, ["status", "--json"])
+
+    assert loaded == [], loaded
+    status = json.loads(said)
+    assert (status["evidence"], status["attempt_evidence"]) == (verdict, attempt)
 
 
 def test_status_still_names_a_misspelt_paths_key(tmp_path: Path) -> None:
