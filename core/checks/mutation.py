@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import tomllib
 from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
@@ -127,9 +128,14 @@ def _made_no_mutants(copy: Path, lines: Collection[str]) -> bool:
 def prepare_copy(copy: Path, lines: Mapping[str, Collection[int]]) -> None:
     """Mark the unchanged lines of each file of ``lines`` and write mutmut's configuration
     into ``copy`` (see the module's docstring)."""
+    shutil.rmtree(copy / "mutants", ignore_errors=True)  # mutmut's own, left by an earlier run
     for path, wanted in lines.items():
         target = copy / path
-        target.write_text(mark_unchanged(target.read_text(encoding="utf-8"), wanted), "utf-8")
+        try:
+            source = target.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue  # mutmut says what it makes of it; only changed lines are counted anyway
+        target.write_text(mark_unchanged(source, wanted), encoding="utf-8")
     pyproject = copy / "pyproject.toml"
     try:
         data: dict[str, Any] = tomllib.loads(pyproject.read_text(encoding="utf-8"))

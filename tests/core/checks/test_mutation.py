@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import sys
+import tomllib
 from pathlib import Path
 
 import libcst as cst
@@ -197,8 +198,10 @@ def test_the_copy_gets_mutmuts_config_beside_the_projects_own(tmp_path: Path) ->
         '[project]\nname = "calc"\n\n[tool.pytest.ini_options]\naddopts = "-q"\n\n'
         '[tool.mutmut]\nsource_paths = ["elsewhere"]\n'
     )
+    (tmp_path / "mutants").mkdir()  # a person's earlier mutmut run: its results are stale
+    (tmp_path / "mutants" / "calc.py.meta").write_text("{}")
     prepare_copy(tmp_path, {"calc.py": [2]})
-    import tomllib
+    assert not (tmp_path / "mutants").exists()
 
     data = tomllib.loads((tmp_path / "pyproject.toml").read_text())
     assert data["project"] == {"name": "calc"}
@@ -209,3 +212,45 @@ def test_the_copy_gets_mutmuts_config_beside_the_projects_own(tmp_path: Path) ->
     (tmp_path / "pyproject.toml").write_text("[broken\n")
     with pytest.raises(MutationUnavailable, match="pyproject.toml"):
         prepare_copy(tmp_path, {"calc.py": [2]})
+
+
+STOPPED_EARLY = (
+    "\r⠋ Running stats\n    done\nStopping early, because we could not find any test case "
+    "for any mutant. It seems that the selected tests do not cover any code that we mutated.\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("codes", "expected"),
+    [
+        ({"calc.x_is_adult__mutmut_1": None}, "mutmut stopped: .*Stopping early"),  # no test
+        (None, "mutmut stopped: .*Stopping early"),  # it made no mutants folder at all
+        ({}, None),  # nothing to mutate on the changed lines: an empty report, no error
+    ],
+)
+def test_mutmut_failing_before_any_mutant_ran_is_a_clear_error(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    codes: dict[str, int | None] | None,
+    expected: str | None,
+) -> None:
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    (copy / "calc.py").write_text(CALC)
+    config = Config()
+    config.checks.python = sys.executable
+
+    def failed(spec: object, workspace: Path, *_args: object, **_kwargs: object) -> object:
+        if codes is not None:
+            fake_mutmut(workspace, codes)
+        fields = {"timed_out": False, "exit_code": 1, "output": STOPPED_EARLY, "error": None}
+        return type("Done", (), fields)()
+
+    monkeypatch.setattr("orch_tui.core.checks.mutation.run_check", failed)
+    if expected is None:
+        report = run_mutation(config, tmp_path, copy, tmp_path / "reports", {"calc.py": [2]})
+        assert report.summary() == "0 mutants: 0 killed, 0 survived"
+        return
+    with pytest.raises(MutationUnavailable, match=expected) as raised:
+        run_mutation(config, tmp_path, copy, tmp_path / "reports", {"calc.py": [2]})
+    assert "⠋" not in str(raised.value)  # its spinner is left out
