@@ -59,14 +59,14 @@ class BatchDriver:
         for run in record.runs:
             if run.status in (RunStatus.RUNNING, RunStatus.SKIPPED):
                 run.status = RunStatus.STOPPED  # a batch killed mid-run, or a budget raised
-            elif run.status is RunStatus.REWORKING and project_lock_holder(folder / run.name) is None:
+            elif (
+                run.status is RunStatus.REWORKING and project_lock_holder(folder / run.name) is None
+            ):
                 settle(run, folder / run.name, run.exit_code or 0)  # its attempt has ended
 
     def to_start(self) -> list[RunRecord]:
         return [
-            r
-            for r in self.record.runs
-            if r.status not in (RunStatus.FINISHED, RunStatus.REWORKING)
+            r for r in self.record.runs if r.status not in (RunStatus.FINISHED, RunStatus.REWORKING)
         ]
 
     def next_task(self) -> RunTask | None:

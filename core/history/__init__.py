@@ -2,6 +2,7 @@
 
 - ``blame``: Blame: for each test that went from passing to failing, the attempt and the hunks that broke it.
 - ``chain``: A run's chain: the run it follows (a change run), and the runs that follow it.
+- ``chain_export``: ``orch-tui history --export RUN_ID --chain``: a run and the runs it changed, as one report.
 - ``coverage``: An attempt's coverage record read back, and the last one before an attempt.
 - ``costs``: ``orch-tui history --costs``: tokens and dollars per day and per model across all runs.
 - ``detail``: One past run attempt by attempt, read from its logs; and its workspace between attempts.

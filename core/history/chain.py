@@ -51,3 +51,22 @@ def run_chain(logs: Path, run_id: str, meta: dict[str, Any]) -> Chain:
         if isinstance(data, dict) and follows_of(data) == run_id:
             followers.append(name)
     return Chain(follows=follows_of(meta), followed_by=followers)
+
+
+def earlier_runs(logs: Path, run_id: str) -> list[str]:
+    """The runs ``run_id`` changes the project of, by their ``follows``, oldest first.
+
+    The walk stops at a run that follows none, at one whose ``run.json`` is gone (that run
+    is still listed: it was followed), and at a loop of hand-edited ``run.json`` files.
+    """
+    earlier: list[str] = []
+    seen = {run_id}
+    current = run_id
+    while True:
+        meta, _problem = read_json_file(logs / current / runlog.RUN_META)
+        before = follows_of(meta) if isinstance(meta, dict) else None
+        if before is None or before in seen:
+            return earlier[::-1]
+        earlier.append(before)
+        seen.add(before)
+        current = before

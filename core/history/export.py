@@ -1,4 +1,5 @@
-"""``orch-tui history --export``: one run as a Markdown report."""
+"""``orch-tui history --export``: one run as a Markdown report (a change run's with the
+spec's edit it was started for)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from orch_tui.core.history.chain import Chain
 from orch_tui.core.history.detail import AttemptDetail, load_run
 from orch_tui.core.history.grid import ABSENT, FAILED, PASSED, SKIPPED, TestGrid, test_grid
 from orch_tui.core.history.plan_history import plan_section
+from orch_tui.core.runlog import layout as runlog
 from orch_tui.core.util.markdown_text import code_span, inline_text
 from orch_tui.core.util.terminal_text import escape_controls
 
@@ -107,6 +109,15 @@ def _chain_rows(chain: Chain) -> list[str]:
     return rows
 
 
+def _spec_edit_section(logs: Path, run_id: str) -> list[str]:
+    """A change run's spec edit (``spec.diff``): what the run was asked to change."""
+    try:
+        diff = (logs / run_id / runlog.SPEC_DIFF).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return []
+    return ["## Spec edit", "", *_fence(diff, "diff"), ""]
+
+
 def export_markdown(logs: Path, run_id: str) -> str:
     """One run as a Markdown report: summary, attempts, decisions, test results and cost.
 
@@ -140,6 +151,7 @@ def export_markdown(logs: Path, run_id: str) -> str:
             *(f"- {inline_text(problem)}" for problem in detail.problems),
             "",
         ]
+    lines += _spec_edit_section(logs, run.run_id)
     if detail.tasks is not None:
         lines += plan_section(detail.tasks)
     lines += _grid_section(test_grid(detail))

@@ -127,6 +127,8 @@ def run_subcommand(command: str, args: argparse.Namespace) -> int:
         return holding_lock(paths, lambda: restore(paths, args.attempt))
     if command == "history" and args.since and not args.costs:
         return fail("--since works with --costs (history --costs --since YYYY-MM-DD)")
+    if command == "history" and args.chain and not args.export:
+        return fail("--chain works with --export (history --export RUN_ID --chain)")
     if command == "history" and args.costs:
         from orch_tui.core.history.costs import cost_rows, format_costs
 
@@ -134,7 +136,7 @@ def run_subcommand(command: str, args: argparse.Namespace) -> int:
         return EXIT_SUCCESS
     from orch_tui.tui.cli.history_command import history
 
-    return history(paths, config, args.export)
+    return history(paths, config, args.export, chain=args.chain)
 
 
 if __name__ == "__main__":

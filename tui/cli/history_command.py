@@ -16,13 +16,15 @@ from orch_tui.tui.cli.run import run_spec
 from orch_tui.tui.cli.shared import fail
 
 
-def history(paths: ProjectPaths, config: Config, export: str | None) -> int:
+def history(paths: ProjectPaths, config: Config, export: str | None, chain: bool = False) -> int:
     if export:
+        from orch_tui.core.history.chain_export import export_chain_markdown
         from orch_tui.core.history.detail import HistoryError
         from orch_tui.core.history.export import export_markdown
 
+        report = export_chain_markdown if chain else export_markdown
         try:
-            sys.stdout.write(export_markdown(paths.logs, export))
+            sys.stdout.write(report(paths.logs, export))
         except HistoryError as exc:
             return fail(str(exc))
         return EXIT_SUCCESS

@@ -33,6 +33,7 @@ other commands:
                                     (workspace/ is emptied; an existing project is restored)
   orch-tui restore K                put the workspace back to attempt K's result (a new step)
   orch-tui history [--export ID]    browse past runs, or print one as Markdown
+                                    (--chain: with the runs before it, for a change run)
   orch-tui history --costs          tokens and dollars per day and per model
   orch-tui init                     write a commented default orchestrator.toml
   orch-tui doctor                   check key, API, model, check commands and folder
@@ -246,6 +247,11 @@ def sub_parser(command: str) -> argparse.ArgumentParser:
         )
     if command == "history":
         parser.add_argument("--export", metavar="RUN_ID", help="print the run as a Markdown report")
+        parser.add_argument(
+            "--chain",
+            action="store_true",
+            help="with --export: the runs before it in its chain of change runs too, oldest first",
+        )
         parser.add_argument(
             "--costs",
             action="store_true",

@@ -10,6 +10,7 @@ import pytest
 
 from orch_tui.core.domain.events import Event, RunStarted
 from orch_tui.core.domain.state import RunState
+from orch_tui.core.history.chain_export import export_chain_markdown
 from orch_tui.core.loop.engine import EXIT_SUCCESS
 from orch_tui.core.loop.review import ReviewAborted, ReviewSession
 from orch_tui.core.runlog import layout as runlog
@@ -72,6 +73,13 @@ def test_an_edited_spec_changes_the_project_it_built(project: Path) -> None:
     assert started[0].follows == first
     notices = " ".join(getattr(e, "message", "") for e in events)
     assert f"changes the project of run {first}" in notices and "--fresh" in notices
+    # the chain's export: both runs' reports, oldest first, the change run's with its edit
+    report = export_chain_markdown(project / "logs", state.run_id)
+    assert f"| 1 | `{first}` | SUCCESS | 1 |" in report
+    assert f"| 2 | `{state.run_id}` | SUCCESS | 1 |" in report
+    edit = report.index("## Spec edit")
+    assert report.index(f"# Run {first}") < report.index(f"# Run {state.run_id}") < edit
+    assert "+`calc.sub(a, b)`" in report[edit:]
 
 
 def test_another_spec_file_starts_its_own_project(project: Path) -> None:

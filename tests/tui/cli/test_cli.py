@@ -171,3 +171,21 @@ def test_a_second_run_in_a_locked_project_exits_1_at_once_naming_the_holder(
             assert f"pid {pid}" in capsys.readouterr().err
         assert (tmp_path / "state.json").is_file()
         assert sorted(p.name for p in (tmp_path / "workspace").iterdir()) == workspace
+
+
+def test_history_export_chain_prints_the_chain_and_needs_export(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.core.history.test_chain import make_run
+
+    make_run(tmp_path / "logs", "run-a")
+    make_run(tmp_path / "logs", "run-b", follows="run-a", diff="--- spec.md\n+++ spec.md\n+sub\n")
+    monkeypatch.chdir(tmp_path)
+    assert main(["history", "--chain"]) == 1
+    assert "--chain works with --export" in capsys.readouterr().err
+    assert main(["history", "--export", "run-b", "--chain"]) == 0
+    report = capsys.readouterr().out
+    assert report.startswith("# Chain of run run-b") and "# Run run-a" in report
+    assert main(["history", "--export", "run-b"]) == 0
+    alone = capsys.readouterr().out
+    assert "# Run run-a" not in alone and "## Spec edit" in alone
