@@ -47,7 +47,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.synthetic_runs import write_cloned_runs, write_synthetic_runs  # noqa: E402
-from orch_tui.core.history.index import INDEX_NAME, build_index  # noqa: E402
+from orch_tui.core.history.index import build_index  # noqa: E402
+from orch_tui.core.history.index_file import INDEX_NAME  # noqa: E402
 from orch_tui.core.history.search import RunSearch  # noqa: E402
 from orch_tui.core.runlog import layout as runlog  # noqa: E402
 

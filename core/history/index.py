@@ -8,16 +8,15 @@ summarises again only the runs whose signature changed; a missing or unreadable 
 rebuilt, and a failed index write is ignored (the index is a cache, never needed for a
 correct answer).
 
-The index is columnar: one JSON array per summary field, one position per run, and one
-lowercase copy of each distinct spec text (for filtering) that runs point to by position.
-Loading it is a few list reads, not one object per run. Each run gets one lowercase haystack
-to filter, laid out the first time a filter needs it (see :class:`SearchTexts`).
+The file's format is :mod:`index_file`. Each run gets one lowercase haystack to filter,
+laid out the first time a filter needs it (see :class:`SearchTexts`). Beyond
+:data:`FULL_CHECK_UP_TO` runs, a launch looks again only at the runs a writer opened since
+(``logs/.opened-runs``), the unfinished ones and folders added or removed.
 """
 
 from __future__ import annotations
 
 import gc
-import json
 import os
 import threading
 from collections import Counter
@@ -25,20 +24,20 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
+from orch_tui.core.history.index_file import (
+    INDEX_NAME,
+    Entry,
+    Stored,
+    read_index,
+    stored_entry,
+    stored_run,
+    trusted_entry,
+    write_index,
+)
 from orch_tui.core.history.scan import RunSummary, scan_run
 from orch_tui.core.runlog import layout as runlog
-from orch_tui.core.runlog.reader import read_json_file
-from orch_tui.core.util.atomic import write_bytes_atomic
-
-INDEX_NAME = ".index.json"
-INDEX_VERSION = 4
-"""4: a run's signature is one string (its three numbers as lists of three took a third of
-the file's parse). 3: columnar. 2: a summary per run, with a ghost run's stop reason."""
-
-_STORED_FIELDS = tuple(name for name in RunSummary._fields if name not in ("run_id", "resumable"))
-"""The summary fields the index keeps, in constructor order after the run id."""
+from orch_tui.core.runlog.opened_runs import opened_since, opened_size
 
 _EVENTS_IN_FOLDER = os.sep + runlog.EVENTS
 
@@ -78,46 +77,6 @@ def _signature(folder: str) -> str | None:
     except OSError:
         return f"-1:-1:{folder_mtime}"
     return f"{events.st_size}:{events.st_mtime_ns}:{folder_mtime}"
-
-
-@dataclass
-class _Stored:
-    """The index file as read: positions by run id, and each run's columns."""
-
-    position: dict[str, int]
-    signatures: list[Any]
-    spec_numbers: list[Any]
-    rows: list[tuple[Any, ...]]
-    specs: list[Any]
-
-
-def _read_index(path: Path) -> _Stored | None:
-    """The index file's columns, or None when it is missing, of another version or malformed."""
-    data, _problem = read_json_file(path)
-    if not isinstance(data, dict):
-        return None
-    try:
-        if data["version"] != INDEX_VERSION or not isinstance(data["specs"], list):
-            return None
-        columns = data["runs"]
-        run_ids, signatures, spec_numbers = (
-            columns["run_id"],
-            columns["signature"],
-            columns["spec"],
-        )
-        stored = [columns[name] for name in _STORED_FIELDS]
-    except (KeyError, TypeError):
-        return None
-    every = [run_ids, signatures, spec_numbers, *stored]
-    if not all(isinstance(column, list) and len(column) == len(run_ids) for column in every):
-        return None
-    return _Stored(
-        position={run_id: number for number, run_id in enumerate(run_ids)},
-        signatures=signatures,
-        spec_numbers=spec_numbers,
-        rows=list(zip(*stored, strict=True)) if stored else [],
-        specs=data["specs"],
-    )
 
 
 def _run_folders(logs: Path) -> list[str]:
@@ -188,74 +147,35 @@ class RunIndex:
         return self.texts.laid_out()[1]
 
 
-@dataclass
-class _Entry:
-    signature: str
-    summary: RunSummary
-    spec: str | None
-
-
 def _entries(
-    logs: Path, stored: _Stored | None, pace: Callable[[], object] | None = None
-) -> tuple[list[_Entry], bool]:
-    """Every run folder's entry, from the stored index where its signature holds; and
-    whether any run was summarised again."""
-    entries: list[_Entry] = []
+    logs: Path,
+    stored: Stored | None,
+    pace: Callable[[], object] | None = None,
+    trusted: frozenset[str] = frozenset(),
+) -> tuple[list[Entry], bool]:
+    """Every run folder's entry, from the stored index where its signature holds (or, for a
+    ``trusted`` run, without looking); and whether any run was summarised again."""
+    entries: list[Entry] = []
     rescanned = False
     prefix = os.path.join(logs, "")
     for name in _paced(_run_folders(logs), pace):
+        if name in trusted and stored is not None and (entry := trusted_entry(stored, name)):
+            entries.append(entry)
+            continue
         folder = prefix + name
         signature = _signature(folder)
         if signature is None:
             continue
         number = stored.position.get(name) if stored else None
         if stored is not None and number is not None and stored.signatures[number] == signature:
-            entry = _stored_entry(stored, name, number)
+            entry = stored_entry(stored, name, number)
             if entry is not None:
                 entries.append(entry)
                 continue
         scanned = scan_run(folder)
-        entries.append(_Entry(signature, scanned.summary, scanned.spec_lower))
+        entries.append(Entry(signature, scanned.summary, scanned.spec_lower))
         rescanned = True
     return entries, rescanned
-
-
-def _stored_run(stored: _Stored, run_id: str, number: int) -> tuple[RunSummary, str | None] | None:
-    """Run ``number`` of the index file and its spec text; None when its columns are malformed."""
-    spec_number = stored.spec_numbers[number]
-    try:
-        summary = RunSummary(run_id, *stored.rows[number])
-        return summary, None if spec_number is None else str(stored.specs[spec_number])
-    except (TypeError, IndexError):
-        return None
-
-
-def _stored_entry(stored: _Stored, run_id: str, number: int) -> _Entry | None:
-    """Run ``number`` of the index file as an entry; None when its columns are malformed."""
-    found = _stored_run(stored, run_id, number)
-    return None if found is None else _Entry(stored.signatures[number], *found)
-
-
-def _write_index(path: Path, entries: list[_Entry]) -> None:
-    specs: dict[str, int] = {}
-    spec_numbers = [
-        None if entry.spec is None else specs.setdefault(entry.spec, len(specs))
-        for entry in entries
-    ]
-    summaries = [entry.summary for entry in entries]
-    columns: dict[str, list[Any]] = {
-        "run_id": [summary.run_id for summary in summaries],
-        "signature": [entry.signature for entry in entries],
-        "spec": spec_numbers,
-    }
-    for name in _STORED_FIELDS:
-        columns[name] = [getattr(summary, name) for summary in summaries]
-    data = {"version": INDEX_VERSION, "runs": columns, "specs": list(specs)}
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-    try:
-        write_bytes_atomic(path, text.encode("utf-8"), durable=False)
-    except OSError:
-        pass
 
 
 def build_index(logs: Path) -> RunIndex:
@@ -265,7 +185,7 @@ def build_index(logs: Path) -> RunIndex:
     folder) is ignored.
     """
     with collector_paused():
-        return _checked(logs, _read_index(logs / INDEX_NAME))
+        return _checked(logs, read_index(logs / INDEX_NAME))
 
 
 def recorded_then_checked(
@@ -281,26 +201,57 @@ def recorded_then_checked(
     the interpreter to the keys typed meanwhile.
     """
     with collector_paused():
-        stored = _read_index(logs / INDEX_NAME)
+        stored = read_index(logs / INDEX_NAME)
         recorded = _recorded(stored) if stored is not None else None
+    trusted: frozenset[str] = frozenset()
     if recorded is not None and stored is not None:
         yield recorded
-        if len(recorded.runs) == len(stored.position) and _holds(logs, stored, pace):
+        if len(stored.position) > FULL_CHECK_UP_TO:
+            trusted = _not_reopened(logs, stored, recorded)
+        if len(recorded.runs) == len(stored.position) and _holds(logs, stored, pace, trusted):
             yield replace(recorded, checked=True)  # every run as recorded: nothing to redo
             return
     with collector_paused():
-        checked = _checked(logs, stored, pace)
+        checked = _checked(logs, stored, pace, trusted)
     yield checked
 
 
-def _holds(logs: Path, stored: _Stored, pace: Callable[[], object] | None) -> bool:
-    """True when the run folders are the recorded ones, each with its recorded signature."""
+FULL_CHECK_UP_TO = 10_000
+"""Up to this many runs, a launch's check looks at every folder (about 50 ms of CPU at
+10,000). Beyond, it trusts the record of each finished run that no writer has opened since
+(``logs/.opened-runs``): a file edited by hand in such a run shows once any full listing
+(``orch-tui history`` without a terminal, or a deleted index) reads it again."""
+
+
+def _not_reopened(logs: Path, stored: Stored, recorded: RunIndex) -> frozenset[str]:
+    """The recorded runs that finished, undamaged, and were not opened since they were read."""
+    opened = opened_since(logs, stored.opened_at)
+    if opened is None:
+        return frozenset()
+    return frozenset(
+        run.run_id
+        for run in recorded.runs
+        if run.finished and not run.damaged and run.run_id not in opened
+    )
+
+
+def _holds(
+    logs: Path,
+    stored: Stored,
+    pace: Callable[[], object] | None,
+    trusted: frozenset[str] = frozenset(),
+) -> bool:
+    """True when the run folders are the recorded ones, each with its recorded signature
+    (a ``trusted`` run's is not looked at)."""
     names = _run_folders(logs)
     if len(names) != len(stored.position):
         return False
+    position = stored.position
+    if trusted and not all(name in position for name in names):
+        return False
     prefix = os.path.join(logs, "")
-    for name in _paced(names, pace):
-        number = stored.position.get(name)
+    for name in _paced([name for name in names if name not in trusted], pace):
+        number = position.get(name)
         if number is None or stored.signatures[number] != _signature(prefix + name):
             return False
     return True
@@ -314,24 +265,28 @@ def _paced(names: list[str], pace: Callable[[], object] | None) -> Iterator[str]
             pace()
 
 
-def _recorded(stored: _Stored) -> RunIndex:
+def _recorded(stored: Stored) -> RunIndex:
     """The runs as the index file recorded them: a summary each and nothing more, as this is
     on the way to the first list a launch shows."""
     found = [
         run
         for run_id, number in stored.position.items()
-        if (run := _stored_run(stored, run_id, number)) is not None
+        if (run := stored_run(stored, run_id, number)) is not None
     ]  # a malformed entry is left out: the check summarises that run again
     runs = [summary for summary, _spec in found]
     return replace(_newest_first(runs, [spec for _summary, spec in found]), checked=False)
 
 
 def _checked(
-    logs: Path, stored: _Stored | None, pace: Callable[[], object] | None = None
+    logs: Path,
+    stored: Stored | None,
+    pace: Callable[[], object] | None = None,
+    trusted: frozenset[str] = frozenset(),
 ) -> RunIndex:
-    entries, rescanned = _entries(logs, stored, pace)
+    opened_at = opened_size(logs)  # before the folders are read: a run opened meanwhile is
+    entries, rescanned = _entries(logs, stored, pace, trusted)  # named after this point
     if rescanned or (stored is not None and len(stored.position) != len(entries)):
-        _write_index(logs / INDEX_NAME, entries)
+        write_index(logs / INDEX_NAME, entries, opened_at)
     return _newest_first([entry.summary for entry in entries], [entry.spec for entry in entries])
 
 

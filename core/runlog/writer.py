@@ -7,17 +7,23 @@ import os
 from pathlib import Path
 from typing import Any
 
-from orch_tui.core.domain.events import STREAM_EVENTS, Event
+from orch_tui.core.domain.events import STREAM_EVENTS, Event, RunFinished, RunStarted
 from orch_tui.core.runlog.layout import EVENTS, ORIGINALS, RECORDS_FOR_PEOPLE, attempt_dir_name
+from orch_tui.core.runlog.opened_runs import note_opened
 from orch_tui.core.util.atomic import Commit, json_bytes, remove_temp_files, write_bytes_atomic
 
 
 class RunLog:
-    """Writes one run's folder; also an event subscriber for ``events.jsonl``."""
+    """Writes one run's folder; also an event subscriber for ``events.jsonl``.
+
+    The run is named in ``logs/.opened-runs`` (:mod:`opened_runs`) when it is opened and
+    after each session's start and end are written: history trusts its record of a finished
+    run that is not named there since."""
 
     def __init__(self, logs_root: Path, run_id: str) -> None:
         self.dir = logs_root / run_id
         self.dir.mkdir(parents=True, exist_ok=True)
+        note_opened(logs_root, run_id)
 
     def clear_after_kill(self) -> None:
         """What a killed writer of this run left: temp files, and a last event line cut short.
@@ -51,6 +57,8 @@ class RunLog:
             os.write(fd, line.encode("utf-8"))
         finally:
             os.close(fd)
+        if isinstance(event, RunStarted | RunFinished):
+            note_opened(self.dir.parent, self.dir.name)
 
     def write_json(
         self, attempt: int | None, name: str, data: Any, commit: Commit | None = None

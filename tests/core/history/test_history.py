@@ -30,13 +30,8 @@ from orch_tui.core.history.detail import (
 from orch_tui.core.history.export import export_markdown
 from orch_tui.core.history.grid import ABSENT, FAILED, PASSED, SKIPPED
 from orch_tui.core.history.grid import test_grid as grid_of  # aliased: pytest would collect test_*
-from orch_tui.core.history.index import (
-    INDEX_NAME,
-    INDEX_VERSION,
-    build_index,
-    list_runs,
-    recorded_then_checked,
-)
+from orch_tui.core.history.index import build_index, list_runs, recorded_then_checked
+from orch_tui.core.history.index_file import INDEX_NAME, INDEX_VERSION
 from orch_tui.core.history.resume import mark_resumable, resume_blocker
 from orch_tui.core.history.scan import NEVER_STARTED, RunSummary
 from orch_tui.core.history.search import RunSearch, sort_runs

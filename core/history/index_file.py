@@ -1,0 +1,129 @@
+"""``logs/.index.json`` as a file: the runs list's cache read back into columns, and written.
+
+The file is columnar: one JSON array per summary field, one position per run, and one
+lowercase copy of each distinct spec text (for filtering) that runs point to by position.
+Reading it is a few list reads, not one object per run. A file that is missing, of another
+version or malformed reads as None, and the index is rebuilt from the run folders; a failed
+write is ignored (the index is a cache, never needed for a correct answer).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from orch_tui.core.history.scan import RunSummary
+from orch_tui.core.runlog.reader import read_json_file
+from orch_tui.core.util.atomic import write_bytes_atomic
+
+INDEX_NAME = ".index.json"
+INDEX_VERSION = 5
+"""5: how far into ``logs/.opened-runs`` it had read. 4: a run's signature is one string (its
+three numbers as lists of three took a third of the file's parse). 3: columnar. 2: a summary
+per run, with a ghost run's stop reason."""
+
+STORED_FIELDS = tuple(name for name in RunSummary._fields if name not in ("run_id", "resumable"))
+"""The summary fields the index keeps, in constructor order after the run id."""
+
+
+@dataclass
+class Stored:
+    """The index file as read: positions by run id, and each run's columns."""
+
+    position: dict[str, int]
+    signatures: list[Any]
+    spec_numbers: list[Any]
+    rows: list[tuple[Any, ...]]
+    specs: list[Any]
+    opened_at: int
+    """How far into ``logs/.opened-runs`` the runs were read from their folders."""
+
+
+def read_index(path: Path) -> Stored | None:
+    """The index file's columns, or None when it is missing, of another version or malformed."""
+    data, _problem = read_json_file(path)
+    if not isinstance(data, dict):
+        return None
+    try:
+        if data["version"] != INDEX_VERSION or not isinstance(data["specs"], list):
+            return None
+        opened_at = data["opened_at"]
+        if not isinstance(opened_at, int) or opened_at < 0:
+            return None
+        columns = data["runs"]
+        run_ids, signatures, spec_numbers = (
+            columns["run_id"],
+            columns["signature"],
+            columns["spec"],
+        )
+        stored = [columns[name] for name in STORED_FIELDS]
+    except (KeyError, TypeError):
+        return None
+    every = [run_ids, signatures, spec_numbers, *stored]
+    if not all(isinstance(column, list) and len(column) == len(run_ids) for column in every):
+        return None
+    return Stored(
+        position={run_id: number for number, run_id in enumerate(run_ids)},
+        signatures=signatures,
+        spec_numbers=spec_numbers,
+        rows=list(zip(*stored, strict=True)) if stored else [],
+        specs=data["specs"],
+        opened_at=opened_at,
+    )
+
+
+@dataclass
+class Entry:
+    signature: str
+    summary: RunSummary
+    spec: str | None
+
+
+def stored_run(stored: Stored, run_id: str, number: int) -> tuple[RunSummary, str | None] | None:
+    """Run ``number`` of the index file and its spec text; None when its columns are malformed."""
+    spec_number = stored.spec_numbers[number]
+    try:
+        summary = RunSummary(run_id, *stored.rows[number])
+        return summary, None if spec_number is None else str(stored.specs[spec_number])
+    except (TypeError, IndexError):
+        return None
+
+
+def stored_entry(stored: Stored, run_id: str, number: int) -> Entry | None:
+    """Run ``number`` of the index file as an entry; None when its columns are malformed."""
+    found = stored_run(stored, run_id, number)
+    return None if found is None else Entry(stored.signatures[number], *found)
+
+
+def trusted_entry(stored: Stored, run_id: str) -> Entry | None:
+    number = stored.position.get(run_id)
+    return None if number is None else stored_entry(stored, run_id, number)
+
+
+def write_index(path: Path, entries: list[Entry], opened_at: int) -> None:
+    specs: dict[str, int] = {}
+    spec_numbers = [
+        None if entry.spec is None else specs.setdefault(entry.spec, len(specs))
+        for entry in entries
+    ]
+    summaries = [entry.summary for entry in entries]
+    columns: dict[str, list[Any]] = {
+        "run_id": [summary.run_id for summary in summaries],
+        "signature": [entry.signature for entry in entries],
+        "spec": spec_numbers,
+    }
+    for name in STORED_FIELDS:
+        columns[name] = [getattr(summary, name) for summary in summaries]
+    data = {
+        "version": INDEX_VERSION,
+        "opened_at": opened_at,
+        "runs": columns,
+        "specs": list(specs),
+    }
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    try:
+        write_bytes_atomic(path, text.encode("utf-8"), durable=False)
+    except OSError:
+        pass

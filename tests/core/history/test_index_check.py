@@ -1,0 +1,106 @@
+"""The check after the recorded list, beyond FULL_CHECK_UP_TO runs: it looks only at the runs
+a writer opened since, the unfinished ones and folders added or removed."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from bench.synthetic_runs import write_synthetic_runs
+from orch_tui.core.domain.events import Notice
+from orch_tui.core.history import index as history_index
+from orch_tui.core.history.index import build_index, recorded_then_checked
+from orch_tui.core.runlog import layout as runlog
+from orch_tui.core.runlog.opened_runs import OPENED_RUNS, note_opened, opened_since, opened_size
+from orch_tui.core.runlog.writer import RunLog
+
+
+@pytest.fixture
+def many(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, list[str], list[str]]:
+    """Twelve runs with an index, counted as "many"; and a log of the folders looked at."""
+    logs = tmp_path / "logs"
+    ids = write_synthetic_runs(logs, 12)
+    build_index(logs)
+    monkeypatch.setattr(history_index, "FULL_CHECK_UP_TO", 5)
+    looked: list[str] = []
+    real = history_index._signature
+
+    def counted(folder: str) -> str | None:
+        looked.append(Path(folder).name)
+        return real(folder)
+
+    monkeypatch.setattr(history_index, "_signature", counted)
+    return logs, ids, looked
+
+
+def _unfinished(logs: Path) -> set[str]:
+    return {run.run_id for run in build_index(logs).runs if not run.finished}
+
+
+def test_the_check_of_many_runs_reads_only_the_unfinished_ones(
+    many: tuple[Path, list[str], list[str]],
+) -> None:
+    logs, ids, looked = many
+    unfinished = _unfinished(logs)
+    looked.clear()
+    recorded, checked = recorded_then_checked(logs)
+    assert checked.checked and checked.runs == recorded.runs and len(checked.runs) == 12
+    assert set(looked) == unfinished and len(unfinished) < 12
+
+
+def test_a_run_a_writer_opened_since_is_read_again(
+    many: tuple[Path, list[str], list[str]],
+) -> None:
+    logs, ids, looked = many
+    finished = next(run for run in build_index(logs).runs if run.finished).run_id
+    RunLog(logs, finished)(Notice(message="looked at again"))
+    events = logs / finished / runlog.EVENTS
+    events.write_text(events.read_text().replace('"stop_reason": "', '"stop_reason": "again: '))
+    looked.clear()
+    _recorded, checked = recorded_then_checked(logs)
+    assert finished in looked
+    reason = {run.run_id: run.stop_reason for run in checked.runs}[finished]
+    assert reason is not None and reason.startswith("again: ")
+    looked.clear()
+    _recorded, again = recorded_then_checked(logs)  # the index now holds it: not named since
+    assert again.runs == checked.runs and finished not in looked
+
+
+def test_folders_added_or_removed_show_and_a_finished_run_edited_by_hand_waits(
+    many: tuple[Path, list[str], list[str]],
+) -> None:
+    logs, ids, looked = many
+    runs = {run.run_id: run for run in build_index(logs).runs}
+    finished = [run_id for run_id, run in runs.items() if run.finished]
+    shutil.copytree(logs / finished[0], logs / "20990101-000000-copy")
+    shutil.rmtree(logs / finished[1])
+    meta = logs / finished[2] / runlog.RUN_META
+    edited = meta.with_suffix(".tmp")
+    edited.write_text(json.dumps({**json.loads(meta.read_text()), "spec_path": "by-hand.md"}))
+    edited.replace(meta)  # as an editor saves: the folder's mtime changes
+
+    _recorded, checked = recorded_then_checked(logs)
+
+    shown = {run.run_id: run for run in checked.runs}
+    assert "20990101-000000-copy" in shown and finished[1] not in shown
+    assert shown[finished[2]].spec_path == runs[finished[2]].spec_path  # trusted as recorded
+    assert {run.run_id: run.spec_path for run in build_index(logs).runs}[
+        finished[2]
+    ] == "by-hand.md"
+
+
+def test_the_opened_runs_file_is_read_from_where_the_index_stopped(tmp_path: Path) -> None:
+    assert opened_since(tmp_path, 0) == set() and opened_size(tmp_path) == 0
+    note_opened(tmp_path, "run-a")
+    middle = opened_size(tmp_path)
+    note_opened(tmp_path, "run-b")
+    note_opened(tmp_path, "run-a")
+    assert opened_since(tmp_path, 0) == {"run-a", "run-b"}
+    assert opened_since(tmp_path, middle) == {"run-a", "run-b"}
+    assert opened_since(tmp_path, opened_size(tmp_path)) == set()
+    (tmp_path / OPENED_RUNS).write_text("")  # replaced: what was named since is unknown
+    assert opened_since(tmp_path, middle) is None
+    assert opened_since(tmp_path / "missing", 3) is None
