@@ -53,6 +53,14 @@ TIMEOUT_FACTOR = 12
 _RUN_MUTMUT = "import sys; from mutmut.__main__ import cli; sys.exit(cli())"
 _PROGRESS = re.compile(r"(\d+)/(\d+)\s+\N{PARTY POPPER}")
 _OUTPUT_LINES = 8
+_STEPS = {
+    "Generating mutants": "making the mutants of the changed lines",
+    "Running stats": "running the tests once to see which tests run which function",
+    "Running clean tests": "running those tests without mutants",
+    "Running forced fail test": "checking that a failing test is noticed",
+    "Running mutation testing": "running the tests against each mutant",
+}
+"""mutmut's own titles of its steps (what it prints), and what each does."""
 CTRL_C = "Ctrl+C"
 
 
@@ -68,10 +76,12 @@ def run_mutation(
     lines: Mapping[str, Collection[int]],
     *,
     on_progress: Callable[[int, int], None] | None = None,
+    on_step: Callable[[str], None] | None = None,
 ) -> MutationReport:
     """Mutation-test ``lines`` (path -> changed 1-based lines) in ``copy``, a fresh copy of
-    ``workspace`` whose checks passed; ``on_progress(done, total)`` hears mutmut's progress
-    (from a reader thread). A Ctrl+C stops it: the report then holds what ran."""
+    ``workspace`` whose checks passed; ``on_step`` hears each of mutmut's steps before the
+    mutants (:data:`_STEPS`) and ``on_progress(done, total)`` its progress through them, both
+    from a reader thread. A Ctrl+C stops it: the report then holds what ran."""
     wanted = {
         path: set(found) for path, found in lines.items() if found and (copy / path).is_file()
     }
@@ -92,7 +102,7 @@ def run_mutation(
             timeout_s=timeout_s,
             max_output_bytes=config.checks.max_output_bytes,
             extra_env_allow=config.checks.env_allow,
-            on_output=_progress_reader(on_progress),
+            on_output=_progress_reader(on_progress, on_step),
             sandbox=sandbox,
             read_only=[workspace / PROJECT_VENV],
         )
@@ -162,16 +172,23 @@ def prepare_copy(copy: Path, lines: Mapping[str, Collection[int]]) -> None:
 
 def _progress_reader(
     on_progress: Callable[[int, int], None] | None,
+    on_step: Callable[[str], None] | None,
 ) -> Callable[[str], None] | None:
-    """An ``on_output`` that finds mutmut's ``done/total`` in its output as it arrives."""
-    if on_progress is None:
+    """An ``on_output`` that finds mutmut's steps (:data:`_STEPS`) and its ``done/total`` in
+    its output as it arrives."""
+    if on_progress is None and on_step is None:
         return None
     seen = {"tail": "", "last": ""}
+    told: set[str] = set()
 
     def read(text: str) -> None:
-        seen["tail"] = (seen["tail"] + text)[-400:]
-        found = _PROGRESS.findall(seen["tail"])
-        if found and "/".join(found[-1]) != seen["last"]:
+        tail = seen["tail"] = (seen["tail"] + text)[-400:]
+        for title, step in _STEPS.items():
+            if title in tail and title not in told and on_step is not None:
+                told.add(title)
+                on_step(step)
+        found = _PROGRESS.findall(tail)
+        if found and "/".join(found[-1]) != seen["last"] and on_progress is not None:
             seen["last"] = "/".join(found[-1])
             on_progress(int(found[-1][0]), int(found[-1][1]))
 

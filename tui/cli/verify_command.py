@@ -76,7 +76,15 @@ def _verify(
         say("mutation testing the changed lines with mutmut …")
         bar = _progress_bar(sys.stderr)
         try:
-            mutation = run_mutation(config, workspace, copy, reports, lines, on_progress=bar)
+            mutation = run_mutation(
+                config,
+                workspace,
+                copy,
+                reports,
+                lines,
+                on_progress=bar,
+                on_step=lambda step: say(f"mutmut: {step} …"),
+            )
         except MutationUnavailable as exc:
             outcome["mutation"] = {"error": str(exc)}
             say(f"mutation: {exc}")

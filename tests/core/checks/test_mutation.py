@@ -122,12 +122,15 @@ def test_ctrl_c_part_way_reports_the_mutants_done_by_then(
     config = Config()
     config.checks.python = sys.executable  # has mutmut: nothing to install
     progress: list[tuple[int, int]] = []
+    steps: list[str] = []
 
     def interrupted(spec: object, workspace: Path, *_args: object, **kwargs: object) -> None:
         assert "# pragma: no mutate" in (workspace / "calc.py").read_text()  # line 1 unchanged
         on_output = kwargs["on_output"]
         assert callable(on_output)
-        on_output("Running mutation testing\n\r⠋ 0/3  🎉 0 🫥 0  ⏰ 0  🤔 0  🙁 0  🔇 0  🧙 0")
+        on_output("\r⠋ Generating mutants\r⠙ Generating mutants\n    done in 3ms\n\r⠹ Running st")
+        on_output("ats\n    done\nRunning mutation testing\n")
+        on_output("\r⠋ 0/3  🎉 0 🫥 0  ⏰ 0  🤔 0  🙁 0  🔇 0  🧙 0")
         on_output("\r⠙ 2/3  🎉 1 🫥 0  ⏰ 0  🤔 0  🙁 1  🔇 0  🧙 0")
         fake_mutmut(workspace, {"calc.x_is_adult__mutmut_1": 0, "calc.xǁBoxǁopen__mutmut_1": 1})
         with (workspace / "mutants" / "calc.py.meta").open("r+") as meta:
@@ -145,8 +148,14 @@ def test_ctrl_c_part_way_reports_the_mutants_done_by_then(
         tmp_path / "reports",
         {"calc.py": [2, 9]},
         on_progress=lambda done, total: progress.append((done, total)),
+        on_step=steps.append,
     )
     assert progress == [(0, 3), (2, 3)]
+    assert steps == [
+        "making the mutants of the changed lines",
+        "running the tests once to see which tests run which function",  # split across reads
+        "running the tests against each mutant",
+    ]
     assert [(r.where, r.status) for r in report.results] == [
         ("calc.py:2", SURVIVED),
         ("calc.py:2", NOT_RUN),

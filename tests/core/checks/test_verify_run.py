@@ -89,6 +89,7 @@ def test_verify_mutation_runs_mutmut_on_the_changed_lines_only(
     ]
     assert f"survived: calc.py:2: {SURVIVOR_A}" in captured.err
     assert "mutants [" in captured.err and "4/4" in captured.err  # the progress
+    assert "mutmut: running the tests once to see which tests run which" in captured.err
     assert (tmp_path / "workspace" / "calc.py").read_text() == CALC  # never touched
     assert not (tmp_path / "workspace" / "mutants").exists()
 
