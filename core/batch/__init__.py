@@ -15,5 +15,6 @@
 - ``report``: ``report.md`` and ``report.json``: how each spec of a batch went, and the batch in totals.
 - ``run_one``: One spec's run in its own project folder: ``orch-tui spec.md --auto --json`` as a process.
 - ``worktrees``: ``batch --workspace REPO``: each run in its own git worktree of the person's repository.
+- ``space``: A batch folder out of space: how the batch notices it, and what it tells the person.
 - ``specs``: The specs a batch runs: files and folders from the command line, each given a unique name.
 """

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from orch_tui.core.batch.record import BatchRecord, RunRecord, RunStatus
 from orch_tui.core.batch.run_one import EXIT_INTERRUPTED, RunTask, read_run_state
+from orch_tui.core.batch.space import StorageProblem, last_words, run_out_of_space
 from orch_tui.core.domain.state import RunState, State
 from orch_tui.core.runlog.verdict import verdict_line
 from orch_tui.core.workspace.lock import project_lock_holder
@@ -51,6 +52,8 @@ class BatchDriver:
         self.options = options
         self.on_change = on_change
         self.budget_spent = False
+        self.storage: StorageProblem | None = None
+        """Set when the batch folder is out of space (or cannot be written): no run starts."""
         self._lock = threading.Lock()
         self._started: dict[str, float] = {}
         self._handed_out: set[str] = set()
@@ -72,6 +75,8 @@ class BatchDriver:
     def next_task(self) -> RunTask | None:
         """The next run to start, with its budget share; None when none is left to start."""
         with self._lock:
+            if self.storage is not None:
+                return None
             waiting = [
                 r
                 for r in self.record.runs
@@ -89,10 +94,14 @@ class BatchDriver:
                     skipped.stop_reason = "not started: the batch's budget is spent"
                 self._save(*waiting)
                 return None
+            was = run.status, run.cap_usd
             run.status, run.cap_usd = RunStatus.RUNNING, share
+            self._save(run)
+            if self.storage is not None:  # batch.json could not say it runs: it does not
+                run.status, run.cap_usd = was
+                return None
             self._handed_out.add(run.name)
             self._started[run.name] = time.monotonic()
-            self._save(run)
         options = self.options.run_options
         if share is not None:
             options += ("--max-cost-usd", f"{share:.4f}")
@@ -113,11 +122,22 @@ class BatchDriver:
             run = self.record.run(task.name)
             run.elapsed_s += time.monotonic() - self._started.pop(task.name, time.monotonic())
             settle(run, task.folder, exit_code)
+            if run.status is RunStatus.STOPPED and exit_code != EXIT_INTERRUPTED:
+                problem = run_out_of_space(task.folder)
+                if problem is not None:
+                    self.storage = self.storage or problem
+                    run.stop_reason = (
+                        f"stopped: the batch folder is out of space ({problem.detail}); "
+                        "free some space: the same batch command resumes it"
+                    )
             self._save(run)
             return run
 
     def _save(self, *changed: RunRecord) -> None:
-        self.record.save(self.folder)
+        try:
+            self.record.save(self.folder)
+        except OSError as exc:  # the last whole batch.json stays; the batch stops starting runs
+            self.storage = self.storage or StorageProblem.of(exc)
         for run in changed:
             self.on_change(run)
 
@@ -134,7 +154,7 @@ def settle(run: RunRecord, folder: Path, exit_code: int) -> None:
         run.status = RunStatus.FINISHED
     else:
         run.status = RunStatus.STOPPED
-        run.stop_reason = _why_stopped(exit_code)
+        run.stop_reason = _why_stopped(exit_code, last_words(folder))
 
 
 def _copy_state(run: RunRecord, state: State) -> None:
@@ -149,9 +169,12 @@ def _copy_state(run: RunRecord, state: State) -> None:
     run.tests_passed = last is not None and last.passed
 
 
-def _why_stopped(exit_code: int) -> str:
+def _why_stopped(exit_code: int, said: str) -> str:
+    """Why a run stopped unfinished; ``said``: the last line of its ``batch-run.log``."""
     if exit_code == EXIT_INTERRUPTED:
         return "interrupted: the same batch command resumes it"
     if exit_code < 0:
         return f"its process died (signal {-exit_code}): the same batch command resumes it"
+    if said:
+        return f"stopped before it finished (exit {exit_code}): {said}"
     return f"stopped before it finished (exit {exit_code}): see batch-run.log in its folder"

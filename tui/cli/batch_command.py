@@ -22,8 +22,15 @@ from typing import Any
 from orch_tui.core.batch.driver import BatchDriver, BatchOptions
 from orch_tui.core.batch.local import run_local
 from orch_tui.core.batch.opening import BATCHES_DIR, batch_folder, open_batch
-from orch_tui.core.batch.record import BatchFileError, RunRecord, load_batch
+from orch_tui.core.batch.record import (
+    BatchFileError,
+    BatchRecord,
+    RunRecord,
+    RunStatus,
+    load_batch,
+)
 from orch_tui.core.batch.report import compare_markdown, report_markdown, write_reports
+from orch_tui.core.batch.space import StorageProblem
 from orch_tui.core.batch.specs import BatchError, collect_specs
 from orch_tui.core.batch.worktrees import WORKTREE, ensure_worktree, repo_start
 from orch_tui.core.config.paths import ProjectPaths
@@ -146,6 +153,8 @@ def run_batch_command(argv: Sequence[str]) -> int:
         lock.acquire()
     except ProjectLocked as exc:
         return _fail(str(exc).replace("orch-tui run", "orch-tui batch"))
+    except OSError as exc:  # its pid could not be written: a full disk
+        return _fail(StorageProblem.of(exc).message(folder, _finished_in(folder)))
     try:
         return _run(args, folder, specs, options, key, paths, start)
     except BatchFileError as exc:
@@ -164,7 +173,10 @@ def _run(
     start: str | None,
 ) -> int:
     config = paths.config if paths.config.is_file() else None
-    record, resumed = open_batch(folder, specs, key, config)
+    try:
+        record, resumed = open_batch(folder, specs, key, config)
+    except OSError as exc:  # a full disk: batch.json and every run's folder stay as they were
+        return _fail(StorageProblem.of(exc).message(folder, _finished_in(folder)))
     if start is not None:
         try:
             for run in record.runs:
@@ -191,13 +203,37 @@ def _run(
     finally:
         signal.signal(signal.SIGINT, previous)
         record.wall_s += time.monotonic() - started
-        record.save(folder)
-        write_reports(folder, record)
+        _keep(folder, record, driver)
     print(report_markdown(record), end="", file=sys.stderr if args.json else sys.stdout)
+    if driver.storage is not None:
+        return _fail(driver.storage.message(folder, _finished(record)))
     if cancel.is_set():
         print("interrupted: run the same command to resume the batch", file=sys.stderr)
         return EXIT_INTERRUPTED
     return 0 if all(r.state == "SUCCESS" for r in record.runs) else EXIT_FAILED
+
+
+def _keep(folder: Path, record: BatchRecord, driver: BatchDriver) -> None:
+    """Save ``batch.json``, then the report; a write that fails leaves the last whole file
+    and is remembered as the batch's storage problem (no report of a record not saved)."""
+    try:
+        record.save(folder)
+        write_reports(folder, record)
+    except OSError as exc:
+        driver.storage = driver.storage or StorageProblem.of(exc)
+
+
+def _finished(record: BatchRecord | None) -> int:
+    runs = record.runs if record is not None else []
+    return sum(1 for run in runs if run.status is RunStatus.FINISHED)
+
+
+def _finished_in(folder: Path) -> int:
+    """The finished runs ``batch.json`` in ``folder`` records (0 when it cannot be read)."""
+    try:
+        return _finished(load_batch(folder))
+    except BatchFileError:
+        return 0
 
 
 def _engine(
