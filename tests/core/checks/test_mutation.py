@@ -17,6 +17,8 @@ from mutmut.mutation.pragma_handling import PragmaVisitor
 from orch_tui.core.checks.mutation import MutationUnavailable, prepare_copy, run_mutation
 from orch_tui.core.checks.mutation_marks import PRAGMA, mark_unchanged
 from orch_tui.core.checks.mutation_results import KILLED, NOT_RUN, SURVIVED
+from orch_tui.core.checks.runner import CheckSpec
+from orch_tui.core.checks.sandbox import Limits, resolve_sandbox
 from orch_tui.core.config.models import Config
 
 SOURCE = '''import os
@@ -124,8 +126,14 @@ def test_ctrl_c_part_way_reports_the_mutants_done_by_then(
     progress: list[tuple[int, int]] = []
     steps: list[str] = []
 
-    def interrupted(spec: object, workspace: Path, *_args: object, **kwargs: object) -> None:
+    def interrupted(spec: CheckSpec, workspace: Path, *_args: object, **kwargs: object) -> None:
         assert "# pragma: no mutate" in (workspace / "calc.py").read_text()  # line 1 unchanged
+        # One check like the tests: the project's interpreter, the same sandbox and limits
+        # (bubblewrap wherever it works), the project's .venv read-only.
+        assert spec.command[:2] == [sys.executable, "-c"] and spec.command[-1] == "run"
+        limits = Limits.from_config(config.checks)
+        assert kwargs["sandbox"] == resolve_sandbox(config.checks.sandbox).with_limits(limits)
+        assert kwargs["read_only"] == [tmp_path / ".venv"]
         on_output = kwargs["on_output"]
         assert callable(on_output)
         on_output("\r⠋ Generating mutants\r⠙ Generating mutants\n    done in 3ms\n\r⠹ Running st")
