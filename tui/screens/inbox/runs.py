@@ -27,6 +27,8 @@ from orch_tui.core.util.terminal_text import escape_controls
 from orch_tui.tui.screens.inbox.review import InboxReviewScreen
 from orch_tui.tui.widgets.key_footer import KeyFooter
 
+KEYS = "↑↓ choose · enter opens the run"
+"""The list's keys: the filter line holds the focus, so the footer cannot show them."""
 EMPTY = "No batch run is waiting for review. `orch-tui batch SPEC...` runs some."
 
 
@@ -44,7 +46,7 @@ class InboxScreen(Screen[None]):
 
     DEFAULT_CSS = """
     InboxScreen #inbox-filter { margin: 0 1; }
-    InboxScreen #inbox-runs { height: 1fr; }
+    InboxScreen #inbox-runs { height: 1fr; margin: 0 1; }
     InboxScreen #inbox-note { height: auto; padding: 0 1; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -92,7 +94,7 @@ class InboxScreen(Screen[None]):
         runs.add_options(Option(Content(entry_line(entry))) for entry in self.shown)
         if self.shown:
             runs.highlighted = 0
-        count = f"{len(self.shown)} of {len(self.entries)} runs waiting"
+        count = f"{len(self.shown)} of {len(self.entries)} runs waiting · {KEYS}"
         self.query_one("#inbox-note", Static).update(count if self.entries else EMPTY)
 
     @on(Input.Changed, "#inbox-filter")
