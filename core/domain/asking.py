@@ -118,19 +118,37 @@ def _source(value: Any) -> QuestionSource:
 
 
 def stuck_question(reason: str, failing: list[str]) -> Question:
-    """The question a stuck run asks, naming the tests still failing."""
-    tests = ", ".join(failing[:10]) + (f" (+{len(failing) - 10} more)" if len(failing) > 10 else "")
-    still = f" These tests still fail: {tests}." if failing else ""
+    """The question a stuck run asks; it names the tests still failing, and only then offers
+    to explain or relax them. A node id without ``::`` is a test file that did not load (a
+    collection error); with no failing test at all (a crash of the checks, a final check, a
+    proposal with no change) the question is about the next step, not about tests."""
+    tests = [name for name in failing if "::" in name]
+    files = [name for name in failing if "::" not in name]
+    said = "".join(
+        f" {lead}: {_listed(names)}."
+        for lead, names in (
+            ("These tests still fail", tests),
+            ("These test files do not load", files),
+        )
+        if names
+    )
+    text = f"The run is stuck ({reason}).{said} How should the model go on?"
+    if tests:
+        options = ["Explain what the tests expect", "Relax or fix the tests"]
+        recommendation = "Explain what the failing tests expect, in a sentence or two."
+    else:
+        options = ["Explain what the spec asks for", "Say what to change next"]
+        recommendation = "Say what the model should change next, in a sentence or two."
     return Question(
-        text=f"The run is stuck ({reason}).{still} How should the model go on?",
-        options=[
-            "Explain what the tests expect",
-            "Relax or fix the tests",
-            GIVE_UP,
-        ],
-        recommendation="Explain what the failing tests expect, in a sentence or two.",
+        text=text,
+        options=[*options, GIVE_UP],
+        recommendation=recommendation,
         source=QuestionSource.STUCK,
     )
+
+
+def _listed(names: list[str]) -> str:
+    return ", ".join(names[:10]) + (f" (+{len(names) - 10} more)" if len(names) > 10 else "")
 
 
 def answer_from_choice(question: Question, reply: str) -> str:

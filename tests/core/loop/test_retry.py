@@ -97,6 +97,54 @@ def test_a_rejection_with_no_retries_left_asks_about_the_tests_failing_before() 
     assert "These tests still fail: t::a." in decision.question.text
 
 
+def test_the_stuck_question_about_failing_tests_offers_to_explain_them() -> None:
+    decision = next_after_failure(CHECKS_FAILED, standing(attempt=3, ask_when_stuck=True))
+    assert isinstance(decision, Ask)
+    question = decision.question
+    assert question.options == [
+        "Explain what the tests expect",
+        "Relax or fix the tests",
+        "Give up on this run",
+    ]
+    assert "failing tests" in question.recommendation
+
+
+@pytest.mark.parametrize(
+    ("failure", "last_failing"),
+    [
+        # the checks crashed: a non-zero exit with no test result at all
+        (ChecksFailed(summary="pytest exited 4", failing=()), ()),
+        # a proposal with no change after the final checks failed (the tests passed)
+        (NoChange(), ()),
+        # rejected before any test existed
+        (ProposalRejected("not like this"), ()),
+    ],
+)
+def test_the_stuck_question_names_no_tests_when_none_fail(
+    failure: object, last_failing: tuple[str, ...]
+) -> None:
+    decision = next_after_failure(
+        failure,  # type: ignore[arg-type]
+        standing(attempt=3, ask_when_stuck=True, last_failing=last_failing),
+    )
+    assert isinstance(decision, Ask)
+    question = decision.question
+    assert "These test" not in question.text  # neither "tests still fail" nor "files"
+    assert not any("test" in option for option in question.options)
+    assert "test" not in question.recommendation
+    assert question.options[-1] == "Give up on this run"  # still option 3 (--guidance 3)
+
+
+def test_a_collection_error_is_named_as_a_test_file_that_does_not_load() -> None:
+    broken = ChecksFailed(summary="1 error", failing=("tests/test_calc.py",))
+    decision = next_after_failure(broken, standing(attempt=3, ask_when_stuck=True))
+    assert isinstance(decision, Ask)
+    question = decision.question
+    assert "These test files do not load: tests/test_calc.py." in question.text
+    assert "These tests still fail" not in question.text
+    assert "Relax or fix the tests" not in question.options
+
+
 def test_retries_spent_come_before_a_spent_budget() -> None:
     decision = next_after_failure(CHECKS_FAILED, standing(attempt=3, max_cost_usd=0.1))
     assert isinstance(decision, Stuck)
