@@ -7,7 +7,7 @@ from typing import ClassVar
 
 from rich.text import Text
 from textual import on
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.widgets import OptionList
@@ -15,6 +15,7 @@ from textual.widgets.option_list import Option
 
 from orch_tui.core.domain.proposal import ChangeKind, FileChange, HunkDecision
 from orch_tui.core.util.terminal_text import escape_controls
+from orch_tui.tui.messages import SettingChanged
 from orch_tui.tui.screens.history.themed import ThemedScreen, palette
 from orch_tui.tui.widgets.diff.view import DiffView
 
@@ -29,6 +30,14 @@ def _decision_marks(decisions: Sequence[HunkDecision]) -> str:
     accepted = sum(d is not HunkDecision.REJECTED for d in decisions)
     rejected = len(decisions) - accepted
     return f"✓{accepted}" + (f" ✗{rejected}" if rejected else "")
+
+
+def remembered_layout(app: App[object]) -> str:
+    """The diff layout the person last chose with ``v`` in the review or here: the app's
+    ``[ui] diff_layout``, which the app keeps in step with ui.json; ``split`` in an app
+    without a config (a test's bare host)."""
+    config = getattr(app, "config", None)
+    return str(config.ui.diff_layout) if config is not None else "split"
 
 
 class FilesAndDiff(ThemedScreen):
@@ -48,7 +57,9 @@ class FilesAndDiff(ThemedScreen):
     def compose_files(self) -> ComposeResult:
         with Horizontal(classes="files-and-diff"):
             yield OptionList(id="files")
-            yield DiffView(id="diff")
+            diff = DiffView(id="diff")
+            diff.set_reactive(DiffView.diff_layout, remembered_layout(self.app))
+            yield diff
 
     def repaint_files(self, empty: str) -> None:
         style = palette(self)
@@ -86,6 +97,7 @@ class FilesAndDiff(ThemedScreen):
     def action_layout(self) -> None:
         diff = self.query_one("#diff", DiffView)
         diff.diff_layout = "unified" if diff.diff_layout == "split" else "split"
+        self.post_message(SettingChanged("diff_layout", diff.diff_layout))
 
     def action_back(self) -> None:
         self.dismiss(None)

@@ -20,6 +20,10 @@ class DecisionsScreen(ReviewCoverage):
     """Hunks and files accepted, rejected or edited, the whole proposal rejected with a
     reason, or the decisions applied: each a call on the engine's :class:`ReviewSession`."""
 
+    def on_screen_resume(self) -> None:
+        """Back from the history, whose ``v`` changes the remembered diff layout too."""
+        self.query_one(DiffView).diff_layout = self.config.ui.diff_layout
+
     @on(ReviewRequested)
     def _review_requested(self, message: ReviewRequested) -> None:
         self.session = message.session

@@ -29,6 +29,8 @@ from orch_tui.tui.screens.dialogs import (
     RewrittenScreen,
     StoppedScreen,
 )
+from orch_tui.tui.screens.history.attempt import AttemptScreen
+from orch_tui.tui.screens.history.run import RunScreen
 from orch_tui.tui.screens.history.runs_list import RunsScreen
 from orch_tui.tui.screens.review.screen import ReviewScreen
 from orch_tui.tui.widgets.diff.view import DiffView
@@ -48,6 +50,7 @@ from tests.support.tui_support import (
     status_text,
     wait_for,
     wait_for_finish,
+    wait_for_history,
     wait_for_review,
     wait_for_screen,
     wait_for_trial,
@@ -304,6 +307,21 @@ async def test_v_switches_the_diff_layout_and_remembers_it_outside_the_config(
     async with reopened.run_test(size=SIZE) as pilot:
         screen = await wait_for_review(pilot, reopened)
         assert screen.query_one(DiffView).diff_layout == "unified"
+        # The history's diff opens in the remembered layout; its v is remembered as well.
+        await pilot.press("h")
+        runs = await wait_for_history(pilot, reopened, RunsScreen, "the run history")
+        assert len(runs.runs) == 1
+        await pilot.press("enter")
+        run = await wait_for_history(pilot, reopened, RunScreen, "the run")
+        assert run.highlighted is not None
+        await pilot.press("enter")
+        attempt = await wait_for_screen(pilot, reopened, AttemptScreen, "the attempt")
+        assert attempt.query_one(DiffView).diff_layout == "unified"
+        await pilot.press("v")
+        assert load_ui_state() == {"diff_layout": "split"}
+        await pilot.press("escape", "escape", "escape")
+        assert reopened.screen is screen
+        assert screen.query_one(DiffView).diff_layout == "split"
         await pilot.press("q")
 
 
