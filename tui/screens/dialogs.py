@@ -106,7 +106,7 @@ class FeedbackScreen(ModalScreen[str | None]):
 
 
 HELP = """\
-# Keys
+**Keys**
 
 | key | action |
 |---|---|
@@ -126,9 +126,15 @@ HELP = """\
 | `ctrl+p` | command palette: apply, layout, history, theme, help |
 | `q` | quit; the run is saved and resumes next time |
 
-Decisions are saved as you make them. The status line shows what the whole proposal would
-do to the tests, from a trial run in a scratch copy of the workspace; the real run after
-`enter` still decides.
+Decisions are saved as you make them. The status line shows what a trial run of the proposal
+as decided does to the tests; the real run after `enter` still decides.
+
+**Marks**
+
+- `●` `✓` `✗`: a hunk undecided, accepted, rejected (in the gutter and the file list)
+- `!` beside a hunk's mark: the hunk weakens a test (loosens or drops an assert, skips a test)
+- `▌` `◌`: a changed line a test runs / a changed statement no test runs (when measured)
+- `✎ edited`: a file whose proposed text you edited with `e`
 """
 
 

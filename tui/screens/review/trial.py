@@ -23,10 +23,14 @@ from orch_tui.core.config.paths import ProjectPaths
 from orch_tui.core.domain.proposal import Decisions, FileChange
 from orch_tui.core.loop.review import ReviewCursor, ReviewSession
 from orch_tui.tui.messages import TrialFinished
+from orch_tui.tui.widgets.diff.paint import WEAKENING_MARK
+from orch_tui.tui.widgets.diff.view import DiffView
 
 TRIAL_RUNNING = "tests: running the checks on a scratch copy with the proposal as decided…"
 TRIAL_OUTDATED = "tests: the decisions changed; running the trial again…"
 TRIAL_STALE = "tests: the decisions changed since the trial run; t runs it again"
+WEAKENS_A_TEST = f" {WEAKENING_MARK} weakens a test"
+"""After the cursor's hunk in the status line: the legend of the ``!`` beside its gutter mark."""
 TRIAL_RERUN_DELAY_S = 0.4
 """After a decision, how long the screen waits for the next one before the trial runs again."""
 
@@ -141,9 +145,11 @@ class TrialRunScreen(Screen[None]):
         where = ""
         change = self._current_change()
         if change is not None:
+            weakens = self.query_one(DiffView).weakens_a_test(self.cursor.hunk)
             where = (
                 f"file {self.cursor.file + 1}/{self.session.effective.file_count} · "
-                f"hunk {self.cursor.hunk + 1}/{max(len(change.hunks), 1)} · "
+                f"hunk {self.cursor.hunk + 1}/{max(len(change.hunks), 1)}"
+                f"{WEAKENS_A_TEST if weakens else ''} · "
             )
         self._set_status(
             f"attempt {self.session.attempt} · {where}{accepted} accepted · {rejected} rejected · "

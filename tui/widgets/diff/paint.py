@@ -45,7 +45,7 @@ MARKS: dict[HunkDecision, str] = {
 """Gutter symbol on the first row of a hunk; its other rows show ``HUNK_BAR``."""
 HUNK_BAR = "▎"
 WEAKENING_MARK = "!"
-"""Beside the gutter symbol of a test-file hunk that deletes an assert or a test function."""
+"""Beside the gutter symbol of a test-file hunk that weakens a test (see ``weakening_hunks``)."""
 _MARK_CLASSES = {
     HunkDecision.ACCEPTED: "diff-view--gutter-accepted",
     HunkDecision.REJECTED: "diff-view--gutter-rejected",
@@ -92,6 +92,10 @@ class DiffPaint(CoverageGutter):
 
     def decision(self, hunk: int) -> HunkDecision:
         return decision_at(self._decisions, hunk)
+
+    def weakens_a_test(self, hunk: int) -> bool:
+        """``hunk`` of the file shown weakens a test (it is marked ``!``)."""
+        return hunk in self._weakening
 
     @property
     def shown_layout(self) -> str:
