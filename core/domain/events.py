@@ -46,6 +46,7 @@ class EventKind(StrEnum):
     ESCALATED = "escalated"
     ROLE_DECISION = "role_decision"
     EVIDENCE = "evidence"
+    RESTORED = "restored"
     RUN_FINISHED = "run_finished"
 
 
@@ -120,6 +121,20 @@ class Notice(Event):
 
     kind: ClassVar[EventKind] = EventKind.NOTICE
     message: str
+
+
+@dataclass(kw_only=True)
+class RunRestored(Notice):
+    """The person put the workspace back to an earlier attempt's result (``orch-tui restore
+    K``, history's ``R``). Read as a notice; logged apart, as it happens outside the run's
+    own time, which the run's duration leaves out (:mod:`core.runlog.active_time`)."""
+
+    kind: ClassVar[EventKind] = EventKind.RESTORED
+    to_attempt: int = 0
+    undone: list[int] = field(default_factory=list)
+    """The applied attempts the restore undid."""
+    files: list[str] = field(default_factory=list)
+    """The files whose text it changed."""
 
 
 @dataclass(kw_only=True)

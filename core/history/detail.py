@@ -45,8 +45,9 @@ from orch_tui.core.domain.proposal import (
 from orch_tui.core.domain.state import RunState
 from orch_tui.core.history.chain import Chain, run_chain
 from orch_tui.core.history.plan_history import PLANNING, TaskOutcome, attempt_task, task_outcomes
-from orch_tui.core.history.scan import RunSummary, parse_time, scan_run
+from orch_tui.core.history.scan import RunSummary, scan_run
 from orch_tui.core.runlog import layout as runlog
+from orch_tui.core.runlog.active_time import parse_time
 from orch_tui.core.runlog.reader import read_events, read_json_file
 
 

@@ -19,8 +19,8 @@ from orch_tui.core.runlog.reader import read_json_file
 from orch_tui.core.util.atomic import write_bytes_atomic
 
 INDEX_NAME = ".index.json"
-INDEX_VERSION = 5
-"""5: how far into ``logs/.opened-runs`` it had read. 4: a run's signature is one string (its
+INDEX_VERSION = 6
+"""6: durations leave out restores and the idle time after a run finished. 5: how far into ``logs/.opened-runs`` it had read. 4: a run's signature is one string (its
 three numbers as lists of three took a third of the file's parse). 3: columnar. 2: a summary
 per run, with a ghost run's stop reason."""
 

@@ -15,7 +15,6 @@ import json
 import os
 import stat
 from dataclasses import dataclass
-from datetime import datetime
 from functools import lru_cache
 from pathlib import PurePath
 from typing import Any, NamedTuple
@@ -32,6 +31,7 @@ from orch_tui.core.domain.events import (
 )
 from orch_tui.core.domain.state import RunState
 from orch_tui.core.runlog import layout as runlog
+from orch_tui.core.runlog.active_time import active_seconds
 from orch_tui.core.runlog.reader import read_bytes, read_events_at
 
 NEVER_STARTED = "stopped before its first step (killed or interrupted): nothing was done"
@@ -74,37 +74,6 @@ class RunSummary(NamedTuple):
     @property
     def finished(self) -> bool:
         return self.state in TERMINAL_STATES
-
-
-def parse_time(value: Any) -> datetime | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        return datetime.fromisoformat(value)
-    except ValueError:
-        return None
-
-
-def active_seconds(events: list[Event], starts: list[int]) -> float | None:
-    """Time the run was actually running: each session (a ``run_started``, at the positions
-    ``starts`` in ``events``, to the last event before the next one) added up, so a run
-    resumed days later does not count the pause.
-
-    Only the times at session edges are parsed: a session ends at the last event before the
-    next start whose time can be read (an event with a bad time does not count)."""
-    sessions = [
-        (position, at) for position in starts if (at := parse_time(events[position].at)) is not None
-    ]
-    if not sessions:
-        return None
-    total = 0.0
-    ends = [position for position, _at in sessions[1:]] + [len(events)]
-    for (first, start), end in zip(sessions, ends, strict=True):
-        for position in range(end - 1, first, -1):
-            if (last := parse_time(events[position].at)) is not None:
-                total += (last - start).total_seconds()
-                break
-    return total
 
 
 @lru_cache(maxsize=4096)
@@ -188,9 +157,8 @@ def scan_run(folder: str | os.PathLike[str]) -> ScannedRun:
     cost = 0.0
     finished: RunFinished | None = None
     first_start: RunStarted | None = None
-    starts: list[int] = []
     promised: set[tuple[int, str]] = set()
-    for position, event in enumerate(events):
+    for event in events:
         if isinstance(event, StateChanged):
             state = event.state
             if event.attempt >= 0 and state != RunState.INIT:
@@ -201,10 +169,9 @@ def scan_run(folder: str | os.PathLike[str]) -> ScannedRun:
             finished, state = event, event.state
         elif isinstance(event, RunStarted):
             first_start = first_start or event
-            starts.append(position)
         if isinstance(event, _PROMISING) and event.attempt >= 0:
             promised.add((event.attempt, _PROMISED_FILES[type(event)]))
-    if events and not starts:
+    if events and first_start is None:
         problems.append(f"{runlog.EVENTS} has no run_started")
     if promised:
         problems += _missing_attempt_files(path, promised)
@@ -224,7 +191,7 @@ def scan_run(folder: str | os.PathLike[str]) -> ScannedRun:
         spec_name=_file_name(spec_path),
         state=str(state),
         attempts=attempts,
-        duration_s=active_seconds(events, starts),
+        duration_s=active_seconds(events),
         tokens=tokens,
         cost_usd=cost,
         stop_reason=stop_reason,

@@ -16,6 +16,9 @@ from orch_tui.core.domain.state import RunState
 from orch_tui.core.loop.exit_codes import EXIT_NEEDS_HELP
 from orch_tui.core.loop.prompts import changed_files
 from orch_tui.core.loop.run import Run
+from orch_tui.core.runlog import layout as runlog
+from orch_tui.core.runlog.active_time import active_seconds
+from orch_tui.core.runlog.reader import read_events
 from orch_tui.core.util.wording import plural
 
 
@@ -70,8 +73,8 @@ def run_summary(run: Run) -> str:
     tests = state.last_test.summary if state.last_test else "not run"
     if state.final_checks:
         tests += f" (final: {state.final_checks.summary})"
-    started = datetime.fromisoformat(state.created_at.replace("Z", "+00:00"))
-    elapsed = (datetime.now(UTC) - started).total_seconds()
+    events = read_events(run.log.dir / runlog.EVENTS).events
+    elapsed = active_seconds(events, until=datetime.now(UTC)) or 0.0  # restores left out
     return (
         f"{plural(len(files), 'file')} changed · tests: {tests} · "
         f"{plural(state.attempt + 1, 'attempt')} · ${state.cost_usd:.4f} · {duration(elapsed)}"

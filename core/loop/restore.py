@@ -21,7 +21,7 @@ from pathlib import Path
 
 from orch_tui.core.checks.runner import TestReport
 from orch_tui.core.config.paths import ProjectPaths
-from orch_tui.core.domain.events import Notice
+from orch_tui.core.domain.events import RunRestored
 from orch_tui.core.domain.state import RunState, State, StateStore
 from orch_tui.core.domain.state_records import LastTest, WorkspaceRecord
 from orch_tui.core.loop.exit_codes import EXIT_FAILED
@@ -120,8 +120,9 @@ def result_of(state: State, log_dir: Path, attempt: int) -> tuple[dict[str, str 
     return result, [number for number in applied if number > attempt]
 
 
-def restore(state: State, log_dir: Path, workspace: Path, attempt: int) -> str:
-    """Put ``workspace`` back to ``attempt``'s result as a new step; returns what was done.
+def restore(state: State, log_dir: Path, workspace: Path, attempt: int) -> tuple[RestorePlan, str]:
+    """Put ``workspace`` back to ``attempt``'s result as a new step; returns what it changed
+    and says so.
 
     ``state`` is updated (the undone attempts, the commit) for the caller to save.
     """
@@ -161,7 +162,7 @@ def restore(state: State, log_dir: Path, workspace: Path, attempt: int) -> str:
     if kept:
         copies = folder / f"kept-{number:02d}"
         said += f"; your later edits to {', '.join(kept)} were kept in {copies}"
-    return said
+    return plan, said
 
 
 def _as_attempt_saw(state: State, log_dir: Path, attempt: int) -> str:
@@ -235,11 +236,18 @@ def restore_current_run(paths: ProjectPaths, attempt: int, run_id: str | None = 
     record = state.workspace
     workspace = Path(record.path) if record else paths.default_workspace
     try:
-        said = restore(state, paths.logs / state.run_id, workspace, attempt)
+        plan, said = restore(state, paths.logs / state.run_id, workspace, attempt)
     except (GitError, OSError, ValueError) as exc:
         raise RestoreError(f"restore failed: {exc}") from None
     store.save(state)
-    RunLog(paths.logs, state.run_id)(Notice(message=said))
+    RunLog(paths.logs, state.run_id)(
+        RunRestored(
+            message=said,
+            to_attempt=attempt,
+            undone=list(plan.undone),
+            files=list(plan.files),
+        )
+    )
     return f"{said}; the next prompt of run {state.run_id} says so"
 
 

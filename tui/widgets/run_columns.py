@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from rich.cells import cell_len, set_cell_size
 
 from orch_tui.core.history.export import format_duration
-from orch_tui.core.history.scan import RunSummary, parse_time
+from orch_tui.core.history.scan import RunSummary
+from orch_tui.core.runlog.active_time import parse_time
 from orch_tui.core.util.terminal_text import escape_controls
 
 __all__ = [

@@ -32,6 +32,7 @@ EXPECTED = {
     ),
     "run_started": "run r1 · spec.md · scripted m · sandbox bwrap · resuming at REVIEWING",
     "notice": "note: checks run without a sandbox",
+    "restored": "note: restored attempt 1: undid 2 files from attempts 2–3",
     "state": "TESTING",
     "model_text": "model text: 8 characters",
     "tool_edit": "str_replace a.py (refused: No match)",

@@ -33,6 +33,7 @@ from orch_tui.core.domain.events import (
     RoleDecided,
     RunFinished,
     RunReopened,
+    RunRestored,
     RunStarted,
     StateChanged,
     TaskFinished,
@@ -95,6 +96,10 @@ SAMPLES: list[Event] = [
     ),
     ev.FinalChecksFinished(
         at=AT, attempt=2, passed=False, summary="e2e failed (exit 3)", failed=["e2e"]
+    ),
+    RunRestored(
+        at=AT, message="restored attempt 1: undid 2 files from attempts 2–3", to_attempt=1,
+        undone=[2, 3], files=["a.py", "b.py"],
     ),
     RunFinished(
         at=AT, state=RunState.SUCCESS, attempt=1, stop_reason=None, retryable=False,
