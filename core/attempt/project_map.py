@@ -35,23 +35,43 @@ def project_files(root: Path) -> dict[str, int]:
     return dict(sorted(found.items()))
 
 
+MAX_PARSED_BYTES = 500_000
+"""A Python file larger than this is listed without its outline (nor parsed)."""
+
+
 def top_level_names(source: str) -> list[str]:
     """``class X``, ``def f`` at the top level of a Python module; [] when it does not parse."""
+    names, _error = outline(source)
+    return names
+
+
+def outline(source: str) -> tuple[list[str], str | None]:
+    """A module's top-level ``class X`` / ``def f`` names, or why it does not parse
+    (``line 3: invalid syntax``)."""
     try:
         tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return []
+    except (SyntaxError, ValueError) as exc:
+        line = getattr(exc, "lineno", None)
+        why = getattr(exc, "msg", None) or str(exc)
+        return [], f"line {line}: {why}" if line else why
     names = []
     for node in tree.body:
         if isinstance(node, ast.ClassDef):
             names.append(f"class {node.name}")
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             names.append(f"def {node.name}")
-    return names
+    return names, None
+
+
+def _python_source(root: Path, path: str, size: int) -> str | None:
+    if not path.endswith(".py") or size > MAX_PARSED_BYTES:
+        return None
+    return (root / path).read_text(encoding="utf-8", errors="replace")
 
 
 def project_map(root: Path, budget: int) -> str:
-    """One line per file, within ``budget`` characters (the rest is counted, not listed)."""
+    """One line per file, within ``budget`` characters (the rest is counted, not listed); a
+    Python file that does not parse says so (a hand edit the model should know of)."""
     files = project_files(root)
     if not files:
         return "(none: the workspace is empty)"
@@ -59,9 +79,12 @@ def project_map(root: Path, budget: int) -> str:
     used = 0
     for number, (path, size) in enumerate(files.items()):
         line = f"- {path} ({size:,} bytes)"
-        if path.endswith(".py") and size <= 500_000:
-            names = top_level_names((root / path).read_text(encoding="utf-8", errors="replace"))
-            if names:
+        source = _python_source(root, path, size)
+        if source is not None:
+            names, error = outline(source)
+            if error:
+                line += f": does not parse ({error})"
+            elif names:
                 line += ": " + ", ".join(names)
         if used + len(line) + 1 > budget:
             lines.append(
@@ -71,6 +94,17 @@ def project_map(root: Path, budget: int) -> str:
         lines.append(line)
         used += len(line) + 1
     return "\n".join(lines)
+
+
+def unparsable_files(root: Path) -> dict[str, str]:
+    """The project's Python files that do not parse (path → why), in path order."""
+    found = {}
+    for path, size in project_files(root).items():
+        source = _python_source(root, path, size)
+        error = outline(source)[1] if source is not None else None
+        if error:
+            found[path] = error
+    return found
 
 
 def files_that_matter(root: Path, changed: Iterable[str], mentions: Iterable[str]) -> list[str]:

@@ -28,4 +28,5 @@
 - ``review_step``: The review step (REVIEWING): the proposal goes to the reviewer, the decided change is kept.
 - ``roles``: Optional judge and verifier models (DESIGN.md section 11), each off unless its model id is set.
 - ``run``: The run being driven: ``Run``, what the engine's steps share.
+- ``unparsable``: A kept workspace whose Python files do not parse (a hand edit): said at the start and once to the model.
 """

@@ -25,6 +25,7 @@ from orch_tui.core.loop.exit_codes import EXIT_FAILED
 from orch_tui.core.loop.final_checks import final_note
 from orch_tui.core.loop.retry import Failure, NoChange, RepeatedProposal, budget_stop
 from orch_tui.core.loop.run import Run
+from orch_tui.core.loop.unparsable import take_parse_note
 from orch_tui.core.providers.base import AssistantTurn
 from orch_tui.core.runlog import layout as runlog
 from orch_tui.core.workspace import run_workspace
@@ -62,7 +63,7 @@ def model_step(run: Run) -> Failure | None:
 
 def _setup(run: Run, attempt: int, first: bool) -> AttemptSetup:
     prompt = run.planner.prompt_prefix() + attempt_prompt(run, attempt, first)
-    prompt = restore.take_undone_note(run.state.workspace) + prompt
+    prompt = restore.take_undone_note(run.state.workspace) + take_parse_note(run) + prompt
     return AttemptSetup(
         model=model_for(run, attempt),
         system=run.system_blocks(),

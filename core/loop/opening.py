@@ -33,6 +33,7 @@ from orch_tui.core.loop.giving_up import NothingToGiveUp, asks_to_give_up, give_
 from orch_tui.core.loop.one_task import one_task_refusal, start_one_task
 from orch_tui.core.loop.options import RunOptions
 from orch_tui.core.loop.run import Run
+from orch_tui.core.loop.unparsable import note_unparsable
 from orch_tui.core.runlog import layout as runlog
 from orch_tui.core.runlog.writer import RunLog
 from orch_tui.core.workspace import run_workspace
@@ -94,6 +95,8 @@ def open_run(run: Run) -> State:
         )
     if saved and not resumed:
         _announce_new_run(run, saved, kept)
+    if not run.state.state.terminal:
+        note_unparsable(run)  # a file edited by hand into one that does not parse
     reports_cost = getattr(run.provider, "reports_cost", False)  # Claude Code: no price needed
     if not reports_cost and price_for(run.config.prices, run.config.model.name) is None:
         run.emit(Notice(message=f"no price for model {run.config.model.name}: cost shows as $0"))

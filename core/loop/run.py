@@ -67,6 +67,9 @@ class Run:
         """The run's evidence once it succeeded (its last line, ``run_finished``'s fields)."""
         """The proposal this process just generated, hunks computed: the review step takes it
         instead of parsing proposal.json and diffing every file a second time."""
+        self.parse_note = ""
+        """Said once in the next model prompt: the kept workspace's files that do not parse
+        (:mod:`.unparsable`)."""
         self.planner = PlanRunner(self)
         self.roles = Roles(self, self.planner)
 

@@ -7,7 +7,12 @@ from pathlib import Path
 import pytest
 
 from orch_tui.core.attempt.feedback import generation_prompt, patch_prompt, system_prompt
-from orch_tui.core.attempt.project_map import files_that_matter, project_map, top_level_names
+from orch_tui.core.attempt.project_map import (
+    files_that_matter,
+    project_map,
+    top_level_names,
+    unparsable_files,
+)
 from orch_tui.core.checks.runner import TestCase, TestReport
 from orch_tui.core.config.models import Config
 from orch_tui.core.domain.proposal import Decisions, Proposal
@@ -44,6 +49,18 @@ def test_top_level_names_come_from_ast() -> None:
     source = "import os\nX = 1\nclass A:\n    def inner(self): pass\nasync def b(): pass\n"
     assert top_level_names(source) == ["class A", "def b"]
     assert top_level_names("def broken(:\n") == []
+
+
+def test_a_file_that_does_not_parse_is_marked_in_the_map_and_listed(tmp_path: Path) -> None:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "good.py").write_text("def ok():\n    pass\n")
+    (tmp_path / "pkg" / "bad.py").write_text("x = (\n")
+    (tmp_path / "notes.txt").write_text("def not python(:\n")
+    lines = project_map(tmp_path, 10_000).splitlines()
+    assert lines[0].startswith("- notes.txt (")  # not Python: not parsed
+    assert lines[1] == "- pkg/bad.py (6 bytes): does not parse (line 1: '(' was never closed)"
+    assert lines[2] == "- pkg/good.py (19 bytes): def ok"
+    assert unparsable_files(tmp_path) == {"pkg/bad.py": "line 1: '(' was never closed"}
 
 
 def test_the_patch_prompt_of_a_200_file_project_stays_in_budget_and_names_what_matters(

@@ -240,3 +240,38 @@ def test_a_written_task_list_plans_only_its_new_tasks_in_a_change_run(project: P
     assert [t.id for t in state.plan.tasks] == ["2"]
     assert provider.attempts_asked == [0]  # no planning request: task 2 at attempt 0
     assert "+## Task 2: sub" in prompt_text(provider.requests[0])
+
+
+BROKEN = "def add(a, b)\n    return a + b\n"  # edited by hand: the colon is gone
+
+
+def test_a_workspace_edited_into_one_that_does_not_parse_is_said_and_fixed(project: Path) -> None:
+    """Nothing is moved or refused: the start names the file and its error, the first prompt
+    tells the model once (and the map marks the file), and the checks' collection error is the
+    failure the next patch fixes."""
+    first = _first_run(project)
+    (project / "workspace" / "calc.py").write_text(BROKEN)
+    (project / "spec.md").write_text(EDITED_SPEC)
+    events: list[Event] = []
+    script = [
+        attempt(create("tests/test_sub.py", SUB_TEST)),  # leaves calc.py as the person left it
+        attempt(create("calc.py", GOOD + "\n\n" + SUB)),
+    ]
+    engine, provider = make_engine(project, script, events=events)
+    assert engine.run() == EXIT_SUCCESS
+
+    notices = [getattr(e, "message", "") for e in events]
+    assert "workspace/calc.py (line 1: expected ':') does not parse: left as it is" in " ".join(
+        notices
+    )
+    assert state_of(project).follows == first
+    assert not (project / "logs" / first / "workspace").exists()
+    opening = prompt_text(provider.requests[0])
+    assert (
+        "do not parse as they stand now" in opening and "- calc.py: line 1: expected ':'" in opening
+    )
+    assert "calc.py (31 bytes): does not parse (line 1: expected ':')" in opening
+    patch = prompt_text(next(r for r in provider.requests if r.attempt == 1))
+    assert "do not parse as they stand now" not in patch  # said once
+    assert "expected ':'" in patch  # the checks' collection error, as a failure to fix
+    assert (project / "workspace" / "calc.py").read_text() == GOOD + "\n\n" + SUB
