@@ -1,6 +1,6 @@
-"""Engine overhead per attempt, and `orch-tui --help` start-up (run by hand, not a test).
+"""Engine overhead per attempt, `--auto`'s fixed cost per run, `--help` (run by hand, not a test).
 
-    python bench/bench_engine.py [--runs 15] [--attempts 6]
+    python bench/bench_engine.py [--runs 15] [--attempts 6] [--auto-runs 9]
 
 Each run drives the real engine through the real Anthropic SDK against the
 local fake Messages API server (no latency) for N attempts. The engine's own
@@ -12,11 +12,18 @@ Medians over runs; the machine is noisy, so compare ratios: every run is followe
 same run with fsync a no-op (what the engine costs without durability), and both medians
 are printed, with the fsyncs per attempt and the waits for them (fsyncs issued together
 wait once).
+
+`--auto`'s fixed cost per run (issue 26, item 6): the installed `orch-tui core/demo/spec.md
+--auto` in a fresh folder with no API key (the scripted provider replays the demo), each run
+followed by `orch-tui --version` (the interpreter's and the command line's own start, as a
+reference); from the process's start to the first model request (the first `model_turn`
+event: the scripted provider answers at once) plus from the last event to the process's exit.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import statistics
@@ -24,6 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from datetime import datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -203,11 +211,64 @@ def help_time(runs: int) -> list[float]:
     return times
 
 
+def auto_fixed_cost(runs: int) -> None:
+    """Start to the first model request, and the last event to exit, of the demo's ``--auto``."""
+    binary = shutil.which("orch-tui")
+    if binary is None:
+        print("orch-tui is not on PATH: --auto's fixed cost is not measured")
+        return
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    to_request: list[float] = []
+    to_exit: list[float] = []
+    version: list[float] = []
+    load = os.getloadavg()[0]
+    for number in range(runs + 1):  # the first is a warm-up: page cache, .pyc files
+        folder = Path(tempfile.mkdtemp(prefix="orch-bench-auto-"))
+        try:
+            started = time.time()
+            subprocess.run(
+                [binary, str(ROOT / "core" / "demo" / "spec.md"), "--auto"],
+                cwd=folder, env=env, check=True, capture_output=True,
+            )  # fmt: skip
+            ended = time.time()
+            (run_dir,) = (folder / "logs").iterdir()
+            events = [json.loads(line) for line in (run_dir / "events.jsonl").open()]
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+        first = next(event for event in events if event["event"] == "model_turn")
+        started_v = time.perf_counter()
+        subprocess.run([binary, "--version"], check=True, capture_output=True)
+        if number:
+            version.append(time.perf_counter() - started_v)
+            to_request.append(event_time(first) - started)
+            to_exit.append(ended - event_time(events[-1]))
+    fixed = sorted((a + b) * 1000 for a, b in zip(to_request, to_exit, strict=True))
+    print(
+        f"--auto fixed cost per run: median {statistics.median(fixed):.0f} ms "
+        f"({fixed[0]:.0f}-{fixed[-1]:.0f}) over {runs} runs (target <= 100 ms): start to the "
+        f"first model request {statistics.median(to_request) * 1000:.0f} ms "
+        f"({min(to_request) * 1000:.0f}-{max(to_request) * 1000:.0f}), last event to exit "
+        f"{statistics.median(to_exit) * 1000:.0f} ms; orch-tui --version in the same rounds "
+        f"{statistics.median(version) * 1000:.0f} ms; load average {load:.1f} before, "
+        f"{os.getloadavg()[0]:.1f} after"
+    )
+
+
+def event_time(event: dict[str, object]) -> float:
+    return datetime.fromisoformat(str(event["at"]).replace("Z", "+00:00")).timestamp()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--attempts", type=int, default=6)
+    parser.add_argument("--auto-runs", type=int, default=9)
+    parser.add_argument("--only-auto", action="store_true", help="only --auto's fixed cost")
     args = parser.parse_args()
+    auto_fixed_cost(args.auto_runs)
+    if args.only_auto:
+        return
     counter = FsyncCounter()
     counter.install()
     one_run(2)  # warm-up: SDK import, first-time caches

@@ -212,9 +212,9 @@ class Tmux:
             output.append(text)
         raise RuntimeError("the tmux control client ended")
 
-    def start(self, name: str, folder: Path, argv: list[str]) -> None:
+    def start(self, name: str, folder: Path, argv: list[str], size: tuple[int, int] = SIZE) -> None:
         shell = shlex.quote(" ".join(shlex.quote(part) for part in argv))
-        width, height = SIZE
+        width, height = size
         self.command(
             f"new-session -d -s {name} -x {width} -y {height} -c {shlex.quote(str(folder))} {shell}"
         )

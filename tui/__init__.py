@@ -5,6 +5,7 @@ start without it.
 
 - ``cli/``: The command line: argument parsing, the commands and the headless printer (no Textual).
 - ``app``: The Textual app: one client of the engine, the review screen its main view.
+- ``launch``: ``orch-tui SPEC`` on a terminal: the review screen's frame first, the run opened behind it.
 - ``bridge``: The engine on a thread, talking to the app only through posted messages.
 - ``messages``: Messages between the engine thread, the review screen and the app.
 - ``keymap``: ``[ui] keymap``: remapped keys by binding id, checked against the ids the app has.

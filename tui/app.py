@@ -22,22 +22,13 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.theme import Theme
 
-from orch_tui.core.checks.runner import kill_running_checks
-from orch_tui.core.checks.trial import end_trials
+from orch_tui.core.checks.processes import kill_running_checks
 from orch_tui.core.config.files import ConfigError
-from orch_tui.core.config.models import Config
-from orch_tui.core.config.paths import ProjectPaths
 from orch_tui.core.config.ui_state import load_ui_state, save_ui_choice
-from orch_tui.core.domain.events import EventBus
-from orch_tui.core.domain.spec import Spec
-from orch_tui.core.domain.state import StateError, StateStore
-from orch_tui.core.loop.engine import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_STATE, Engine, RunOptions
-from orch_tui.core.loop.notify import subscribe_notifier
-from orch_tui.core.providers.base import Provider
+from orch_tui.core.loop.exit_codes import EXIT_INTERRUPTED
 from orch_tui.themes import THEMES, register_themes, theme_variable_defaults
 from orch_tui.tui.bridge import EngineThread, Mailbox, TuiReviewer
 from orch_tui.tui.cli.executable import start_collecting
-from orch_tui.tui.cli.resume_hint import resume_hint
 from orch_tui.tui.keymap import keymap_problem
 from orch_tui.tui.messages import (
     ContinueRun,
@@ -51,11 +42,20 @@ from orch_tui.tui.messages import (
     RewrittenAnswered,
     SettingChanged,
 )
-from orch_tui.tui.screens.review.screen import ReviewScreen
-from orch_tui.tui.widgets.run_header import Clock
 
-if TYPE_CHECKING:  # the history screens are imported when first opened: not on a run's launch
+if TYPE_CHECKING:
+    # The run's launch paints its frame before these load (tui/launch.py): the engine, the
+    # config models and the review screen are imported when the run is opened, the history
+    # screens when first shown.
+    from orch_tui.core.config.models import Config
+    from orch_tui.core.config.paths import ProjectPaths
+    from orch_tui.core.domain.spec import Spec
+    from orch_tui.core.loop.engine import Engine
+    from orch_tui.core.loop.options import RunOptions
+    from orch_tui.core.providers.base import Provider
     from orch_tui.tui.screens.history.runs_list import RunsScreen
+    from orch_tui.tui.screens.review.screen import ReviewScreen
+    from orch_tui.tui.widgets.run_header import Clock
 
 QUIT_GRACE_S = 2.0
 """How long leaving waits for the engine thread to stop after the review was aborted."""
@@ -93,17 +93,21 @@ class OrchApp(App[int]):
 
     def __init__(
         self,
-        paths: ProjectPaths,
-        config: Config,
+        paths: ProjectPaths | None,
+        config: Config | None,
         run_request: RunRequest | None = None,
         *,
         clock: Clock = time.monotonic,
     ) -> None:
+        """``paths`` and ``config`` None: the run is opened once the app runs (tui/launch.py),
+        which then calls :meth:`configure`."""
         super().__init__()
-        self.paths = paths
-        self.config = config
+        self.paths: ProjectPaths
+        self.config: Config
         self.run_request = run_request
         """The run to open; None: the app only browses the history (``orch-tui history``)."""
+        self.browsing = run_request is None and paths is not None
+        """``orch-tui history``: leaving the runs list leaves the app, with exit code 0."""
         self.clock = clock
         self.exit_code = EXIT_INTERRUPTED
         self.engine: Engine
@@ -116,13 +120,21 @@ class OrchApp(App[int]):
         self.left_mid_review = False
         self.quitting = False
         """The person pressed q: an engine stop arriving now opens no dialog over the exit."""
+        self.saved_theme = ""
         register_themes(self)
+        if paths is not None and config is not None:
+            self.configure(paths, config)
+
+    def configure(self, paths: ProjectPaths, config: Config) -> None:
+        """The project's settings: the layout and theme ui.json remembers, the keymap."""
+        self.paths = paths
+        self.config = config
         saved = load_ui_state()
         match saved.get("diff_layout"):
             case "split" | "unified" as layout:
                 config.ui.diff_layout = layout
         saved_theme = saved.get("theme")
-        self.saved_theme: str = saved_theme if saved_theme in THEMES else config.ui.theme
+        self.saved_theme = saved_theme if saved_theme in THEMES else config.ui.theme
         """The theme ui.json remembers (else ui.theme): a change in the app is saved if it differs."""
         self.theme = self.saved_theme
         self.set_keymap(config.ui.keymap)  # [ui] keymap: binding id -> keys
@@ -136,18 +148,35 @@ class OrchApp(App[int]):
         return theme_variable_defaults(theme)
 
     def on_mount(self) -> None:
+        self.listen_for_signals()
+        self.begin()
+
+    def begin(self) -> None:
+        """The first screen: the runs list (``orch-tui history``) or the run's review."""
+        if self.run_request is None:
+            self.push_screen(self._runs_screen(), self._history_closed)
+            return
+        self.open_review()
+
+    def listen_for_signals(self) -> None:
         self.theme_changed_signal.subscribe(self, self._theme_changed)
         loop = asyncio.get_running_loop()
         loop.add_signal_handler(signal.SIGTERM, self._stop_on_signal)
         loop.add_signal_handler(signal.SIGHUP, self._terminal_gone)
+
+    def open_review(self) -> None:
+        """Show the run's review screen (in place of the launch's frame, if up) and its engine."""
+        from orch_tui.tui.screens.review.screen import ReviewScreen
+
         request = self.run_request
-        if request is None:
-            self.push_screen(self._runs_screen(), self._history_closed)
-            return
+        assert request is not None
         screen = self.review_screen = ReviewScreen(
             request.spec.text, self.config, self.paths, self.clock
         )
-        self.push_screen(screen)
+        if len(self.screen_stack) > 1:
+            self.switch_screen(screen)
+        else:
+            self.push_screen(screen)
         self.start_engine()
         # After the first frame: what the engine posted meanwhile (its whole start-up, often a
         # proposal) would otherwise all be handled before anything is drawn.
@@ -160,6 +189,10 @@ class OrchApp(App[int]):
         app's (imports, layout, first frame) rather than following it, and what it posts
         waits in :attr:`mailbox` for the review screen.
         """
+        from orch_tui.core.domain.events import EventBus
+        from orch_tui.core.loop.engine import Engine
+        from orch_tui.core.loop.notify import subscribe_notifier
+
         request = self.run_request
         if request is None or self.engine_thread is not None:
             return
@@ -184,15 +217,12 @@ class OrchApp(App[int]):
         writer waiting on an empty one), holding the project's lock. Every step is on disk
         already (a run survives kill -9), so the checks are killed and the process ends now."""
         kill_running_checks()
-        os._exit(EXIT_INTERRUPTED if self.run_request is not None else 0)
+        os._exit(0 if self.browsing else EXIT_INTERRUPTED)
 
     def _stop_on_signal(self) -> None:
         """SIGTERM: kill the checks now, then leave as q does (the state is saved)."""
         kill_running_checks()
-        if self.run_request is None:
-            self.exit(0)
-        else:
-            self.post_message(QuitRun())
+        self.action_leave()
 
     @property
     def engine_running(self) -> bool:
@@ -238,7 +268,12 @@ class OrchApp(App[int]):
     @on(QuitRun)
     def _quit_run(self, _message: QuitRun) -> None:
         """Leave; the state on disk is the one to resume from."""
+        from orch_tui.core.checks.trial import end_trials
+
         self.quitting = True
+        if self.run_request is None:  # q while the run was being opened: nothing started yet
+            self.exit(EXIT_INTERRUPTED)
+            return
         end_trials(self.paths.workspace, QUIT_GRACE_S)
         if self.engine_running:
             self.left_mid_review = self.reviewer.waiting
@@ -249,7 +284,7 @@ class OrchApp(App[int]):
         self.exit(self.exit_code)
 
     def action_leave(self) -> None:
-        if self.run_request is None:
+        if self.browsing:
             self.exit(0)
         else:
             self.post_message(QuitRun())
@@ -289,7 +324,7 @@ class OrchApp(App[int]):
         self.exit(0)
 
     def on_resume_run(self, message: ResumeRun) -> None:
-        if self.run_request is None:
+        if self.browsing:
             self.resume_request = ResumeRequest(message.run_id, message.spec_path)
             self.exit(0)
             return
@@ -332,51 +367,6 @@ def short_switch_interval() -> Iterator[None]:
         yield
     finally:
         sys.setswitchinterval(previous)
-
-
-def _check_state(paths: ProjectPaths) -> str | None:
-    try:
-        StateStore(paths.state).load()
-    except StateError as exc:
-        return str(exc)
-    return None
-
-
-def run_app(
-    paths: ProjectPaths, config: Config, spec: Spec, provider: Provider, options: RunOptions
-) -> int:
-    problem = _check_state(paths)
-    if problem:
-        print(f"orch-tui: {problem}", file=sys.stderr)
-        return EXIT_STATE
-    problem = keymap_problem(config.ui.keymap)
-    if problem:
-        print(f"orch-tui: {paths.config}: {problem}", file=sys.stderr)
-        return EXIT_FAILED
-    app = OrchApp(paths, config, RunRequest(spec, provider, options))
-    start_collecting()
-    with short_switch_interval():
-        app.start_engine()
-        result = app.run()
-    code = result if isinstance(result, int) else app.exit_code
-    return _leave(app, code)
-
-
-def _leave(app: OrchApp, code: int) -> int:
-    # The app is closed: a check still running is a trial run of a review left behind, or the
-    # real checks of a step that restarts on resume. Either way its process group goes now.
-    kill_running_checks()
-    thread = app.engine_thread
-    if thread is not None and app.left_mid_review:
-        thread.thread.join(QUIT_GRACE_S)  # an aborted review ends the engine thread at once
-    if thread is not None and thread.thread.is_alive():
-        # A model request is in flight: leave without waiting for it; the step restarts on resume.
-        print(f"orch-tui: left mid-step; {resume_hint()}")
-        sys.stdout.flush()
-        os._exit(EXIT_INTERRUPTED)
-    if code == EXIT_INTERRUPTED:
-        print(f"orch-tui: run saved; {resume_hint()}")
-    return code
 
 
 def run_history_app(paths: ProjectPaths, config: Config) -> ResumeRequest | None:

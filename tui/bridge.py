@@ -11,16 +11,12 @@ from __future__ import annotations
 import queue
 import threading
 from collections.abc import Callable
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from textual.message import Message
 from textual.message_pump import MessagePump
 
-from orch_tui.core.domain.events import Event
-from orch_tui.core.domain.plan import Plan
-from orch_tui.core.domain.state import StateError
-from orch_tui.core.loop.engine import EXIT_INTERRUPTED, EXIT_STATE, Engine
-from orch_tui.core.loop.review import ReviewAborted, ReviewSession
+from orch_tui.core.loop.exit_codes import EXIT_INTERRUPTED, EXIT_STATE
 from orch_tui.tui.messages import (
     EngineEvent,
     EngineStopped,
@@ -28,6 +24,12 @@ from orch_tui.tui.messages import (
     ReviewRequested,
     RewrittenRequested,
 )
+
+if TYPE_CHECKING:  # the app imports this module before its first frame; the engine comes later
+    from orch_tui.core.domain.events import Event
+    from orch_tui.core.domain.plan import Plan
+    from orch_tui.core.loop.engine import Engine
+    from orch_tui.core.loop.review import ReviewSession
 
 Verdict = Literal["apply", "abort"]
 
@@ -87,6 +89,8 @@ class TuiReviewer:
         finally:
             self.waiting = False
         if answer == "abort":
+            from orch_tui.core.loop.review import ReviewAborted
+
             raise ReviewAborted
         return answer
 
@@ -94,6 +98,8 @@ class TuiReviewer:
         self._ask(ReviewRequested(session))
 
     def review_plan(self, plan: Plan) -> Plan:
+        from orch_tui.core.domain.plan import Plan
+
         approved = self._ask(PlanRequested(plan))
         assert isinstance(approved, Plan)
         return approved
@@ -142,6 +148,9 @@ class EngineThread:
         self.thread.start()
 
     def _run(self) -> None:
+        from orch_tui.core.domain.state import StateError
+        from orch_tui.core.loop.review import ReviewAborted
+
         try:
             code = self.step()
         except (ReviewAborted, KeyboardInterrupt):

@@ -7,12 +7,15 @@ by posting a message that bubbles up to it, so the screen never imports the app.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.message import Message
 
-from orch_tui.core.checks.trial import TrialOutcome
-from orch_tui.core.domain.events import Event
-from orch_tui.core.domain.plan import Plan
-from orch_tui.core.loop.review import ReviewSession
+if TYPE_CHECKING:  # annotations only: the app's module, and so its first frame, loads no engine
+    from orch_tui.core.checks.trial import TrialOutcome
+    from orch_tui.core.domain.events import Event
+    from orch_tui.core.domain.plan import Plan
+    from orch_tui.core.loop.review import ReviewSession
 
 
 class EngineEvent(Message):

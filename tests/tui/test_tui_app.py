@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -12,15 +13,24 @@ import pytest
 from textual.app import App
 from textual.color import Color
 from textual.command import CommandList
+from textual.widgets import Static
 
 from orch_tui.core.domain.state import RunState
 from orch_tui.core.loop.engine import RunOptions
-from orch_tui.tui.app import SWITCH_INTERVAL_S, OrchApp, ResumeRequest, RunRequest, run_app
+from orch_tui.core.loop.exit_codes import EXIT_INTERRUPTED
+from orch_tui.tui.app import SWITCH_INTERVAL_S, OrchApp, ResumeRequest, RunRequest
+from orch_tui.tui.cli.parse import run_parser
+from orch_tui.tui.cli.run import OpenedRun
+from orch_tui.tui.cli.shared import Refused
+from orch_tui.tui.launch import OpeningApp, run_review
 from orch_tui.tui.screens.history.runs_list import RunsScreen
+from orch_tui.tui.screens.loading import LoadingScreen
 from orch_tui.tui.widgets.diff.view import DiffView
 from orch_tui.tui.widgets.run_header import RunHeader
 from tests.support.tui_support import (
     SIZE,
+    TuiProject,
+    frozen_clock,
     make_tui_project,
     wait_for,
     wait_for_finish,
@@ -152,35 +162,74 @@ async def test_an_engine_started_before_the_app_shows_its_proposal_once_mounted(
         await pilot.press("q")
 
 
-def test_run_app_starts_the_engine_before_the_app_and_shortens_the_switch_interval(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The engine's start-up and the app's overlap: the engine thread runs before ``App.run``,
-    and threads hand the interpreter lock over every ``SWITCH_INTERVAL_S`` while the app runs."""
-    project = make_tui_project(tmp_path)
-    seen: dict[str, object] = {}
-
-    def run(app: OrchApp) -> int:
-        seen["engine started"] = app.engine_thread is not None and app.engine_thread.thread.ident
-        seen["interval"] = sys.getswitchinterval()
-        app.reviewer.abort()  # as q would: the engine thread stops
-        assert app.engine_thread is not None
-        app.engine_thread.thread.join(10)
-        return 0
-
-    monkeypatch.setattr(OrchApp, "run", run)
-    before = sys.getswitchinterval()
-
-    code = run_app(
+def opened_run(project: TuiProject, released: list[str]) -> OpenedRun:
+    return OpenedRun(
         project.paths,
         project.config(),
         project.spec(),
         project.provider(),
         RunOptions(max_retries=3),
+        lambda: released.append("lock"),
     )
 
-    assert code == 0
-    assert seen["engine started"]
+
+async def test_the_launch_paints_the_frame_then_opens_the_run_behind_it(tmp_path: Path) -> None:
+    """``orch-tui SPEC`` on a terminal: the frame is up before the run is opened (the opening
+    thread starts after its first refresh), then the review screen replaces it and shows the
+    proposal of the engine it started."""
+    project = make_tui_project(tmp_path)
+    seen: list[str] = []
+    gate = threading.Event()
+
+    def open_run() -> OpenedRun:
+        seen.append(type(app.screen).__name__)
+        gate.wait(10)
+        return opened_run(project, [])
+
+    app = OpeningApp(open_run, "spec.md", "vscode-dark", clock=frozen_clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: seen, "the opening thread")
+        frame = app.screen
+        assert isinstance(frame, LoadingScreen) and app.engine_thread is None
+        assert "Opening the run" in str(frame.query_one("#diff", Static).render())
+        gate.set()
+        screen = await wait_for_review(pilot, app)
+        assert app.screen is screen and frame not in app.screen_stack
+        assert screen.query_one(DiffView).change is not None
+        await pilot.press("q")
+    assert seen == ["LoadingScreen"]
+
+
+async def test_a_run_that_cannot_open_ends_the_app_with_its_code(tmp_path: Path) -> None:
+    def open_run() -> OpenedRun:
+        raise Refused("state.json: not valid JSON", 3)
+
+    app = OpeningApp(open_run, "spec.md", "vscode-dark")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.refused is not None, "the refusal")
+        await pilot.pause()
+    assert app.return_value == 3
+    assert app.refused is not None and app.refused.message == "state.json: not valid JSON"
+
+
+def test_run_review_shortens_the_switch_interval_and_leaves_before_the_run_opened(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Threads hand the interpreter lock over every ``SWITCH_INTERVAL_S`` while the app runs;
+    q before the run was opened leaves with 130 and nothing opened."""
+    (tmp_path / "spec.md").write_text("# A spec\n", encoding="utf-8")
+    seen: dict[str, object] = {}
+
+    def run(app: OpeningApp) -> int:
+        seen["interval"] = sys.getswitchinterval()
+        return EXIT_INTERRUPTED
+
+    monkeypatch.setattr(OpeningApp, "run", run)
+    before = sys.getswitchinterval()
+
+    code = run_review(run_parser().parse_args([str(tmp_path / "spec.md")]))
+
+    assert code == EXIT_INTERRUPTED
     assert seen["interval"] == SWITCH_INTERVAL_S < before
     assert sys.getswitchinterval() == before
 

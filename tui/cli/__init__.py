@@ -3,7 +3,8 @@
 - ``commands``: ``orch-tui``: the command line (DESIGN section 6): ``main`` and the subcommands' dispatch.
 - ``executable``: The ``orch-tui`` executable: the garbage collector waits for start-up to end.
 - ``parse``: Argument parsing: the run's options, each subcommand's, and which subcommand was named.
-- ``run``: Running a spec: the review screen, or ``--auto`` headless with the printer.
+- ``spec_run``: ``orch-tui SPEC``: the review screen on a terminal, or ``--auto`` headless.
+- ``run``: Running a spec: ``--auto`` headless with the printer, and opening a run for the review screen.
 - ``resume_hint``: The command that resumes a stopped run: the one given, less ``--fresh`` and a spent ``--guidance``.
 - ``state_commands``: The subcommands about the project and its run: doctor, status, reset, restore.
 - ``history_command``: ``orch-tui history``: the browser, the runs as text, an export, the costs.

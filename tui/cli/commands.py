@@ -34,7 +34,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _flushed(lambda: run_subcommand(command, sub_parser(command).parse_args(args)))
     parsed = run_parser().parse_args(args)  # --help and --version end here, nothing loaded
     from orch_tui.tui.cli.resume_hint import remember
-    from orch_tui.tui.cli.run import run_spec
+    from orch_tui.tui.cli.spec_run import run_spec
 
     remember(args)
     code = run_spec(parsed)

@@ -12,8 +12,8 @@ from orch_tui.core.config.paths import ProjectPaths
 from orch_tui.core.loop.exit_codes import EXIT_SUCCESS
 from orch_tui.core.util.terminal_text import escape_controls
 from orch_tui.tui.cli.parse import run_parser
-from orch_tui.tui.cli.run import run_spec
 from orch_tui.tui.cli.shared import fail
+from orch_tui.tui.cli.spec_run import run_spec
 
 
 def history(paths: ProjectPaths, config: Config, export: str | None, chain: bool = False) -> int:

@@ -112,7 +112,7 @@ def run_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("spec", type=Path, help="the spec (Markdown) to build")
-    parser.add_argument("--version", action="version", version=f"orch-tui {_version()}")
+    parser.add_argument("--version", action=_VersionAction)
     parser.add_argument("--auto", action="store_true", help="headless: accept every proposal")
     parser.add_argument("--json", action="store_true", help="with --auto: one JSON event per line")
     parser.add_argument(
@@ -206,6 +206,23 @@ def _add_workspace_option(parser: argparse.ArgumentParser) -> None:
         metavar="PATH",
         help="work in this existing folder or git repository instead of workspace/",
     )
+
+
+class _VersionAction(argparse.Action):
+    """``--version``: the installed version, looked up only when asked for (reading the
+    package metadata costs a run's launch as much as the rest of its argument parsing)."""
+
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: object) -> None:
+        super().__init__(
+            option_strings,
+            dest,
+            nargs=0,
+            default=argparse.SUPPRESS,
+            help="show program's version number and exit",
+        )
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object) -> None:
+        parser.exit(message=f"orch-tui {_version()}\n")
 
 
 def _version() -> str:

@@ -1,7 +1,7 @@
-"""Running a spec: the review screen, or ``--auto`` headless with the printer.
+"""Running a spec: ``--auto`` headless with the printer, and opening a run for the review screen.
 
-Imports stay light at module level: ``--auto`` never loads Textual, and the Anthropic SDK is
-imported only when a request is made.
+``--auto`` never loads Textual, and the Anthropic SDK is imported only when a request is made.
+The review screen's launch imports this module only once its frame is on screen (tui/launch.py).
 """
 
 from __future__ import annotations
@@ -11,6 +11,8 @@ import dataclasses
 import errno
 import signal
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from orch_tui.core.checks import leftovers
@@ -48,38 +50,79 @@ from orch_tui.core.providers.scripted import ScriptError
 from orch_tui.core.workspace.run_workspace import WorkspaceError
 from orch_tui.tui.cli.executable import start_collecting
 from orch_tui.tui.cli.resume_hint import resume_hint, resuming_command
-from orch_tui.tui.cli.shared import fail, holding_lock, load_project, question_lines
+from orch_tui.tui.cli.shared import (
+    Refused,
+    acquire_lock,
+    fail,
+    holding_lock,
+    load_project,
+    question_lines,
+)
 
 
 def _sigterm_as_interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
-def has_terminal() -> bool:
-    """Both ends of a person's terminal: keys come in on stdin, the screen goes to stdout."""
-    return sys.stdin.isatty() and sys.stdout.isatty()
+def run_headless_spec(args: argparse.Namespace) -> int:
+    """``orch-tui SPEC --auto``: the run to its end with the printer, holding the lock."""
+    try:
+        paths, config, spec = _open_project(args)
+    except Refused as exc:
+        return fail(exc.message, exc.code)
+    return holding_lock(paths, lambda: _run_locked(args, paths, config, spec))
 
 
-NO_TERMINAL = "the review screen needs a terminal (stdin and stdout); use --auto to run without one"
+@dataclass(frozen=True)
+class OpenedRun:
+    """A run ready for its review screen, the project's lock held until :attr:`release`."""
+
+    paths: ProjectPaths
+    config: Config
+    spec: Spec
+    provider: Provider
+    options: RunOptions
+    release: Callable[[], None]
 
 
-def run_spec(args: argparse.Namespace) -> int:
-    if args.json and not args.auto:
-        return fail("--json only works with --auto (the review screen prints no events)")
-    if not args.auto and not has_terminal():
-        return fail(NO_TERMINAL)
+def open_for_review(args: argparse.Namespace) -> OpenedRun:
+    """What ``orch-tui SPEC`` loads behind the review screen's frame (tui/launch.py), with the
+    checks ``--auto`` makes and the review screen's own (state.json readable, ``[ui] keymap``).
+
+    Refused: the run cannot start; the message and exit code are those it always had.
+    """
+    from orch_tui.tui.keymap import keymap_problem
+
+    paths, config, spec = _open_project(args)
+    lock = acquire_lock(paths)
+    try:
+        provider, options = _prepare(args, paths, config, spec)
+        try:
+            StateStore(paths.state).load()
+        except StateError as exc:
+            raise Refused(str(exc), EXIT_STATE) from None
+        problem = keymap_problem(config.ui.keymap)
+        if problem:
+            raise Refused(f"{paths.config}: {problem}")
+    except BaseException:
+        lock.release()
+        raise
+    return OpenedRun(paths, config, spec, provider, options, lock.release)
+
+
+def _open_project(args: argparse.Namespace) -> tuple[ProjectPaths, Config, Spec]:
     try:
         paths, config = load_project(args.config, args.workspace)
         spec = _read_spec(args.spec)
         given = [paths.root / name for name in config.spec.data] + list(args.data)
         spec = dataclasses.replace(spec, data=read_data_files(given))
     except (ConfigError, SpecError, DataError) as exc:
-        return fail(str(exc))
+        raise Refused(str(exc)) from None
     try:
         resolve_sandbox(config.checks.sandbox)  # "bwrap" without bubblewrap stops here
     except SandboxError as exc:
-        return fail(f"{exc} ({paths.config})")
-    return holding_lock(paths, lambda: _run_locked(args, paths, config, spec))
+        raise Refused(f"{exc} ({paths.config})") from None
+    return paths, config, spec
 
 
 def _read_spec(path: Path) -> Spec:
@@ -90,6 +133,21 @@ def _read_spec(path: Path) -> Spec:
 
 
 def _run_locked(args: argparse.Namespace, paths: ProjectPaths, config: Config, spec: Spec) -> int:
+    try:
+        provider, options = _prepare(args, paths, config, spec)
+    except Refused as exc:
+        return fail(exc.message, exc.code)
+    code = _run_headless(paths, config, spec, provider, options, as_json=args.json)
+    if code == EXIT_NEEDS_HELP and not args.json:
+        _print_question(paths, args.spec)
+    return code
+
+
+def _prepare(
+    args: argparse.Namespace, paths: ProjectPaths, config: Config, spec: Spec
+) -> tuple[Provider, RunOptions]:
+    """The command line's settings over the config's, the local checks and the provider; under
+    the lock. Refused: a check failed, a budget without a price, no provider to be had."""
     # Under the lock, so no live run's checks: what a killed run left (checks, trial copies).
     leftovers.clear(paths.root, paths.workspace)
     if args.model:
@@ -106,10 +164,10 @@ def _run_locked(args: argparse.Namespace, paths: ProjectPaths, config: Config, s
     budget = args.max_cost_usd if args.max_cost_usd is not None else config.loop.max_cost_usd
     not_ready = refusal(local_findings(paths, config))
     if not_ready:
-        return fail(not_ready)
+        raise Refused(not_ready)
     model = config.model.name
     if budget is not None and price_for(config.prices, model) is None:
-        return fail(
+        raise Refused(
             f"no price known for model {model}, so a cost budget cannot be kept: add "
             f'[prices."{model}"] to orchestrator.toml, or run without a budget'
         )
@@ -132,21 +190,14 @@ def _run_locked(args: argparse.Namespace, paths: ProjectPaths, config: Config, s
         )
     except KeyMissing as exc:
         if not views_a_finished_run(paths, spec, options):
-            return fail(str(exc))
+            raise Refused(str(exc)) from None
         choice = ProviderChoice(KeyLater(config.model.provider, exc))  # asked for if it continues
     except (ModelError, ScriptError, ConfigError) as exc:
-        return fail(str(exc))
+        raise Refused(str(exc)) from None
     options.notices = tuple(
         message for message in (choice.notice, warning, clamp_check_timeout(config)) if message
     )
-    if not args.auto:
-        from orch_tui.tui.app import run_app  # Textual is imported only here
-
-        return run_app(paths, config, spec, choice.provider, options)
-    code = _run_headless(paths, config, spec, choice.provider, options, as_json=args.json)
-    if code == EXIT_NEEDS_HELP and not args.json:
-        _print_question(paths, args.spec)
-    return code
+    return choice.provider, options
 
 
 def _print_question(paths: ProjectPaths, spec: Path) -> None:

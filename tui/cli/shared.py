@@ -24,6 +24,15 @@ def fail(message: str, code: int = EXIT_FAILED) -> int:
     return code
 
 
+class Refused(Exception):
+    """A run that cannot start: the message :func:`fail` prints and the exit code."""
+
+    def __init__(self, message: str, code: int = EXIT_FAILED) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+
+
 def load_project(
     config_path: Path | None, workspace: Path | None = None
 ) -> tuple[ProjectPaths, Config]:
@@ -53,17 +62,26 @@ def _located(config_path: Path | None) -> ProjectPaths:
 def holding_lock(paths: ProjectPaths, work: Callable[[], int]) -> int:
     """Do ``work`` holding the project's lock: a run, ``reset`` and ``restore`` all write the
     workspace and the state, so only one of them at a time (``status``, ``history`` only read)."""
-    lock = ProjectLock(paths.root, paths.workspace)
     try:
-        lock.acquire()
-    except ProjectLocked as exc:
-        return fail(str(exc))
-    except OSError as exc:
-        return fail(f"cannot lock {lock.path}: {exc.strerror or exc}")
+        lock = acquire_lock(paths)
+    except Refused as exc:
+        return fail(exc.message, exc.code)
     try:
         return work()
     finally:
         lock.release()
+
+
+def acquire_lock(paths: ProjectPaths) -> ProjectLock:
+    """The project's lock, held; Refused: another run holds it, or it cannot be made."""
+    lock = ProjectLock(paths.root, paths.workspace)
+    try:
+        lock.acquire()
+    except ProjectLocked as exc:
+        raise Refused(str(exc)) from None
+    except OSError as exc:
+        raise Refused(f"cannot lock {lock.path}: {exc.strerror or exc}") from None
+    return lock
 
 
 def question_lines(question: Question, spec: str) -> list[str]:

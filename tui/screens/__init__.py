@@ -1,5 +1,6 @@
 """Screens of the orch-tui app.
 
+- ``loading``: The review screen's frame while the run opens: its header, panes and footer.
 - ``review/``: The review screen: a proposal's files and hunks under the person's keys.
 - ``inbox/``: The review inbox: finished batch runs waiting for a person, and the review of one.
 - ``history/``: The history browser: one module per screen, and what they share.

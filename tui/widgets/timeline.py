@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.widgets import OptionList
@@ -12,9 +13,11 @@ from orch_tui.core.domain.asking import QuestionSource
 from orch_tui.core.domain.attempt_kind import attempt_kinds
 from orch_tui.core.domain.events import Event, GuidanceGiven, QuestionAsked, TaskStarted
 from orch_tui.core.domain.outcome import DECIDED_OUTCOMES
-from orch_tui.core.history.detail import AttemptDetail
 from orch_tui.core.util.terminal_text import escape_controls
 from orch_tui.core.util.wording import plural
+
+if TYPE_CHECKING:  # a resumed run's attempts only: the history's reader is not on a launch's path
+    from orch_tui.core.history.detail import AttemptDetail
 
 
 class Timeline(OptionList):

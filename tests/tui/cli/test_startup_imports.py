@@ -203,3 +203,60 @@ def test_doctor_loads_the_config_models_and_the_probe_sees_them(tmp_path: Path) 
         [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, check=True
     )
     assert result.stdout.split("LOADED", 1)[1].split() == ["True"]
+
+
+FRAME_PROBE = """
+import json, sys
+import orch_tui.tui.cli.spec_run as spec_run
+from textual.app import App
+from orch_tui.tui.launch import OpeningApp
+from orch_tui.tui.screens.loading import LoadingScreen
+
+HEAVY = {heavy!r}
+seen = {{}}
+frame_mounted = LoadingScreen.on_mount
+
+def on_mount(self):
+    frame_mounted(self)
+    seen["loaded at the frame"] = sorted(m for m in HEAVY if m in sys.modules)
+
+LoadingScreen.on_mount = on_mount
+spec_run.has_terminal = lambda: True  # the review screen's path, without a terminal to draw on
+OpeningApp.run = lambda self, *args, **kwargs: App.run(self, headless=True)
+from orch_tui.tui.cli.commands import main
+code = main(["spec.md"])
+seen["loaded at the end"] = sorted(m for m in HEAVY if m in sys.modules)
+print("SEEN", json.dumps(seen), code)
+"""
+AT_THE_FRAME = (
+    "orch_tui.core.loop.engine",
+    "orch_tui.core.config.models",
+    "orch_tui.core.domain.events",
+    "orch_tui.core.domain.state",
+    "orch_tui.tui.screens.review.screen",
+    "pydantic",
+    "importlib.metadata",  # the version, read only for --version
+)
+
+
+def test_the_review_screens_frame_mounts_before_the_run_is_loaded(tmp_path: Path) -> None:
+    """Issue 26: ``orch-tui SPEC`` paints its frame before the config models, the state and the
+    engine are imported; they load behind it, and a config error found there still ends the
+    command with the message and exit code of the full read."""
+    (tmp_path / "spec.md").write_text("# A spec\n\nSomething.\n", encoding="utf-8")
+    (tmp_path / "orchestrator.toml").write_text("[loop]\nmax_retrys = 3\n", encoding="utf-8")
+    result = subprocess.run(
+        [sys.executable, "-c", FRAME_PROBE.format(heavy=AT_THE_FRAME)],
+        cwd=tmp_path,
+        env={**os.environ, "XDG_STATE_HOME": str(tmp_path / "state")},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+    seen, code = result.stdout.split("SEEN", 1)[1].rsplit(maxsplit=1)
+    loaded = json.loads(seen)
+    assert loaded["loaded at the frame"] == []
+    assert "orch_tui.core.config.models" in loaded["loaded at the end"]  # the probe sees them
+    assert code == "1"
+    assert "orchestrator.toml" in result.stderr and "max_retrys" in result.stderr

@@ -24,7 +24,6 @@ from orch_tui.core.domain import events as ev
 from orch_tui.core.domain.describe import describe
 from orch_tui.core.domain.plan import Plan
 from orch_tui.core.domain.state import RunState, StateStore
-from orch_tui.core.history.detail import HistoryError, load_run
 from orch_tui.core.loop.engine import EXIT_SAFETY
 from orch_tui.core.util.terminal_text import escape_controls
 from orch_tui.core.util.wording import plural
@@ -42,6 +41,7 @@ from orch_tui.tui.messages import (
     SettingChanged,
 )
 from orch_tui.tui.screens.dialogs import HelpScreen, RewrittenScreen, StoppedScreen
+from orch_tui.tui.screens.loading import HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS
 from orch_tui.tui.screens.needs_help import NeedsHelpScreen
 from orch_tui.tui.screens.plan import PlanScreen
 from orch_tui.tui.screens.review.decisions import DecisionsScreen
@@ -57,9 +57,6 @@ MODEL_LOG_MAX_LINES = 5_000
 attempt's) cannot grow without bound; each attempt's full text is in its conversation.json."""
 TEST_LOG_MAX_LINES = 10_000
 """Lines the test pane keeps; each run's captured output is in its test-output.txt."""
-SIDEBAR_MIN_WIDTH = 120
-"""Columns from which the spec and the timeline are shown beside the proposal by default;
-on a narrower terminal the diff takes the whole width (``s`` shows them)."""
 
 
 def log_write(log: Log, text: str) -> None:
@@ -86,15 +83,8 @@ class ReviewScreen(DecisionsScreen):
     answered in dialogs, and the panes and keys around the proposal."""
 
     # Size classes for app.tcss: on a small terminal the panes around the diff give way.
-    HORIZONTAL_BREAKPOINTS = [
-        (0, "-narrow"),
-        (SIDEBAR_MIN_WIDTH, "-wide"),
-    ]
-    VERTICAL_BREAKPOINTS = [
-        (0, "-short"),
-        (32, "-medium"),
-        (42, "-tall"),
-    ]
+    HORIZONTAL_BREAKPOINTS = HORIZONTAL_BREAKPOINTS
+    VERTICAL_BREAKPOINTS = VERTICAL_BREAKPOINTS
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "decide('accepted')", "Accept", id="review.accept_hunk"),
         Binding("n", "decide('rejected')", "Reject", id="review.reject_hunk"),
@@ -245,6 +235,8 @@ class ReviewScreen(DecisionsScreen):
 
     def _show_past_attempts(self, run_id: str, current: int) -> None:
         """A resumed run: its earlier attempts in the timeline, the current one's model text."""
+        from orch_tui.core.history.detail import HistoryError, load_run  # a resumed run only
+
         try:
             detail = load_run(self.paths.logs, run_id)
         except (HistoryError, OSError, ValueError):
