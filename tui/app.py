@@ -185,9 +185,9 @@ class OrchApp(App[int]):
     def start_engine(self) -> None:
         """Start the run's engine thread, once.
 
-        ``run_app`` calls this before the app runs: the engine's start-up then overlaps the
-        app's (imports, layout, first frame) rather than following it, and what it posts
-        waits in :attr:`mailbox` for the review screen.
+        ``orch-tui SPEC``'s opening thread (tui/launch.py) calls this as soon as the run is
+        open: the engine's start-up then overlaps the review screen's import and layout rather
+        than following them, and what it posts waits in :attr:`mailbox` for the review screen.
         """
         from orch_tui.core.domain.events import EventBus
         from orch_tui.core.loop.engine import Engine

@@ -84,12 +84,17 @@ class OpeningApp(OrchApp):
         frame.call_after_refresh(self.opener.start)
 
     def _open(self) -> None:
-        """On the opening thread: the run, then the modules its review screen and engine need."""
+        """On the opening thread: the run, its engine started, then the review screen's modules
+        (the engine's start-up, much of it waiting on files and processes, overlaps them)."""
         try:
             opened = self.open_run()
             self.opened = opened
-            import orch_tui.core.loop.engine  # noqa: F401 - loaded here, off the UI thread
-            import orch_tui.tui.screens.review.screen  # noqa: F401
+            start_collecting()  # what start-up and the opening made is frozen, never walked again
+            if not self.quitting:
+                self.paths, self.config = opened.paths, opened.config
+                self.run_request = RunRequest(opened.spec, opened.provider, opened.options)
+                self.start_engine()  # what it posts waits in the mailbox for the review screen
+            import orch_tui.tui.screens.review.screen  # noqa: F401 - loaded here, off the UI thread
         except Refused as exc:
             self.refused = exc
             self.post_message(OpeningFailed(exc.code))
@@ -98,7 +103,6 @@ class OpeningApp(OrchApp):
             self.crashed = exc
             self.post_message(OpeningFailed(EXIT_FAILED))
             return
-        start_collecting()  # what start-up and the opening made is frozen, never walked again
         self.post_message(RunOpened(opened))
 
     @on(OpeningFailed)
@@ -109,9 +113,7 @@ class OpeningApp(OrchApp):
     def _run_opened(self, message: RunOpened) -> None:
         if self.quitting:
             return
-        opened = message.opened
-        self.configure(opened.paths, opened.config)
-        self.run_request = RunRequest(opened.spec, opened.provider, opened.options)
+        self.configure(message.opened.paths, message.opened.config)
         self.open_review()
 
 

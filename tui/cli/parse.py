@@ -222,7 +222,8 @@ class _VersionAction(argparse.Action):
         )
 
     def __call__(self, parser: argparse.ArgumentParser, *args: object) -> None:
-        parser.exit(message=f"orch-tui {_version()}\n")
+        print(f"orch-tui {_version()}")
+        parser.exit()
 
 
 def _version() -> str:
