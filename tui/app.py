@@ -1,7 +1,7 @@
 """The Textual app: one client of the engine, the review screen its main view.
 
-``run_app`` is the entry for ``orch-tui SPEC``, ``run_history_app`` for
-``orch-tui history``. Textual is imported only through this module.
+``orch-tui SPEC`` runs it through tui/launch.py (the frame first, the run opened behind it),
+``orch-tui history`` through ``run_history_app``. Textual is imported only through these.
 """
 
 from __future__ import annotations

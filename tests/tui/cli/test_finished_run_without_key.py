@@ -4,16 +4,16 @@ about to be made (issue 25, item 7)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from orch_tui.core.domain.state import RunState, State, StateStore
 from orch_tui.core.providers.base import TurnRequest
 from orch_tui.core.providers.factory import KeyLater, KeyMissing
-from orch_tui.tui.app import OrchApp, RunRequest
-from orch_tui.tui.cli import run as run_command
 from orch_tui.tui.cli.commands import main
+from orch_tui.tui.cli.parse import run_parser
+from orch_tui.tui.cli.run import open_for_review
+from orch_tui.tui.launch import OpeningApp
 from tests.support.tui_support import SIZE, TuiProject, make_tui_project, review_screen, wait_for
 
 KEYS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL")
@@ -98,24 +98,19 @@ def anyio_backend() -> str:
 
 
 @pytest.mark.anyio
-async def test_the_review_screen_shows_a_finished_run_without_a_key(
-    project: TuiProject, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """``orch-tui spec.md`` in a terminal: the app gets the run, and shows it finished."""
+async def test_the_review_screen_shows_a_finished_run_without_a_key(project: TuiProject) -> None:
+    """``orch-tui spec.md`` in a terminal: the run opens behind the frame, with the key asked
+    for later, and the review screen shows it finished."""
     save_run(project, RunState.SUCCESS)
-    opened: list[tuple[Any, ...]] = []
-    monkeypatch.setattr(run_command, "has_terminal", lambda: True)
-    monkeypatch.setattr(
-        "orch_tui.tui.app.run_app", lambda *args: opened.append(args) or 0
-    )  # the app itself runs under Pilot below
-    assert main(["spec.md"]) == 0
-    ((paths, config, spec, provider, options),) = opened
-    assert isinstance(provider, KeyLater)
-    app = OrchApp(paths, config, RunRequest(spec, provider, options))
+    args = run_parser().parse_args(["spec.md"])
+    app = OpeningApp(lambda: open_for_review(args), "spec.md", "vscode-dark")
     async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.review_screen is not None, "the review screen")
         screen = review_screen(app)
         await wait_for(pilot, lambda: screen.finished is not None, "the run's end")
         assert screen.finished is not None and screen.finished.state is RunState.SUCCESS
         await wait_for(pilot, lambda: app._notifications, "the notice")
         messages = [str(n.message) for n in app._notifications]
     assert any("All checks passed" in message for message in messages), messages
+    assert app.opened is not None and isinstance(app.opened.provider, KeyLater)
+    app.opened.release()
