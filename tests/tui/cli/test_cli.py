@@ -189,3 +189,33 @@ def test_history_export_chain_prints_the_chain_and_needs_export(
     assert main(["history", "--export", "run-b"]) == 0
     alone = capsys.readouterr().out
     assert "# Run run-a" not in alone and "## Spec edit" in alone
+
+
+@pytest.mark.parametrize(
+    ("edit", "said"), [("empty", "spec is empty"), ("delete", "spec not found")]
+)
+def test_a_spec_emptied_or_deleted_after_a_run_is_an_error_and_nothing_moves(
+    edit: str,
+    said: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from orch_tui.core.domain.state import RunState, State, StateStore
+
+    spec = tmp_path / "spec.md"
+    spec.write_text("# calc\n")
+    saved = State(run_id="20261127-101500-ab12", spec_path="spec.md", spec_hash="x", max_retries=3)
+    saved.state = RunState.SUCCESS
+    StateStore(tmp_path / "state.json").save(saved)
+    (tmp_path / "workspace").mkdir()
+    (tmp_path / "workspace" / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+    before = {p: p.read_bytes() for p in sorted(tmp_path.rglob("*")) if p.is_file() and p != spec}
+    spec.write_text("\n  \n") if edit == "empty" else spec.unlink()
+    monkeypatch.chdir(tmp_path)
+
+    assert main(["spec.md", "--auto"]) == 1
+
+    assert said in capsys.readouterr().err
+    after = {p: p.read_bytes() for p in sorted(tmp_path.rglob("*")) if p.is_file() and p != spec}
+    assert after == before  # state.json, the workspace: as they were; no logs/ made
