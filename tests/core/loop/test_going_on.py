@@ -144,7 +144,9 @@ def test_a_question_in_prose_reaches_the_person_as_that_question(project: Path) 
     assert "Should `VALUE` be 42 or 43?" in prompt and "verbatim:\n\n42" in prompt
 
 
-def test_restore_0_on_a_success_run_reopens_it_and_continue_works(project: Path) -> None:
+def test_restore_0_on_a_success_run_reopens_it_and_continue_works(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from orch_tui.core.config.paths import ProjectPaths
     from orch_tui.core.domain.state import RunState
     from orch_tui.core.loop.restore import restore_current_run
@@ -165,6 +167,12 @@ def test_restore_0_on_a_success_run_reopens_it_and_continue_works(project: Path)
     assert state.state is RunState.FAILED and state.exit_code == EXIT_FAILED
     assert state.last_test.failing == ["tests/test_calc.py::test_add"]
     assert "restored to attempt 0's result" in state.stop_reason
+    # status says what state.json says: FAILED with the failing test, never SUCCESS
+    from orch_tui.tui.cli.state_commands import status
+
+    assert status(ProjectPaths(project), "none", as_json=False) == 0
+    shown = capsys.readouterr().out
+    assert "state     FAILED" in shown and "SUCCESS" not in shown
 
     again = RunOptions(max_retries=1, max_retries_given=True, continue_run=True)
     fix = attempt(replace("calc.py", "a - b", "b + a"))  # not attempt 1's, which was undone
