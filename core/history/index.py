@@ -23,6 +23,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from operator import attrgetter
 from pathlib import Path
 
 from orch_tui.core.history.index_file import (
@@ -268,6 +269,10 @@ def _paced(names: list[str], pace: Callable[[], object] | None) -> Iterator[str]
 def _recorded(stored: Stored) -> RunIndex:
     """The runs as the index file recorded them: a summary each and nothing more, as this is
     on the way to the first list a launch shows."""
+    specs = _spec_texts(stored)
+    if len(stored.position) == len(stored.rows) and specs is not None:
+        runs = list(map(RunSummary._make, stored.rows))  # every run, each id once: no lookups
+        return replace(_newest_first(runs, specs), checked=False)
     found = [
         run
         for run_id, number in stored.position.items()
@@ -275,6 +280,16 @@ def _recorded(stored: Stored) -> RunIndex:
     ]  # a malformed entry is left out: the check summarises that run again
     runs = [summary for summary, _spec in found]
     return replace(_newest_first(runs, [spec for _summary, spec in found]), checked=False)
+
+
+def _spec_texts(stored: Stored) -> list[str | None] | None:
+    """Each run's spec text, in the file's order; None when a run's spec number is bad."""
+    specs, count = stored.specs, len(stored.specs)
+    numbers = stored.spec_numbers
+    if not all(n is None or (type(n) is int and 0 <= n < count) for n in numbers):
+        return None
+    texts = [str(spec) for spec in specs]
+    return [None if n is None else texts[n] for n in numbers]
 
 
 def _checked(
@@ -285,6 +300,7 @@ def _checked(
 ) -> RunIndex:
     opened_at = opened_size(logs)  # before the folders are read: a run opened meanwhile is
     entries, rescanned = _entries(logs, stored, pace, trusted)  # named after this point
+    entries.sort(key=lambda entry: _NEWEST(entry.summary), reverse=True)  # as a list shows them
     if rescanned or (stored is not None and len(stored.position) != len(entries)):
         write_index(logs / INDEX_NAME, entries, opened_at)
     return _newest_first([entry.summary for entry in entries], [entry.spec for entry in entries])
@@ -293,9 +309,13 @@ def _checked(
 def _newest_first(runs: list[RunSummary], specs: list[str | None]) -> RunIndex:
     """The index of ``runs`` (``specs``: the spec text of each) sorted newest first; what a
     filter searches is laid out when first asked for."""
-    order = sorted(range(len(runs)), key=lambda i: (runs[i].started, runs[i].run_id), reverse=True)
-    ordered = [runs[i] for i in order]
-    return RunIndex(ordered, SearchTexts(ordered, [specs[i] for i in order]))
+    keys = list(map(_NEWEST, runs))
+    order = sorted(range(len(runs)), key=keys.__getitem__, reverse=True)
+    ordered = list(map(runs.__getitem__, order))
+    return RunIndex(ordered, SearchTexts(ordered, list(map(specs.__getitem__, order))))
+
+
+_NEWEST = attrgetter("started", "run_id")
 
 
 def _search_texts(

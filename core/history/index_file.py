@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,7 @@ class Stored:
     signatures: list[Any]
     spec_numbers: list[Any]
     rows: list[tuple[Any, ...]]
+    """Each run's summary fields in :class:`RunSummary`'s order (``RunSummary._make``)."""
     specs: list[Any]
     opened_at: int
     """How far into ``logs/.opened-runs`` the runs were read from their folders."""
@@ -68,7 +70,7 @@ def read_index(path: Path) -> Stored | None:
         position={run_id: number for number, run_id in enumerate(run_ids)},
         signatures=signatures,
         spec_numbers=spec_numbers,
-        rows=list(zip(*stored, strict=True)) if stored else [],
+        rows=list(zip(run_ids, *stored, repeat(False))),  # RunSummary's fields, in order
         specs=data["specs"],
         opened_at=opened_at,
     )
@@ -85,7 +87,7 @@ def stored_run(stored: Stored, run_id: str, number: int) -> tuple[RunSummary, st
     """Run ``number`` of the index file and its spec text; None when its columns are malformed."""
     spec_number = stored.spec_numbers[number]
     try:
-        summary = RunSummary(run_id, *stored.rows[number])
+        summary = RunSummary._make(stored.rows[number])
         return summary, None if spec_number is None else str(stored.specs[spec_number])
     except (TypeError, IndexError):
         return None

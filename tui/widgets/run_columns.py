@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 
 from rich.cells import cell_len, set_cell_size
 
@@ -52,14 +53,22 @@ class Column:
 
 
 def _widest_number(
-    value: Callable[[RunSummary], float], show: Callable[[float], str]
+    field: str, show: Callable[[float], str]
 ) -> Callable[[Sequence[RunSummary]], int]:
-    """Width of the largest value, shown: numbers never get shorter as they grow."""
+    """Width of the largest value of ``field`` (None counts as 0), shown: numbers never get
+    shorter as they grow. (``attrgetter`` and ``filter`` walk 100,000 runs in C.)"""
+    value = attrgetter(field)
 
     def width(runs: Sequence[RunSummary]) -> int:
-        return len(show(max((value(run) for run in runs), default=0)))
+        return len(show(max(filter(None, map(value, runs)), default=0)))
 
     return width
+
+
+def _widest_spec(runs: Sequence[RunSummary]) -> int:
+    """The widest spec name (capped), measured once per distinct name."""
+    names = set(map(attrgetter("spec_name"), runs))
+    return min(SPEC_WIDTH_CAP, max(map(cell_len, names), default=0))
 
 
 SPEC_WIDTH_CAP = 32
@@ -73,35 +82,35 @@ RUN_COLUMNS: tuple[Column, ...] = (
         "spec",
         "Spec",
         lambda run: run.spec_name or "–",
-        lambda runs: min(SPEC_WIDTH_CAP, max((cell_len(r.spec_name) for r in runs), default=0)),
+        _widest_spec,
     ),
     Column("state", "State", state_label, lambda _runs: _STATE_WIDTH),
     Column(
         "attempts",
         "Attempts",
         lambda run: str(run.attempts),
-        _widest_number(lambda run: run.attempts, lambda n: str(int(n))),
+        _widest_number("attempts", lambda n: str(int(n))),
         right=True,
     ),
     Column(
         "duration",
         "Duration",
         lambda run: format_duration(run.duration_s),
-        _widest_number(lambda run: run.duration_s or 0, format_duration),
+        _widest_number("duration_s", format_duration),
         right=True,
     ),
     Column(
         "tokens",
         "Tokens",
         lambda run: f"{run.tokens:,}",
-        _widest_number(lambda run: run.tokens, lambda n: f"{int(n):,}"),
+        _widest_number("tokens", lambda n: f"{int(n):,}"),
         right=True,
     ),
     Column(
         "cost",
         "Cost",
         lambda run: f"${run.cost_usd:.4f}",
-        _widest_number(lambda run: run.cost_usd, lambda n: f"${n:.4f}"),
+        _widest_number("cost_usd", lambda n: f"${n:.4f}"),
         right=True,
     ),
     Column(
