@@ -120,7 +120,7 @@ HELP = """\
 | `t` | trial run: the checks on a scratch copy, with the decisions so far |
 | `v` | side-by-side / unified diff |
 | `z` / `o` | unfold all unchanged lines / show more context |
-| `←` / `→`, shift+wheel | scroll the diff sideways: long lines are cut at the pane's edge |
+| `←` / `→`, shift+wheel | scroll sideways: long lines are cut at the edge (`…`: shown from the change on) |
 | `s` / `l` | show / hide the spec and the attempts / switch the Model and Tests tabs |
 | `h` / `?` | run history / this help |
 | `ctrl+p` | command palette: apply, layout, history, theme, help |

@@ -70,9 +70,7 @@ async def test_the_status_line_says_what_the_mark_means_on_a_hunk_that_weakens_a
         assert "weakens" not in status_text(screen)
         await pilot.press("right_square_bracket")
         await pilot.pause()
-        assert "file 2/2 · hunk 1/1 ! weakens a test · " in (
-            status_text(screen)
-        )
+        assert "file 2/2 · hunk 1/1 ! weakens a test · " in status_text(screen)
         await pilot.press("q")
 
 

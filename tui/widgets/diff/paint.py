@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style as RichStyle
 from textual.cache import LRUCache
@@ -57,6 +58,10 @@ _DIVIDER = "│"
 _FILLER = "╱"
 _TAB = "    "
 _NO_NEWLINE = "  ⊘ no newline at end of file"
+HIDDEN_START = "…"
+"""First column of a changed line shown from its change on: the start before it is hidden."""
+CHANGE_CONTEXT = 12
+"""At most this many columns of a line before its change, when shown from the change on."""
 
 
 _ADDED = "diff-view--added"
@@ -307,13 +312,23 @@ class DiffPaint(CoverageGutter):
         width: int,
         scroll_x: int,
     ) -> list[Segment]:
-        """A line's text with syntax and changed-word styles, scrolled and cut to ``width``."""
+        """A line's text with syntax and changed-word styles, scrolled (or shown from its change
+        on, see :func:`window_start`) and cut to ``width``."""
         key = (side, index, line_class, words)
         strip = self._text_cache.get(key)
         if strip is None:
             strip = self._text_cache[key] = self._styled_text(side, index, line_class, words)
         fill = self._rich(_classes(line_class))
-        return list(strip.crop_extend(scroll_x, scroll_x + width, fill))
+        start = scroll_x
+        if words and self._change is not None:
+            lines = self._change.old_lines if side == 0 else self._change.new_lines
+            start = window_start(line_text(lines[index]), words, width, scroll_x)
+        if start == scroll_x:
+            return list(strip.crop_extend(scroll_x, scroll_x + width, fill))
+        hidden = Segment(
+            HIDDEN_START, self._rich((*_classes(line_class), "diff-view--line-number"))
+        )
+        return [hidden, *strip.crop_extend(start + 1, start + width, fill)]
 
     def _styled_text(self, side: int, index: int, line_class: str | None, words: Ranges) -> Strip:
         """A whole line's text with its syntax and changed-word styles."""
@@ -345,6 +360,26 @@ class DiffPaint(CoverageGutter):
                 Segment(_NO_NEWLINE, self._rich((*line_classes, "diff-view--line-number")))
             )
         return Strip(segments)
+
+
+def window_start(text: str, words: Ranges, width: int, scroll_x: int) -> int:
+    """The column a line's text is shown from: ``scroll_x``, unless the line's first changed
+    word starts past the pane's right edge. Then the text is shown from a word boundary just
+    before it (at most ``CHANGE_CONTEXT`` columns and a third of the width before it), so a long
+    line changed near its end never looks unchanged; ``HIDDEN_START`` covers that column."""
+    if not words or width < 3:
+        return scroll_x
+    first = words[0][0]
+    if _cells(text[:first]) < scroll_x + width:
+        return scroll_x
+    context = max(first - min(CHANGE_CONTEXT, width // 3), 0)
+    space = text.find(" ", context, first - 1)
+    return _cells(text[: space if space != -1 else context])
+
+
+def _cells(text: str) -> int:
+    """Columns ``text`` takes in the diff (tabs and masked characters as painted)."""
+    return cell_len(mask_unsafe(text).replace("\t", _TAB))
 
 
 def decision_at(decisions: Sequence[HunkDecision], hunk: int) -> HunkDecision:

@@ -11,6 +11,7 @@ from textual.strip import Strip
 
 from orch_tui.core.domain.proposal import Decisions, FileChange, HunkDecision, Proposal
 from orch_tui.themes import DEFAULT_THEME, THEMES, register_themes, theme_variable_defaults
+from orch_tui.tui.widgets.diff.paint import window_start
 from orch_tui.tui.widgets.diff.rows import RowKind
 from orch_tui.tui.widgets.diff.view import DiffView
 from orch_tui.tui.widgets.file_list import FileList
@@ -188,6 +189,47 @@ async def test_a_hunk_that_deletes_an_assert_in_a_test_file_is_marked() -> None:
             assert view.rows.hunk_count == 2
             starts = [view.rows.hunk_rows(hunk).start for hunk in range(2)]
             assert [row_text(view, row)[:2] for row in starts] == marked, path
+
+
+LONG_PREFIX = (
+    "MESSAGE = 'the quick brown fox jumps over the lazy dog, then over the sleepy cat, then"
+    " over the fence, and runs on and on to the far end: "
+)
+LONG_CHANGE = FileChange(
+    "long.py",
+    f"{LONG_PREFIX}tortoise'\nOTHER = 1\n",
+    f"{LONG_PREFIX}hedgehog'\nOTHER = 1\n",
+)
+
+
+@pytest.mark.parametrize("layout", ["split", "unified"])
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_a_long_line_changed_past_the_edge_is_shown_from_its_change(
+    size: tuple[int, int], layout: str
+) -> None:
+    """At 80 and 120 columns the change at the end of a long line is in view, its hidden start
+    marked; scrolled sideways, the line is shown as scrolled."""
+    app = DiffApp(LONG_CHANGE, (U,), layout=layout)
+    async with app.run_test(size=size) as pilot:
+        view = app.query_one(DiffView)
+        assert view._text_width(view.scrollable_content_region.width) < len(LONG_PREFIX)
+        shown = "\n".join(texts(view))
+        assert "tortoise" in shown and "hedgehog" in shown
+        assert "MESSAGE = 'the" not in shown
+        changed = [line for line in shown.splitlines() if "hedgehog" in line or "tortoise" in line]
+        assert changed and all("…far end: " in line for line in changed)  # from a word before it
+        view.scroll_to(x=len(LONG_PREFIX), animate=False)
+        await pilot.pause()
+        assert all("…" not in line for line in texts(view))
+        assert "hedgehog" in "\n".join(texts(view))
+
+
+def test_the_window_is_counted_in_painted_columns_tabs_and_wide_characters_included() -> None:
+    text = "\t" * 10 + "界" * 10 + " a b changed"  # 40 + 20 columns before " a b changed"
+    first = text.index("changed")
+    start = window_start(text, ((first, first + 7),), 30, 0)
+    assert start == 60  # the space after the wide characters hides under the mark: "…a b changed"
+    assert window_start(text, ((first, first + 7),), 80, 0) == 0  # in view: not moved
 
 
 async def test_changed_words_get_their_own_background() -> None:
