@@ -4,6 +4,11 @@
 there (resuming from the run's own ``state.json``), and sends the folder back as an archive, so
 nothing needs storage shared between the nodes: the batch folder on this machine is the truth.
 A task whose worker or node dies is retried by Ray from the archive it was given.
+
+With ``--workspace`` a run's folder holds a git worktree of the person's repository, which
+lives on this machine and cannot travel in an archive: the task then runs in the batch folder
+itself, so every node must see it (a local Ray, or nodes sharing the storage). A node that
+does not stops the batch, naming the node and the folder.
 """
 
 from __future__ import annotations
@@ -15,14 +20,18 @@ import tarfile
 import tempfile
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from orch_tui.core.batch.driver import BatchDriver
-from orch_tui.core.batch.run_one import RunTask, run_in_folder
+from orch_tui.core.batch.run_one import EXIT_INTERRUPTED, RunTask, run_in_folder
 from orch_tui.core.batch.specs import BatchError
+from orch_tui.core.batch.worktrees import WORKTREE
 
 INSTALL_HINT = "the ray engine needs Ray: pip install 'orch-tui[ray]'"
+EXIT_NOT_HERE = -1000
+"""A task in place on a node that cannot see the batch folder (no process exit code is this)."""
 TASK_RETRIES = 3
 CONNECT_TIMEOUT_S = 5
 
@@ -50,6 +59,14 @@ def run_packed(task: RunTask, archive: bytes) -> tuple[int, bytes]:
         local = RunTask(task.name, folder, task.options)
         code = run_in_folder(local, lambda event: None, threading.Event())
         return code, pack(folder)
+
+
+def run_in_place(task: RunTask) -> tuple[int, str]:
+    """On a Ray worker that sees the batch folder: run there; a retried task resumes there.
+    ``(exit code, "")``, or ``(EXIT_NOT_HERE, node)`` when this node cannot see the folder."""
+    if not (task.folder / WORKTREE / ".git").exists():
+        return EXIT_NOT_HERE, socket.gethostname()
+    return run_in_folder(task, lambda event: None, threading.Event()), ""
 
 
 def _check_reachable(address: str) -> None:
@@ -87,10 +104,13 @@ def run_on_ray(
     address: str | None,
     on_event: Callable[[str, dict[str, Any]], None],
     cancel: threading.Event,
+    in_place: bool = False,
 ) -> None:
-    """Run the driver's runs as Ray tasks, ``jobs`` at a time; each folder comes back whole."""
+    """Run the driver's runs as Ray tasks, ``jobs`` at a time; each folder comes back whole,
+    or with ``in_place`` (``--workspace``) each task works in the batch folder itself."""
     ray = _connect(address)
-    remote = ray.remote(num_cpus=1, max_retries=TASK_RETRIES)(run_packed)
+    options = {"num_cpus": 1, "max_retries": TASK_RETRIES}
+    remote = ray.remote(**options)(run_in_place if in_place else run_packed)
     running: dict[Any, RunTask] = {}
     try:
         while True:
@@ -98,20 +118,35 @@ def run_on_ray(
                 task = driver.next_task()
                 if task is None:
                     break
-                running[remote.remote(task, pack(task.folder))] = task
+                task = replace(task, folder=task.folder.resolve())  # the same path on a node
+                args = (task,) if in_place else (task, pack(task.folder))
+                running[remote.remote(*args)] = task
             if not running:
                 return
             done, _ = ray.wait(list(running), num_returns=1, timeout=0.5)
             for ref in done:
                 task = running.pop(ref)
-                code, archive = ray.get(ref)
-                unpack(archive, task.folder)
+                code, back = ray.get(ref)
+                if code == EXIT_NOT_HERE:
+                    _stop(ray, driver, {**running, ref: task})
+                    raise BatchError(
+                        f"--workspace with --engine ray runs each task in the batch folder, and "
+                        f"the Ray node {back} cannot see {task.folder}: use --engine local, or "
+                        "nodes that share this storage"
+                    )
+                if not in_place:
+                    unpack(back, task.folder)
                 driver.finish(task, code)
             if cancel.is_set():
-                for ref in running:
-                    ray.cancel(ref, force=True)
-                for task in running.values():
-                    driver.finish(task, 130)
+                _stop(ray, driver, running)
                 return
     finally:
         ray.shutdown()
+
+
+def _stop(ray: Any, driver: BatchDriver, running: dict[Any, RunTask]) -> None:
+    """Cancel the running tasks; each run is recorded interrupted (the next batch resumes it)."""
+    for ref in running:
+        ray.cancel(ref, force=True)
+    for task in running.values():
+        driver.finish(task, EXIT_INTERRUPTED)

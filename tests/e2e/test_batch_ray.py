@@ -1,7 +1,7 @@
 """End to end: ``orch-tui batch --engine ray`` on a real Ray head node started by the test.
 
 The head runs as a child (``ray start --head --block``) in a process group of its own, killed
-by that group afterwards. Every address stays on 127.0.0.1: Ray would put the machine's own
+by that group afterwards (SIGTERM, then SIGKILL after a few seconds). Every address stays on 127.0.0.1: Ray would put the machine's own
 address in its place unless ``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0`` is set for the head and
 the driver, and it is set here for both.
 """
@@ -20,13 +20,16 @@ from pathlib import Path
 
 import pytest
 
+from orch_tui.core.batch.run_one import read_run_state
 from tests.e2e.test_batch import MODULES, BatchModel, make_batch_project, the_batch
+from tests.e2e.test_batch_workspace import git, make_repo, snapshot
 from tests.support.e2e_support import child_env, orch_tui
 from tests.support.fake_anthropic import FakeAnthropic
 
 pytest.importorskip("ray", reason="the Ray engine's tests need the [ray] extra")
 pytestmark = pytest.mark.e2e
 
+HEAD_GRACE_S = 3
 LOOPBACK = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0", "RAY_USAGE_STATS_ENABLED": "0"}
 
 
@@ -87,13 +90,38 @@ def ray_head(
             wait_for_head(address, env, head)
             yield address, fake, model
         finally:
-            os.killpg(head.pid, signal.SIGTERM)
-            try:
-                head.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(head.pid, signal.SIGKILL)
-                head.wait()
+            stop_head(head)
             subprocess.run(["rm", "-rf", str(tmp)], check=False)
+
+
+def session_of(pid: int) -> int | None:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return int(stat.rsplit(")", 1)[1].split()[3])
+
+
+def stop_head(head: subprocess.Popen[bytes]) -> None:
+    """SIGTERM to the head's process group, SIGKILL after a short grace, then to any process
+    of its session left (a Ray process that made a group of its own): the test needs no clean
+    shutdown of a head it throws away, and a head busy with workers takes 30 s to give one."""
+    os.killpg(head.pid, signal.SIGTERM)
+    try:
+        head.wait(timeout=HEAD_GRACE_S)
+    except subprocess.TimeoutExpired:
+        pass
+    try:
+        os.killpg(head.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    head.wait()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and session_of(int(entry.name)) == head.pid:
+            try:
+                os.kill(int(entry.name), signal.SIGKILL)
+            except ProcessLookupError:
+                pass
 
 
 def run_process_of(module: str) -> int | None:
@@ -116,7 +144,7 @@ def parent_of(pid: int) -> int:
     return int(next(line.split()[1] for line in status.splitlines() if line.startswith("PPid:")))
 
 
-def test_three_specs_on_a_ray_head_with_a_worker_killed_mid_run(
+def test_three_specs_on_a_ray_head_with_a_worker_killed_mid_run_then_one_in_a_worktree(
     tmp_path: Path, ray_head: tuple[str, FakeAnthropic, BatchModel]
 ) -> None:
     address, fake, model = ray_head
@@ -143,10 +171,27 @@ def test_three_specs_on_a_ray_head_with_a_worker_killed_mid_run(
             driver.wait()
 
     assert driver.returncode == 0, out + err
-    folder = the_batch(root)
+    folder = the_batch(root)  # before the second batch: the only one
     for module in MODULES:
         state = json.loads((folder / module / "state.json").read_text())
         assert state["state"] == "SUCCESS", module
         assert (folder / module / "workspace" / f"{module}.py").read_text() == "VALUE = 1\n"
     assert model.first_requests.count("beta") == 2  # asked again by the retried task
     assert run_process_of("beta") is None  # the killed worker's run died with it
+
+    # --workspace: each task works in place, in its run's own worktree of the person's repo
+    repo = make_repo(tmp_path / "mine")
+    before = snapshot(repo)
+    in_repo = subprocess.run(
+        [orch_tui(), "batch", "specs/alpha.md", "--engine", "ray", "--address", address,
+         "--workspace", str(repo)],
+        cwd=root, env=ray_env(fake.url, tmp_path), capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert in_repo.returncode == 0, in_repo.stdout + in_repo.stderr
+    assert snapshot(repo) == before
+    (batch,) = (path.parent.parent for path in root.glob("batches/*/alpha/worktree"))
+    state = read_run_state(batch / "alpha")
+    assert state is not None and str(state.state) == "SUCCESS"
+    assert state.workspace is not None and Path(state.workspace.path) == batch / "alpha/worktree"
+    assert (batch / "alpha" / "worktree" / "alpha.py").read_text() == "VALUE = 1\n"
+    assert git(repo, "show", f"orch/{state.run_id}:alpha.py") == "VALUE = 1"

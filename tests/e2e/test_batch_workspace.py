@@ -81,19 +81,14 @@ def test_each_run_works_in_its_own_worktree_and_the_persons_checkout_is_untouche
     assert '"state": "SUCCESS"' in listed.stdout
 
 
-def test_a_folder_that_is_no_repository_and_the_ray_engine_are_refused(tmp_path: Path) -> None:
+def test_a_folder_that_is_no_repository_is_refused(tmp_path: Path) -> None:
     project = make_batch_project(tmp_path / "project")
     (tmp_path / "plain").mkdir()
 
-    def batch(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [orch_tui(), "batch", "specs", *args], cwd=project, env=child_env(),
-            capture_output=True, text=True, timeout=60,
-        )  # fmt: skip
-
-    plain = batch("--workspace", str(tmp_path / "plain"))
-    ray = batch("--workspace", str(make_repo(tmp_path / "repo")), "--engine", "ray")
+    plain = subprocess.run(
+        [orch_tui(), "batch", "specs", "--workspace", str(tmp_path / "plain")], cwd=project,
+        env=child_env(), capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
 
     assert plain.returncode == 1 and "not a git repository" in plain.stderr
-    assert ray.returncode == 1 and "--engine local only" in ray.stderr
     assert not (project / "batches").exists()

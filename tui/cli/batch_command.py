@@ -111,11 +111,6 @@ def _repo_start(args: argparse.Namespace) -> str | None:
     """With ``--workspace``: the repository's HEAD, where every run's worktree starts."""
     if args.workspace is None:
         return None
-    if args.engine == "ray":
-        raise BatchError(
-            "--workspace works with --engine local only: a run's git worktree belongs to the "
-            "repository on this machine"
-        )
     args.workspace = args.workspace.resolve()
     return repo_start(args.workspace)
 
@@ -242,7 +237,8 @@ def _engine(
     if args.engine == "ray":
         from orch_tui.core.batch.ray_engine import run_on_ray
 
-        run_on_ray(driver, args.jobs, args.address, progress.event, cancel)
+        in_place = args.workspace is not None  # a worktree cannot travel in an archive
+        run_on_ray(driver, args.jobs, args.address, progress.event, cancel, in_place)
     else:
         run_local(driver, args.jobs, progress.event, cancel)
 
