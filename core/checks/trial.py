@@ -10,8 +10,8 @@ from __future__ import annotations
 import tempfile
 import threading
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
@@ -25,7 +25,7 @@ from orch_tui.core.checks.runner import CheckSpec, TestReport, run_checks
 from orch_tui.core.checks.sandbox import Limits, resolve_sandbox
 from orch_tui.core.checks.venv import PROJECT_VENV, prepare_env
 from orch_tui.core.config.models import Config
-from orch_tui.core.domain.proposal import Decisions, Proposal, resolve
+from orch_tui.core.domain.proposal import Decisions, FileChange, Proposal, resolve
 from orch_tui.core.workspace.apply import apply_change, copy_tree
 
 
@@ -162,6 +162,13 @@ class TrialOutcome:
     """Tests failing in the last real run, or None when the checks have not run yet."""
     coverage: CoverageMap | CoverageUnavailable | None = None
     """Which tests run each line with the proposal applied (the diff's coverage marks)."""
+    landed: Mapping[str, str | None] = field(default_factory=dict)
+    """The files the trial changed, as it measured them: the proposal as decided when it
+    started (None: deleted). Any other file it measured as it stands in the workspace."""
+
+    def measured_text(self, change: FileChange) -> str | None:
+        """The text of ``change``'s file that :attr:`coverage` measured."""
+        return self.landed[change.path] if change.path in self.landed else change.old_text
 
     @property
     def fixes(self) -> list[str]:
@@ -203,11 +210,12 @@ def run_trial(
         with tempfile.TemporaryDirectory(prefix=trial_prefix(workspace)) as tmp:
             scratch = Path(tmp) / "workspace"
             copy_tree(workspace, scratch)
-            apply_change(scratch, resolve(proposal, decisions or Decisions()), durable=False)
+            landed = resolve(proposal, decisions or Decisions())
+            apply_change(scratch, landed, durable=False)
             reports = Path(tmp) / "reports"
             reports.mkdir()
             measured = run_measured(config, scratch, reports, running=running, project=workspace)
-            return TrialOutcome(measured.report, before, measured.coverage)
+            return TrialOutcome(measured.report, before, measured.coverage, landed)
     finally:
         with _trials_idle:
             _trials_running -= 1

@@ -1,10 +1,13 @@
-"""Coverage in the review: which tests run the lines each hunk replaces; ``u`` finds the next
-hunk no test runs.
+"""Coverage in the review: which tests run each hunk; ``u`` finds the next hunk no test runs.
 
-The proposal under review is made against the workspace the last checks measured, so the
-last coverage record before its attempt (``core.history.coverage``) marks the old side: the
-lines a hunk replaces. The first review of a run, before any checks, shows nothing. The record
-is read off the UI thread and shown when it arrives, if the same proposal is still up.
+Two records can say it. Until the trial run reports, the last checks' coverage record before
+the proposal's attempt (``core.history.coverage``) marks the old side: the proposal is made
+against the workspace they measured, so it says which tests run the lines each hunk replaces
+(the first review of a run, before any checks, shows nothing). Once the trial run (the checks
+on a scratch copy with the proposal as decided) has measured the proposal itself, its coverage
+marks the new side: the lines the hunk adds, and which tests run them. A later decision keeps
+those marks on the lines the trial measured until the next trial reports. The record is read
+off the UI thread and shown when it arrives, if the same proposal is still up.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 
 from orch_tui.core.checks.coverage_map import CoverageMap
+from orch_tui.core.checks.trial import TrialOutcome
 from orch_tui.core.domain.proposal import FileChange
 from orch_tui.core.history.coverage import last_coverage
 from orch_tui.tui.screens.review.trial import TrialRunScreen
@@ -42,10 +46,13 @@ class ReviewCoverage(TrialRunScreen):
 
     coverage: tuple[int, CoverageMap] | None = None
     """The attempt whose checks measured the workspace under review, and its map."""
+    trial_coverage: tuple[TrialOutcome, CoverageMap] | None = None
+    """The last trial run of the proposal under review that measured coverage."""
 
     def _read_coverage(self, attempt: int) -> None:
         """Clear the marks of the last proposal and read the record for this one."""
         self.coverage = None
+        self.trial_coverage = None
         self.query_one(DiffView).set_coverage(None)
         run_id = self.query_one(RunHeader).run_id
         if run_id and attempt > 0:
@@ -63,24 +70,37 @@ class ReviewCoverage(TrialRunScreen):
         if message.measured is not None:
             self.query_one(DiffView).set_coverage(self._marks_of)
 
+    def _trial_measured(self, outcome: TrialOutcome) -> None:
+        if isinstance(outcome.coverage, CoverageMap):
+            self.trial_coverage = (outcome, outcome.coverage)
+            self.query_one(DiffView).set_coverage(self._marks_of)
+
     def _marks_of(self, change: FileChange) -> CoverageMarks | None:
+        if self.trial_coverage is not None:
+            outcome, measured = self.trial_coverage
+            return coverage_marks(change, measured, outcome.measured_text(change))
         if self.coverage is None:
             return None
         return coverage_marks(change, self.coverage[1], change.old_text)
 
     def action_next_uncovered(self) -> None:
-        """Go to the next hunk that replaces lines no test runs (wrapping round)."""
+        """Go to the next hunk no test runs (wrapping round): by the trial's coverage of its
+        new lines, or before the trial by the last checks' of the lines it replaces."""
         if not self._need_session():
             return
         assert self.session is not None and self.cursor is not None
-        if self.coverage is None:
+        if self.coverage is None and self.trial_coverage is None:
             self.notify("No coverage yet: the checks have not measured this workspace.")
             return
         found = next_uncovered(
             self.session.effective.changes, self._marks_of, self.cursor.file, self.cursor.hunk
         )
         if found is None:
-            self.notify("Every hunk with measured lines replaces lines some test runs.")
+            self.notify(
+                "Every hunk with measured lines is run by some test."
+                if self.trial_coverage is not None
+                else "Every hunk with measured lines replaces lines some test runs."
+            )
             return
         self.cursor.file, self.cursor.hunk = found
         self._refresh_review(decided=False)

@@ -16,7 +16,7 @@ from textual.widgets import Static
 from orch_tui.core.checks.leftovers import RUNNING_DIR
 from orch_tui.core.checks.runner import kill_running_checks
 from orch_tui.core.checks.sandbox import resolve_sandbox
-from orch_tui.core.checks.trial import configured_checks, run_trial
+from orch_tui.core.checks.trial import TrialOutcome, configured_checks, run_trial
 from orch_tui.core.checks.venv import check_python
 from orch_tui.core.config.models import Config
 from orch_tui.core.config.paths import ProjectPaths
@@ -131,7 +131,11 @@ class TrialRunScreen(Screen[None]):
             self.trial_text = (
                 "tests " if outcome.before is None else "tests: "
             ) + outcome.summary()
+            self._trial_measured(outcome)
         self._refresh_status()
+
+    def _trial_measured(self, outcome: TrialOutcome) -> None:
+        """The trial's coverage for the diff's marks (the coverage screen's)."""
 
     def _current_change(self) -> FileChange | None:
         if self.session is None or self.cursor is None or not self.session.effective.changes:
