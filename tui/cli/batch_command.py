@@ -188,15 +188,18 @@ def _run(
     )
     cancel = threading.Event()
     previous = signal.signal(signal.SIGINT, lambda signum, frame: cancel.set())
-    signal.signal(signal.SIGTERM, lambda signum, frame: cancel.set())
+    previous_term = signal.signal(signal.SIGTERM, lambda signum, frame: cancel.set())
     started = time.monotonic()
     try:
         with progress:
             _engine(args, driver, progress, cancel)
     except BatchError as exc:
         return _fail(str(exc))
+    except OSError as exc:  # a run's folder not written back (Ray) on a full disk
+        driver.storage = driver.storage or StorageProblem.of(exc)
     finally:
         signal.signal(signal.SIGINT, previous)
+        signal.signal(signal.SIGTERM, previous_term)
         record.wall_s += time.monotonic() - started
         _keep(folder, record, driver)
     print(report_markdown(record), end="", file=sys.stderr if args.json else sys.stdout)
