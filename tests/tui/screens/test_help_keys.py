@@ -4,6 +4,7 @@ switches the Model and Tests tabs."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -39,14 +40,39 @@ SYMBOLS = {
 }
 
 
+def review_bindings() -> list[Binding]:
+    """The review screen's bindings that have an id: its own and its base screens'."""
+    return [
+        binding
+        for cls in ReviewScreen.__mro__
+        for binding in cls.__dict__.get("BINDINGS", [])
+        if isinstance(binding, Binding) and binding.id
+    ]
+
+
 def test_every_review_key_is_in_the_help() -> None:
     missing = [
         binding.id
-        for binding in ReviewScreen.BINDINGS
-        if isinstance(binding, Binding)
-        and not any(f"`{SYMBOLS.get(key, key)}`" in HELP for key in binding.key.split(","))
+        for binding in review_bindings()
+        if not any(f"`{SYMBOLS.get(key, key)}`" in HELP for key in binding.key.split(","))
     ]
     assert missing == []
+
+
+def test_every_review_key_is_in_the_readmes_keymap_ids_with_its_key() -> None:
+    """`ui.keymap` remaps by id: the README lists each id of the review screen (its own keys
+    and those of the screens it is built on), with the key it has."""
+    readme = (Path(__file__).parents[3] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### Keys of the review screen", 1)[1].split("\n### ", 1)[0]
+    listed = dict(re.findall(r"`([a-z_]+\.[a-z_]+)`\s+\(([^)]+)\)", section))
+    bindings = review_bindings()
+    assert len(bindings) > 15
+    wrong = {
+        binding.id: listed.get(binding.id)
+        for binding in bindings
+        if listed.get(binding.id) != SYMBOLS.get(binding.key, binding.key)
+    }
+    assert wrong == {}
 
 
 def test_every_mark_of_the_diff_and_the_file_list_has_a_legend_in_the_help() -> None:
