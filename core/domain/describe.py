@@ -37,7 +37,7 @@ from orch_tui.core.domain.events import (
 )
 from orch_tui.core.domain.evidence import EvidenceFound
 from orch_tui.core.domain.roles import RoleDecision, RoleVerdict
-from orch_tui.core.util.wording import plural
+from orch_tui.core.util.wording import planning_cost, plural
 
 _ASKERS = {
     QuestionSource.MODEL: "the model asked",
@@ -142,7 +142,8 @@ def _(event: FinalChecksFinished) -> str:
 @describe.register
 def _(event: PlanApproved) -> str:
     where = "written in the spec" if event.source == "spec" else "from the model"
-    return f"plan ({plural(len(event.tasks), 'task')}, {where})"
+    cost = f"; planning {planning_cost(event.tokens, event.cost_usd)}" if event.tokens else ""
+    return f"plan ({plural(len(event.tasks), 'task')}, {where}{cost})"
 
 
 @describe.register

@@ -260,6 +260,9 @@ class PlanApproved(Event):
     tasks: list[dict[str, str]]
     source: str
     """Where the plan came from: "spec" (written in it) or "model" (a submit_plan call)."""
+    tokens: int = 0
+    cost_usd: float = 0.0
+    """What the model's planning conversation took (0 when the spec wrote the plan)."""
 
 
 @dataclass(kw_only=True)

@@ -99,6 +99,15 @@ class State:
         was written, so asking the model again is safe. Other failures are final."""
         return self.state is RunState.FAILED and bool(self.last_error)
 
+    @property
+    def attempts_made(self) -> int:
+        """The attempts the run has made: in plan mode the planning turn is none (status,
+        history, the summary line and the verdict count the same way)."""
+        if self.state in (RunState.INIT, RunState.PLANNING):
+            return 0
+        planning = self.plan.planning_attempts() if self.plan else 0
+        return max(0, self.attempt + 1 - planning)
+
     def to_json(self) -> dict[str, Any]:
         plan = {} if self.plan is None else {"plan": self.plan.to_json()}
         roles = {role.value: record.to_json() for role, record in self.roles.items()}

@@ -167,6 +167,17 @@ class PlanProgress:
     only: str | None = None
     """The task ``--task`` runs alone: once it passes the run ends, the others left as they
     are; None: the tasks in order."""
+    planning_tokens: int = 0
+    planning_cost_usd: float = 0.0
+    """What the model's planning conversation took (none when the spec wrote the plan). It is
+    no attempt, though its log is attempt 0's folder: see :meth:`planning_attempts`."""
+
+    def planning_attempts(self) -> int:
+        """The attempt numbers planning took before the first task: 1 when the model planned
+        (its conversation is attempt 0's folder), 0 when the spec wrote the plan. The planning
+        turn is not counted as an attempt anywhere (status, history, summaries, export)."""
+        first = self.tasks[0].first_attempt if self.tasks else None
+        return first or 0
 
     def current_task(self) -> TaskProgress | None:
         return next((task for task in self.tasks if task.id == self.current), None)
@@ -181,8 +192,18 @@ class PlanProgress:
         ]
 
     def to_json(self) -> dict[str, Any]:
-        data = {"tasks": [task.to_json() for task in self.tasks], "current": self.current}
-        return {**data, "only": self.only} if self.only else data
+        data: dict[str, Any] = {
+            "tasks": [task.to_json() for task in self.tasks],
+            "current": self.current,
+        }
+        if self.only:
+            data["only"] = self.only
+        if self.planning_tokens or self.planning_cost_usd:
+            data["planning"] = {
+                "tokens": self.planning_tokens,
+                "cost_usd": round(self.planning_cost_usd, 6),
+            }
+        return data
 
     @classmethod
     def from_json(cls, value: Any) -> PlanProgress | None:
@@ -197,7 +218,19 @@ class PlanProgress:
             ],
             current=field_of(value, "current", str, optional=True, within="plan"),
             only=field_of(value, "only", str, optional=True, within="plan"),
+            **_planning(value.get("planning")),
         )
+
+
+def _planning(value: Any) -> dict[str, Any]:
+    """``plan.planning`` read leniently: a figure for people, absent in older state files."""
+    if not isinstance(value, dict):
+        return {}
+    tokens, cost = value.get("tokens"), value.get("cost_usd")
+    return {
+        "planning_tokens": tokens if isinstance(tokens, int) else 0,
+        "planning_cost_usd": float(cost) if isinstance(cost, int | float) else 0.0,
+    }
 
 
 @dataclass

@@ -365,6 +365,13 @@ def reviewed_changes(attempt: AttemptDetail) -> list[tuple[FileChange, list[Hunk
     ]
 
 
+def planning_attempt(detail: RunDetail) -> AttemptDetail | None:
+    """Plan mode's planning turn (the model's ``submit_plan`` conversation, logged in attempt
+    0's folder), which is no attempt; None when the spec wrote the plan or there is none."""
+    first = detail.attempts[0] if detail.attempts else None
+    return first if first is not None and first.task == PLANNING else None
+
+
 def kinds_of(attempts: Iterable[AttemptDetail], firsts: Collection[int]) -> dict[int, str]:
     """Each attempt's label (:func:`~orch_tui.core.domain.attempt_kind.attempt_kinds`)."""
     shown = list(attempts)

@@ -8,12 +8,13 @@ from pathlib import Path
 
 from orch_tui.core.domain.describe import hunk_decisions
 from orch_tui.core.history.chain import Chain
-from orch_tui.core.history.detail import AttemptDetail, load_run
+from orch_tui.core.history.detail import AttemptDetail, RunDetail, load_run, planning_attempt
 from orch_tui.core.history.grid import ABSENT, FAILED, PASSED, SKIPPED, TestGrid, test_grid
 from orch_tui.core.history.plan_history import plan_section
 from orch_tui.core.runlog import layout as runlog
 from orch_tui.core.util.markdown_text import code_span, inline_text
 from orch_tui.core.util.terminal_text import escape_controls
+from orch_tui.core.util.wording import planning_cost
 
 _MARKS = {PASSED: "✓", FAILED: "✗", SKIPPED: "s", ABSENT: "·"}
 
@@ -118,6 +119,13 @@ def _spec_edit_section(logs: Path, run_id: str) -> list[str]:
     return ["## Spec edit", "", *_fence(diff, "diff"), ""]
 
 
+def _planning_row(detail: RunDetail) -> list[str]:
+    planning = planning_attempt(detail)
+    if planning is None:
+        return []
+    return [f"| planning | {planning_cost(planning.tokens, planning.cost_usd)} |"]
+
+
 def export_markdown(logs: Path, run_id: str) -> str:
     """One run as a Markdown report: summary, attempts, decisions, test results and cost.
 
@@ -137,6 +145,7 @@ def export_markdown(logs: Path, run_id: str) -> str:
         f"({inline_text(detail.meta.get('provider', '–'))}) |",
         f"| final state | {run.state} |",
         f"| attempts | {run.attempts} |",
+        *_planning_row(detail),
         f"| duration | {format_duration(run.duration_s)} |",
         f"| tokens | {run.tokens:,} |",
         f"| cost | ${run.cost_usd:.4f} |",

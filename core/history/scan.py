@@ -39,6 +39,9 @@ NEVER_STARTED = "stopped before its first step (killed or interrupted): nothing 
 
 TERMINAL_STATES = (RunState.SUCCESS, RunState.FAILED)
 
+_NO_ATTEMPT = (RunState.INIT, RunState.PLANNING)
+"""States that are no attempt: before the first, and plan mode's planning turn."""
+
 _PROMISED_FILES: dict[type[Event], str] = {
     ModelTurn: runlog.CONVERSATION,
     ProposalReady: runlog.PROPOSAL,
@@ -154,6 +157,7 @@ def scan_run(folder: str | os.PathLike[str]) -> ScannedRun:
     events = log.events
     state: str = RunState.INIT
     attempts = tokens = 0
+    first_attempt = 1 << 30  # the first attempt number: 1 when the model planned first
     cost = 0.0
     finished: RunFinished | None = None
     first_start: RunStarted | None = None
@@ -161,8 +165,9 @@ def scan_run(folder: str | os.PathLike[str]) -> ScannedRun:
     for event in events:
         if isinstance(event, StateChanged):
             state = event.state
-            if event.attempt >= 0 and state != RunState.INIT:
+            if event.attempt >= 0 and state not in _NO_ATTEMPT:
                 attempts = max(attempts, event.attempt + 1)
+                first_attempt = min(first_attempt, event.attempt)
         elif isinstance(event, ModelTurn):
             tokens, cost = event.run_tokens, event.run_cost_usd
         elif isinstance(event, RunFinished):
@@ -190,7 +195,7 @@ def scan_run(folder: str | os.PathLike[str]) -> ScannedRun:
         spec_path=spec_path,
         spec_name=_file_name(spec_path),
         state=str(state),
-        attempts=attempts,
+        attempts=attempts - first_attempt if attempts else 0,  # the planning turn is none
         duration_s=active_seconds(events),
         tokens=tokens,
         cost_usd=cost,

@@ -101,7 +101,7 @@ def _after_passing(
         run,
         RunState.SUCCESS,
         EXIT_SUCCESS,
-        alone or f"{run.verdict.summary()}, after {plural(attempt + 1, 'attempt')}",
+        alone or f"{run.verdict.summary()}, after {plural(run.state.attempts_made, 'attempt')}",
     )
     hint = run_workspace.merge_hint(run.state.workspace)
     if hint:

@@ -19,7 +19,7 @@ from orch_tui.core.loop.run import Run
 from orch_tui.core.runlog import layout as runlog
 from orch_tui.core.runlog.active_time import active_seconds
 from orch_tui.core.runlog.reader import read_events
-from orch_tui.core.util.wording import plural
+from orch_tui.core.util.wording import planning_cost, plural
 
 
 def finish(run: Run, final: RunState, exit_code: int, reason: str) -> None:
@@ -67,7 +67,8 @@ def announce_finish(run: Run) -> None:
 
 
 def run_summary(run: Run) -> str:
-    """``3 files changed · tests: 5 passed · 2 attempts · $0.0123 · 1m 04s``: the run's end."""
+    """``3 files changed · tests: 5 passed · 2 attempts · $0.0123 · 1m 04s``: the run's end
+    (plan mode: ``2 attempts · planning 3,940 tokens, $0.0108 · ...``)."""
     state = run.state
     files = changed_files(run.log, state.attempt)
     tests = state.last_test.summary if state.last_test else "not run"
@@ -75,9 +76,16 @@ def run_summary(run: Run) -> str:
         tests += f" (final: {state.final_checks.summary})"
     events = read_events(run.log.dir / runlog.EVENTS).events
     elapsed = active_seconds(events, until=datetime.now(UTC)) or 0.0  # restores left out
+    plan = state.plan
+    planning = (
+        f" · planning {planning_cost(plan.planning_tokens, plan.planning_cost_usd)}"
+        if plan is not None and plan.planning_tokens
+        else ""
+    )
     return (
         f"{plural(len(files), 'file')} changed · tests: {tests} · "
-        f"{plural(state.attempt + 1, 'attempt')} · ${state.cost_usd:.4f} · {duration(elapsed)}"
+        f"{plural(state.attempts_made, 'attempt')}{planning} · ${state.cost_usd:.4f} · "
+        f"{duration(elapsed)}"
     )
 
 

@@ -147,14 +147,34 @@ class PlanRunner:
             if written is not None:
                 draft = {"plan": written.to_json(), "source": "spec", "first_attempt": 0}
             else:
+                state = context.state
+                tokens, cost = state.usage.total, state.cost_usd
                 planned = self._ask_model()
-                draft = {"plan": planned.to_json(), "source": "model", "first_attempt": 1}
+                draft = {
+                    "plan": planned.to_json(),
+                    "source": "model",
+                    "first_attempt": 1,
+                    "planning": {
+                        "tokens": state.usage.total - tokens,
+                        "cost_usd": round(state.cost_usd - cost, 6),
+                    },
+                }
             context.log.write_json(None, PLAN_DRAFT_FILE, draft)
         approved = context.reviewer.review_plan(Plan.from_json(draft["plan"]))
         context.log.write_json(None, PLAN_FILE, approved.to_json())
-        context.state.plan = PlanProgress([TaskProgress(t.id, t.title) for t in approved.tasks])
+        spent = draft.get("planning") or {}
+        context.state.plan = PlanProgress(
+            [TaskProgress(t.id, t.title) for t in approved.tasks],
+            planning_tokens=int(spent.get("tokens", 0)),
+            planning_cost_usd=float(spent.get("cost_usd", 0.0)),
+        )
         context.emit(
-            PlanApproved(tasks=[task.to_json() for task in approved.tasks], source=draft["source"])
+            PlanApproved(
+                tasks=[task.to_json() for task in approved.tasks],
+                source=draft["source"],
+                tokens=context.state.plan.planning_tokens,
+                cost_usd=context.state.plan.planning_cost_usd,
+            )
         )
         return self._start_task(self.tasks[0], int(draft["first_attempt"]))
 

@@ -25,6 +25,7 @@ from orch_tui.core.domain.events import (
     TestsFinished,
     ToolEdit,
 )
+from orch_tui.core.domain.state import RunState
 from orch_tui.core.loop.plan_runner import task_label
 from orch_tui.core.util.terminal_text import escape_controls, escape_json_controls
 
@@ -106,10 +107,13 @@ class LinePrinter:
         self.tokens = 0
         self.cost = 0.0
         self.task: TaskStarted | None = None
+        self.planning = False
 
     def _line(self, text: str) -> None:
         where = f"{self.attempt}/{self.max_retries}"
-        if self.task is not None:
+        if self.planning:
+            where = "planning"  # no attempt: plan mode's planning turn is counted apart
+        elif self.task is not None:
             task = self.task
             relative = self.attempt - task.first_attempt
             where = task_label(task.index, task.total, relative, self.max_retries)
@@ -138,6 +142,7 @@ class LinePrinter:
                 self.out.write(f"  {number}. {task['id']}: {task['title']}\n")
         elif isinstance(event, StateChanged):
             self.attempt, self.max_retries = event.attempt, event.max_retries
+            self.planning = event.state == RunState.PLANNING
             if not event.state.terminal:
                 self._line(describe(event))
         elif isinstance(event, ToolEdit):

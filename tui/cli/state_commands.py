@@ -13,7 +13,7 @@ from orch_tui.core.config.paths import ProjectPaths
 from orch_tui.core.domain.state import RunState, State, StateError, StateStore
 from orch_tui.core.loop.exit_codes import EXIT_FAILED, EXIT_STATE, EXIT_SUCCESS
 from orch_tui.core.util.terminal_text import escape_controls
-from orch_tui.core.util.wording import plural
+from orch_tui.core.util.wording import planning_cost, plural
 from orch_tui.tui.cli.shared import fail, question_lines
 
 if TYPE_CHECKING:
@@ -55,7 +55,10 @@ def status(paths: ProjectPaths, sandbox: SandboxMode, *, as_json: bool) -> int:
     _say(f"spec      {state.spec_path}")
     if state.follows:
         _say(f"follows   {state.follows} (this run changes its project)")
-    _say(f"state     {state.state} (attempt {state.attempt}/{state.max_retries})")
+    if state.plan:
+        _say(f"state     {state.state} ({plural(state.attempts_made, 'attempt')} after planning)")
+    else:
+        _say(f"state     {state.state} (attempt {state.attempt}/{state.max_retries})")
     record = state.workspace
     if record is not None and not record.default:
         branch = f" (branch {record.git.branch})" if record.git else ""
@@ -64,6 +67,9 @@ def status(paths: ProjectPaths, sandbox: SandboxMode, *, as_json: bool) -> int:
         _say("plan")
         for line in state.plan.status_lines():
             _say(f"  {line}")
+        if state.plan.planning_tokens:
+            plan = state.plan
+            _say(f"planning  {planning_cost(plan.planning_tokens, plan.planning_cost_usd)}")
     if last:
         _say(f"tests     {last.summary}")
     if state.final_checks:

@@ -50,7 +50,9 @@ class RunHeader(Static):
     def render(self) -> Content:
         minutes, seconds = divmod(self.elapsed, 60)
         where = f"attempt {self.attempt}/{self.max_retries}"
-        if self.current_task is not None:
+        if self.state is RunState.PLANNING:
+            where = "planning"  # no attempt: plan mode's planning turn is counted apart
+        elif self.current_task is not None:
             task = self.current_task
             relative = self.attempt - task.first_attempt
             where = task_label(task.index, task.total, relative, self.max_retries)

@@ -26,12 +26,13 @@ from orch_tui.core.history.detail import (
     RunDetail,
     kinds_of,
     load_run,
+    planning_attempt,
 )
 from orch_tui.core.history.export import format_duration
 from orch_tui.core.history.grid import ABSENT, FAILED, PASSED, SKIPPED, test_grid
 from orch_tui.core.history.plan_history import PLANNING
 from orch_tui.core.util.terminal_text import escape_controls
-from orch_tui.core.util.wording import plural
+from orch_tui.core.util.wording import planning_cost, plural
 from orch_tui.tui.messages import ResumeRun
 from orch_tui.tui.screens.history.attempt import AttemptScreen
 from orch_tui.tui.screens.history.compare import CompareScreen
@@ -73,6 +74,14 @@ def task_cells(detail: RunDetail) -> dict[int, str]:
         if task.attempts:
             cells[task.attempts[0]] = f"{number}. {task.id}: {task.title} ({task.status})"
     return cells
+
+
+def _planning(detail: RunDetail) -> str:
+    """`` (planning 3,940 tokens, $0.0108)``: plan mode's planning turn, which is no attempt."""
+    planning = planning_attempt(detail)
+    if planning is None:
+        return ""
+    return f" (planning {planning_cost(planning.tokens, planning.cost_usd)})"
 
 
 class RunScreen(ThemedScreen):
@@ -167,7 +176,8 @@ class RunScreen(ThemedScreen):
         )
         title.update(heading)
         facts = Text(
-            f"started {local_time(run.started)} · {plural(run.attempts, 'attempt')} · "
+            f"started {local_time(run.started)} · {plural(run.attempts, 'attempt')}"
+            f"{_planning(self.detail)} · "
             f"{format_duration(run.duration_s)} · {run.tokens:,} tokens · ${run.cost_usd:.4f}"
             f" · {self.detail.meta.get('model', '?')}\n"
             f"stop reason: {escape_controls(run.stop_reason or '–')}"
