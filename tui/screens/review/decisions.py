@@ -34,8 +34,8 @@ class DecisionsScreen(ReviewCoverage):
         self._read_coverage(self.session.attempt)
         self._refresh_review()
         self.query_one(DiffView).focus()
-        if self.trial_auto:
-            self._start_trial()
+        if self.trial_auto:  # once the proposal is drawn: its copy and checks would slow that
+            self.call_after_refresh(self._start_auto_trial, message.session)
 
     def _refresh_review(self, *, decided: bool = True) -> None:
         """Show the cursor's file and hunk; ``decided``: decisions changed, redo the file list.

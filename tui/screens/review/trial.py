@@ -69,6 +69,11 @@ class TrialRunScreen(Screen[None]):
         if self._need_session():
             self._start_trial()
 
+    def _start_auto_trial(self, session: ReviewSession) -> None:
+        """The trial that starts by itself, unless the proposal changed or one started meanwhile."""
+        if self.session is session and not self.trial_started:
+            self._start_trial()
+
     def _start_trial(self) -> None:
         """Run the trial for the decisions as they are now; a trial still running is stopped."""
         session = self.session
