@@ -51,15 +51,16 @@ class RunHeader(Static):
         minutes, seconds = divmod(self.elapsed, 60)
         where = f"attempt {self.attempt}/{self.max_retries}"
         if self.state is RunState.PLANNING:
-            where = "planning"  # no attempt: plan mode's planning turn is counted apart
+            where = ""  # the state says it: plan mode's planning turn is no attempt
         elif self.current_task is not None:
             task = self.current_task
             relative = self.attempt - task.first_attempt
             where = task_label(task.index, task.total, relative, self.max_retries)
+        where = f" · {where}" if where else ""
         return Content.assemble(
             f" orch-tui · run {escape_controls(self.run_id) or '…'} · ",
             (self.state.value, "bold"),
-            f" · {where} · tokens {self.tokens:,} · ${self.cost:.4f} · {minutes}:{seconds:02d}",
+            f"{where} · tokens {self.tokens:,} · ${self.cost:.4f} · {minutes}:{seconds:02d}",
             f" · model {escape_controls(self.model)}" if self.model else "",
             f" · sandbox {self.sandbox}" if self.sandbox else "",
         )

@@ -78,6 +78,8 @@ async def test_the_plan_screen_edits_drops_reorders_and_approves(tmp_path: Path)
         shown = str(screen.query_one(OptionList).get_option_at_index(0).prompt)
         assert "t1: Fix add" in shown and "add sums" in shown and "add(2, 3) == 5" in shown
 
+        header = str(app.review_screen.query_one(RunHeader).render()) if app.review_screen else ""
+        assert " · PLANNING · tokens " in header  # the planning turn is no "attempt 0/3"
         await pilot.press("down", "down", "d")  # drop Docs
         assert titles(screen) == ["Fix add", "Fix mul"]
         await pilot.press("K")  # the cursor is on Fix mul: move it up
