@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.widgets import Input
 
 from orch_tui.core.batch.landing import Target
 from orch_tui.core.config.models import load_config
@@ -46,6 +47,7 @@ def inbox_app(project: Path) -> InboxApp:
 def the_list(app: InboxApp) -> Callable[[Any], Awaitable[None]]:
     async def run_before(pilot: Any) -> None:
         screen = await wait_for_screen(pilot, app, InboxScreen, "the inbox list")
+        screen.query_one(Input).cursor_blink = False  # the cursor is on in every picture
         await wait_for(pilot, lambda: len(screen.shown) == 2, "both runs listed")
         await pilot.pause()
 
