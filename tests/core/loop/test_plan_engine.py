@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from orch_tui.core.config.paths import ProjectPaths
-from orch_tui.core.domain.events import Event, EventBus, TaskStarted
+from orch_tui.core.domain.describe import describe
+from orch_tui.core.domain.events import Event, EventBus, RunFinished, TaskStarted
 from orch_tui.core.domain.plan import SUBMIT_PLAN
 from orch_tui.core.domain.spec import read_spec
 from orch_tui.core.domain.state import RunState, StateStore
@@ -122,10 +123,12 @@ def test_a_task_list_in_the_spec_is_the_plan_and_each_task_runs_its_own_loop(tmp
     assert started == [("1", 0), ("2", 1)]
 
 
-def test_without_a_task_list_the_model_plans_first_with_submit_plan(tmp_path):
+def test_without_a_task_list_the_model_plans_first_with_submit_plan(tmp_path, monkeypatch, capsys):
     provider = CountingProvider([[submit(TWO_TASKS)], task_one(), task_two()])
-    engine = make_engine(tmp_path, PLAIN_SPEC, provider)
+    events: list[Event] = []
+    engine = make_engine(tmp_path, PLAIN_SPEC, provider, events=events)
     assert engine.run() == EXIT_SUCCESS
+    _attempts_and_planning_cost_agree(tmp_path, events, monkeypatch, capsys)
     planning = provider.requests[0]
     assert planning.attempt == 0
     assert [tool["name"] for tool in planning.tools] == [SUBMIT_PLAN]
@@ -239,3 +242,32 @@ def test_a_model_error_while_planning_is_asked_again_by_the_same_command(tmp_pat
     assert make_engine(tmp_path, PLAIN_SPEC, again).run() == EXIT_SUCCESS
     assert again.attempts_asked == [0, 1, 2]
     assert [t["status"] for t in state_json(tmp_path)["plan"]["tasks"]] == ["done", "done"]
+
+
+def _attempts_and_planning_cost_agree(tmp_path, events, monkeypatch, capsys):
+    """The planning turn is no attempt anywhere (issue 25, item 7): status, the history list,
+    the export, the summary line and the verdict count 2 attempts, and each shows the
+    planning turn's cost."""
+    from orch_tui.tui.cli.commands import main
+
+    spent = state_json(tmp_path)["plan"]["planning"]
+    assert spent["tokens"] == 15  # the submit_plan turn's usage
+    planning = f"15 tokens, ${spent['cost_usd']:.4f}"
+    approved = next(event for event in events if event.name == "plan")
+    assert describe(approved) == f"plan (2 tasks, from the model; planning {planning})"
+    finished = events[-1]
+    assert isinstance(finished, RunFinished)
+    assert f" · 2 attempts · planning {planning} · " in finished.summary
+    assert (finished.stop_reason or "").endswith("after 2 attempts")
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    assert main(["status"]) == 0
+    status = capsys.readouterr().out.splitlines()
+    assert "state     SUCCESS (2 attempts after planning)" in status
+    assert f"planning  {planning}" in status
+    assert main(["history"]) == 0
+    header, row = capsys.readouterr().out.splitlines()
+    assert dict(zip(header.split("\t"), row.split("\t"), strict=True))["Attempts"] == "2"
+    assert main(["history", "--export", row.split("\t")[0]]) == 0
+    export = capsys.readouterr().out
+    assert "| attempts | 2 |" in export and f"| planning | {planning} |" in export
