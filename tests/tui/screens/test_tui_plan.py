@@ -136,7 +136,7 @@ def test_history_shows_a_planned_runs_attempts_under_their_tasks(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from orch_tui.core.history.detail import load_run
-    from orch_tui.tui.screens.history.run import task_cells
+    from orch_tui.tui.screens.history.run import planning_note, task_cells
     from tests.core.loop.test_plan_engine import (
         PLAIN_SPEC,
         TWO_TASKS,
@@ -158,3 +158,6 @@ def test_history_shows_a_planned_runs_attempts_under_their_tasks(
         (2, "t2", "passed"),
     ]
     assert task_cells(detail) == {0: "plan", 1: "1. t1: add (done)", 2: "2. t2: mul (done)"}
+    # the run screen's facts: 2 attempts, the planning turn apart with its cost (issue 25)
+    assert detail.summary.attempts == 2
+    assert planning_note(detail) == f" (planning 15 tokens, ${detail.attempts[0].cost_usd:.4f})"

@@ -76,7 +76,7 @@ def task_cells(detail: RunDetail) -> dict[int, str]:
     return cells
 
 
-def _planning(detail: RunDetail) -> str:
+def planning_note(detail: RunDetail) -> str:
     """`` (planning 3,940 tokens, $0.0108)``: plan mode's planning turn, which is no attempt."""
     planning = planning_attempt(detail)
     if planning is None:
@@ -177,7 +177,7 @@ class RunScreen(ThemedScreen):
         title.update(heading)
         facts = Text(
             f"started {local_time(run.started)} · {plural(run.attempts, 'attempt')}"
-            f"{_planning(self.detail)} · "
+            f"{planning_note(self.detail)} · "
             f"{format_duration(run.duration_s)} · {run.tokens:,} tokens · ${run.cost_usd:.4f}"
             f" · {self.detail.meta.get('model', '?')}\n"
             f"stop reason: {escape_controls(run.stop_reason or '–')}"
