@@ -6,10 +6,14 @@ nothing; the app refuses to start instead, naming the file, the key and the id.
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from collections.abc import Iterator
 
 from textual.binding import Binding
 from textual.dom import DOMNode
+
+from orch_tui.tui import screens, widgets
 
 
 def _our_classes(base: type[DOMNode]) -> Iterator[type[DOMNode]]:
@@ -19,8 +23,17 @@ def _our_classes(base: type[DOMNode]) -> Iterator[type[DOMNode]]:
         yield from _our_classes(cls)
 
 
+def _import_screens_and_widgets() -> None:
+    """Import every screen and widget module: the review screen is loaded after the first frame
+    is drawn, and a binding's id exists only once its class does."""
+    for package in (screens, widgets):
+        for module in pkgutil.walk_packages(package.__path__, f"{package.__name__}."):
+            importlib.import_module(module.name)
+
+
 def binding_ids() -> set[str]:
-    """Every binding id of orch-tui's app, screens and widgets (those imported so far)."""
+    """Every binding id of orch-tui's app, screens and widgets."""
+    _import_screens_and_widgets()
     return {
         binding.id
         for cls in _our_classes(DOMNode)
@@ -31,6 +44,8 @@ def binding_ids() -> set[str]:
 
 def keymap_problem(keymap: dict[str, str]) -> str | None:
     """What is wrong with ``keymap`` (ids no binding has), or None."""
+    if not keymap:
+        return None
     unknown = sorted(set(keymap) - binding_ids())
     if not unknown:
         return None

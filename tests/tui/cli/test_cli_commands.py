@@ -12,6 +12,7 @@ import re
 import select
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -413,3 +414,16 @@ def test_a_read_only_project_stops_before_it_starts(tmp_path: Path) -> None:
         result.stderr == f"orch-tui: cannot lock {tmp_path / 'orch.lock'}: Read-only file system\n"
     )
     assert "saved" not in result.stderr
+
+
+def test_a_review_keymap_id_is_known_before_the_review_screen_is_loaded() -> None:
+    """The review screen is imported after the first frame, yet the keymap is checked before
+    the app starts: in a fresh interpreter its ids must still be known."""
+    check = (
+        "from orch_tui.tui.keymap import keymap_problem;"
+        "print(keymap_problem({'review.accept_hunk': 'a', 'diff.scroll_left': 'H'}))"
+    )
+    said = subprocess.run(
+        [sys.executable, "-c", check], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert said.stdout.strip() == "None"

@@ -345,7 +345,7 @@ async def test_help_and_history_open_over_the_review_and_close_back_to_it(
         screen = await wait_for_review(pilot, app)
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
-        assert "scroll the diff sideways" in app.screen.query_one(Markdown).source
+        assert "scroll sideways" in app.screen.query_one(Markdown).source
         await pilot.press("escape")
         assert app.screen is screen
         await pilot.press("h")
