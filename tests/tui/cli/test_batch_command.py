@@ -37,6 +37,6 @@ def test_an_engine_out_of_space_is_a_message_and_the_record_is_kept(
     assert f"the batch folder {root / 'batches' / 'b'} is out of space ({archive}: " in err
     record = json.loads((root / "batches" / "b" / "batch.json").read_text())
     assert [run["status"] for run in record["runs"]] == ["pending", "pending"]
-    assert json.loads((root / "batches" / "b" / "report.json").read_text())["runs"] == (
-        record["runs"]
+    assert (
+        json.loads((root / "batches" / "b" / "report.json").read_text())["runs"] == (record["runs"])
     )

@@ -118,9 +118,7 @@ def _heavy_loaded(cwd: Path, argv: list[str]) -> tuple[list[str], str]:
 
 
 def _project_with_run(root: Path, state: RunState = RunState.INIT) -> State:
-    (root / "orchestrator.toml").write_text(
-        '[paths]\nworkspace = ""\n[checks]\nsandbox = "none"\n'
-    )
+    (root / "orchestrator.toml").write_text('[paths]\nworkspace = ""\n[checks]\nsandbox = "none"\n')
     run = State(run_id="20261127-101500-ab12", spec_path="spec.md", spec_hash="x", max_retries=3)
     run.state = state
     StateStore(root / "state.json").save(run)
@@ -163,8 +161,11 @@ def test_status_json_carries_a_finished_runs_evidence_without_the_event_set(
     verdict = {"tests_passed": 3, "added": 1, "rewritten": ["tests/test_a.py::test_a"]}
     finished = {"event": "run_finished", "state": "SUCCESS", "evidence": verdict}
     (log / "events.jsonl").write_text(
-        json.dumps({"event": "notice", "message": "run_finished soon"}) + "\n"
-        + json.dumps(finished) + "\n" + '{"event": "run_fini'  # a torn last line
+        json.dumps({"event": "notice", "message": "run_finished soon"})
+        + "\n"
+        + json.dumps(finished)
+        + "\n"
+        + '{"event": "run_fini'  # a torn last line
     )
     attempt = {"attempt": 0, "added": ["tests/test_a.py::test_b"], "uncovered_lines": 2}
     (log / "attempt-00" / "evidence.json").write_text(json.dumps(attempt))
