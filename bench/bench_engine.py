@@ -232,7 +232,7 @@ def auto_fixed_cost(runs: int) -> None:
                 cwd=folder, env=env, check=True, capture_output=True,
             )  # fmt: skip
             ended = time.time()
-            (run_dir,) = (folder / "logs").iterdir()
+            (run_dir,) = (p for p in (folder / "logs").iterdir() if p.name[0].isdigit())
             events = [json.loads(line) for line in (run_dir / "events.jsonl").open()]
         finally:
             shutil.rmtree(folder, ignore_errors=True)

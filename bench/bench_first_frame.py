@@ -201,15 +201,19 @@ def claude_program(home: Path, url: str) -> Program:
     ]
 
     def folder(path: Path) -> None:
-        settings = {
-            "hasCompletedOnboarding": True,
-            "theme": "dark",
-            "customApiKeyResponses": {"approved": [FAKE_KEY[-20:]], "rejected": []},
-            "projects": {
-                str(path): {"hasTrustDialogAccepted": True, "hasCompletedProjectOnboarding": True}
-            },
+        # Claude Code writes this file too: keep what it wrote, trust every folder of the run.
+        settings_file = home / ".claude.json"
+        settings = json.loads(settings_file.read_text()) if settings_file.exists() else {}
+        settings.update(
+            hasCompletedOnboarding=True,
+            theme="dark",
+            customApiKeyResponses={"approved": [FAKE_KEY[-20:]], "rejected": []},
+        )
+        settings.setdefault("projects", {})[str(path)] = {
+            "hasTrustDialogAccepted": True,
+            "hasCompletedProjectOnboarding": True,
         }
-        (home / ".claude.json").write_text(json.dumps(settings))
+        settings_file.write_text(json.dumps(settings))
 
     return Program(
         "claude",
@@ -336,7 +340,10 @@ def main() -> None:
             order = programs if round_ % 2 == 0 else programs[::-1]
             for program in order:
                 folder = root / f"{program.name}-{round_}"
-                launch(tmux, program, folder, results.setdefault(program.name, {}))
+                try:
+                    launch(tmux, program, folder, results.setdefault(program.name, {}))
+                except TimeoutError as exc:  # counted out, said, and the run goes on
+                    print(f"round {round_ + 1}: {program.name} timed out: {exc}", file=sys.stderr)
             print(f"round {round_ + 1} done", file=sys.stderr)
     finally:
         tmux.close()
