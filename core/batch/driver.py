@@ -160,7 +160,7 @@ def settle(run: RunRecord, folder: Path, exit_code: int) -> None:
 def _copy_state(run: RunRecord, state: State) -> None:
     run.state = str(state.state)
     run.run_id = state.run_id
-    run.attempts = state.attempt + 1
+    run.attempts = state.attempts_made
     run.tokens = state.usage.total
     run.cost_usd = state.cost_usd
     run.stop_reason = state.stop_reason or ""

@@ -36,7 +36,7 @@ def test_the_inbox_opens_a_run_lands_the_accepted_hunks_and_forgets_it(tmp_path)
         tmux.keys("n")  # extra.py
         tmux.wait_for("1 rejected")
         tmux.keys("y", "Enter")  # the test, then land
-        tmux.wait_for("hunk(s) rejected")
+        tmux.wait_for("hunk rejected")
         tmux.keys("Escape")  # drop the rejected hunk: nothing goes back
         tmux.wait_for("0 of 1 runs waiting", "2 file(s) landed")  # the filter still says two
         tmux.keys("Escape")

@@ -24,6 +24,7 @@ from orch_tui.core.config.models import Config
 from orch_tui.core.config.paths import ProjectPaths
 from orch_tui.core.domain.proposal import FileChange
 from orch_tui.core.util.terminal_text import escape_controls
+from orch_tui.core.util.wording import plural
 from orch_tui.core.workspace.boundary import SafetyViolation
 from orch_tui.core.workspace.git import GitError
 from orch_tui.tui.messages import ReviewRequested
@@ -42,7 +43,7 @@ WHOLE_PROMPT = "Reject the whole change and send it back to the model. Why? (esc
 
 def rejected_prompt(count: int) -> str:
     return (
-        f"{count} hunk(s) rejected. Tell the model why to send them back as a new attempt "
+        f"{plural(count, 'hunk')} rejected. Tell the model why to send them back as a new attempt "
         "(enter sends; escape lands the accepted hunks and drops the rejected ones):"
     )
 
@@ -82,7 +83,7 @@ class InboxReviewScreen(DecisionsScreen):
         entry, change = self.opened.entry, self.opened.change
         state = entry.state
         lines = [
-            f"{entry.key} · {state.state} · attempt {state.attempt} · ${state.cost_usd:.4f}"
+            f"{entry.key} · {state.state} · {plural(state.attempts_made, 'attempt')} · ${state.cost_usd:.4f}"
             f" · {state.stop_reason or ''}",
             *change.evidence,
             f"accepted hunks land in {self.target}",

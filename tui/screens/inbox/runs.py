@@ -24,6 +24,7 @@ from orch_tui.core.batch.inbox_review import describe_review, open_run
 from orch_tui.core.batch.landing import Target
 from orch_tui.core.config.models import Config
 from orch_tui.core.util.terminal_text import escape_controls
+from orch_tui.core.util.wording import plural
 from orch_tui.tui.screens.inbox.review import InboxReviewScreen
 from orch_tui.tui.widgets.key_footer import KeyFooter
 
@@ -36,7 +37,7 @@ def entry_line(entry: InboxEntry) -> str:
     state = entry.state
     tests = state.last_test.summary if state.last_test else "no tests ran"
     return escape_controls(
-        f"{entry.key:<32} {state.state:<10} attempt {state.attempt:<3} {tests}"
+        f"{entry.key:<32} {state.state:<10} {plural(state.attempts_made, 'attempt'):<11} {tests}"
         f" · ${state.cost_usd:.4f}"
     )
 
