@@ -60,6 +60,9 @@ def file_prompt(
 class FileList(OptionList):
     """The proposal's files; enter or a click on one posts :class:`FileList.Selected`."""
 
+    _path_width = 0
+    """The paths' width in the last :meth:`show` (lines are aligned on it)."""
+
     class Selected(Message):
         """The person picked the file at ``index`` (in the proposal's path order)."""
 
@@ -77,6 +80,7 @@ class FileList(OptionList):
         current = self.highlighted
         changes = with_edits(proposal, decisions).changes
         width = max((len(escape_controls(change.path)) for change in changes), default=0)
+        self._path_width = width
         self.set_options(
             Option(
                 file_prompt(
@@ -87,6 +91,17 @@ class FileList(OptionList):
         )
         if changes:
             self.highlighted = min(current or 0, len(changes) - 1)
+
+    def show_decided(self, index: int, change: FileChange, decisions: Decisions) -> None:
+        """Redraw one file's line after a decision on it (the others are as they were): on
+        a 200-file proposal, rebuilding every line made each ``y`` cost 40 ms of CPU."""
+        prompt = file_prompt(
+            change,
+            decisions.for_file(change),
+            self._path_width,
+            edited=change.path in decisions.edits,
+        )
+        self.replace_option_prompt_at_index(index, prompt)
 
     @property
     def current(self) -> int | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from textual.app import App, ComposeResult
 
-from orch_tui.core.domain.proposal import Decisions, FileChange, Proposal
+from orch_tui.core.domain.proposal import Decisions, FileChange, HunkDecision, Proposal
 from orch_tui.tui.widgets.file_list import FileList, file_prompt
 
 
@@ -38,3 +38,25 @@ async def test_the_list_marks_the_files_in_the_decisions_edits() -> None:
         files.show(proposal, decisions)
         lines = [str(files.get_option_at_index(i).prompt) for i in range(files.option_count)]
     assert ["✎ edited" in line for line in lines] == [True, False]
+
+
+@pytest.mark.anyio
+async def test_a_decision_redraws_only_its_files_line_as_show_would() -> None:
+    """``show_decided`` gives the decided file the line a full ``show`` gives it, and leaves
+    the other lines as they were."""
+    proposal = Proposal(0, tuple(FileChange(f"f{n}.py", "a\nb\n", f"a\nB{n}\n") for n in range(5)))
+    decisions = Decisions.undecided(proposal)
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield FileList()
+
+    async with Host().run_test() as pilot:
+        files = pilot.app.query_one(FileList)
+        files.show(proposal, decisions)
+        decisions.set("f2.py", 0, HunkDecision.ACCEPTED)
+        files.show_decided(2, proposal.changes[2], decisions)
+        partly = [str(files.get_option_at_index(n).prompt) for n in range(5)]
+        files.show(proposal, decisions)
+        whole = [str(files.get_option_at_index(n).prompt) for n in range(5)]
+    assert partly == whole and "✓" in partly[2] and "● 1" in partly[3]

@@ -97,9 +97,15 @@ class DecisionsScreen(ReviewCoverage):
             self._record(lambda: session.decide(change.path, hunk, decision))
         else:  # a whole file, or one whose only hunk is an empty file's
             self._record(lambda: session.decide_file(change.path, decision))
+        decided_file = self.cursor.file
         self.cursor.next_undecided(session.decisions)
         self._trial_outdated()
-        self._refresh_review()
+        files = self.query_one(FileList)
+        if files.option_count == session.effective.file_count:
+            files.show_decided(decided_file, change, session.decisions)
+            self._refresh_review(decided=False)
+        else:
+            self._refresh_review()
 
     def action_move(self, where: str) -> None:
         if not self._need_session():
