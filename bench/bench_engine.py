@@ -5,8 +5,9 @@
 Each run drives the real engine through the real Anthropic SDK against the
 local fake Messages API server (no latency) for N attempts. The engine's own
 time per attempt is the attempt's wall time minus the time spent inside the
-model provider (SDK + HTTP + the fake server) and minus the checks' processes (each
-check's own duration as its report records it: start to exit); everything else, the
+model provider (SDK + HTTP + the fake server), minus the checks' processes (each
+check's own duration as its report records it: start to exit) and minus the evidence's
+scratch runs (``gather``, wall time: pytest again in the sandbox); everything else, the
 persistence (fsyncs), applying, the report's parsing and the events, is the engine's.
 Medians over runs; the machine is noisy, so compare ratios: every run is followed by the
 same run with fsync a no-op (what the engine costs without durability), and both medians
@@ -41,7 +42,7 @@ from orch_tui.core.config.models import Config  # noqa: E402
 from orch_tui.core.config.paths import ProjectPaths  # noqa: E402
 from orch_tui.core.domain.events import EventBus, StateChanged  # noqa: E402
 from orch_tui.core.domain.spec import read_spec  # noqa: E402
-from orch_tui.core.loop import checks_step  # noqa: E402
+from orch_tui.core.loop import checks_step, evidence_step  # noqa: E402
 from orch_tui.core.loop.engine import Engine, RunOptions  # noqa: E402
 from orch_tui.core.loop.review import AcceptAllReviewer  # noqa: E402
 from orch_tui.core.providers.anthropic import AnthropicProvider  # noqa: E402
@@ -51,13 +52,19 @@ from tests.support.fake_anthropic import FakeAnthropic, Turn  # noqa: E402
 
 def script(attempts: int) -> list[Turn]:
     items: list[Turn] = []
+    last = f"pkg/module_{attempts - 1}.py"
     for number in range(attempts):
         body = "".join(f"line {i} of attempt {number}\n" for i in range(200))
-        # A different test fails after every attempt (so no early "no progress" stop); the last passes.
-        test = f"def test_attempt_{number}():\n    assert {number} == {attempts - 1}\n"
+        # Each attempt adds a test that fails until the last attempt's module exists: the
+        # failing tests differ after every attempt (no early "no progress" stop), all pass last.
+        test = (
+            "from pathlib import Path\n\n\n"
+            f"def test_attempt_{number}():\n"
+            f"    assert (Path(__file__).parents[1] / {last!r}).exists()\n"
+        )
         edits = [
             ("create", f"pkg/module_{number}.py", body),
-            ("create", "tests/test_progress.py", test),
+            ("create", f"tests/test_attempt_{number}.py", test),
             ("view", "/workspace"),
         ]
         items += [Turn.edits(f"attempt {number}", edits), Turn.say("done")]
@@ -92,10 +99,10 @@ class ChecksTimed:
 
     def __call__(self, *args, **kwargs):
         cpu = time.thread_time()
-        report = self.function(*args, **kwargs)
+        measured = self.function(*args, **kwargs)
         self.cpu += time.thread_time() - cpu
-        self.seconds += sum(check.duration_s for check in report.checks)
-        return report
+        self.seconds += sum(check.duration_s for check in measured.report.checks)
+        return measured
 
 
 class FsyncCounter:
@@ -146,8 +153,11 @@ def one_run(attempts: int) -> list[tuple[float, float, float]]:
             provider = AnthropicProvider(max_retries=0)
             model_time = Timed(provider.complete)
             provider.complete = model_time  # type: ignore[method-assign]
-            checks_time = ChecksTimed(checks_step.run_configured)
-            checks_step.run_configured = checks_time
+            checks_time = ChecksTimed(checks_step.run_measured)
+            checks_step.run_measured = checks_time
+            # The evidence's scratch runs (pytest again in the sandbox) are checks too.
+            evidence_time = Timed(evidence_step.gather)
+            evidence_step.gather = evidence_time
             marks: list[tuple[float, ...]] = []
 
             def on_state(event) -> None:
@@ -160,7 +170,7 @@ def one_run(attempts: int) -> list[tuple[float, float, float]]:
                         (
                             time.perf_counter(),
                             model_time.seconds,
-                            checks_time.seconds,
+                            checks_time.seconds + evidence_time.seconds,
                             time.thread_time(),
                             model_time.cpu,
                             checks_time.cpu,
@@ -179,8 +189,10 @@ def one_run(attempts: int) -> list[tuple[float, float, float]]:
                 options=RunOptions(max_retries=attempts),
             )
             start = (time.perf_counter(), 0.0, 0.0, time.thread_time(), 0.0, 0.0)
-            assert engine.run() == 0
-            checks_step.run_configured = checks_time.function
+            code = engine.run()
+            assert code == 0, (code, engine.state.state, engine.state.stop_reason)
+            checks_step.run_measured = checks_time.function
+            evidence_step.gather = evidence_time.function
         overheads = []
         previous = start
         for mark in marks:
@@ -266,7 +278,8 @@ def main() -> None:
     parser.add_argument("--auto-runs", type=int, default=9)
     parser.add_argument("--only-auto", action="store_true", help="only --auto's fixed cost")
     args = parser.parse_args()
-    auto_fixed_cost(args.auto_runs)
+    if args.auto_runs:
+        auto_fixed_cost(args.auto_runs)
     if args.only_auto:
         return
     counter = FsyncCounter()
