@@ -56,10 +56,18 @@ def ensure_tool(config: Config, workspace: Path, name: str) -> str | None:
     return None
 
 
+_FOUND: set[tuple[str, str]] = set()
+"""(interpreter, module) pairs found importable in this process: asked again every attempt,
+and an interpreter's starting took more of an attempt than all of the engine's own steps."""
+
+
 def has_module(python: str, module: str) -> bool:
     """Whether ``python`` can import ``module``. Found, never imported, in isolated mode from
     ``/``: nothing of the workspace is on its path, so no file of the model's runs here,
-    outside the sandbox."""
+    outside the sandbox. A module found once is taken as still there; one not found is looked
+    for again (the person may install it meanwhile)."""
+    if (python, module) in _FOUND:
+        return True
     probe = f"import importlib.util, sys; sys.exit(importlib.util.find_spec({module!r}) is None)"
     try:
         done = subprocess.run(
@@ -67,4 +75,6 @@ def has_module(python: str, module: str) -> bool:
         )
     except (OSError, subprocess.TimeoutExpired):
         return False
+    if done.returncode == 0:
+        _FOUND.add((python, module))
     return done.returncode == 0

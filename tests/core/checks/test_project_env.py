@@ -516,3 +516,29 @@ def test_a_venv_that_cannot_be_made_is_a_failed_check_not_a_crash(
 
     assert env.failure is not None and env.failure.error
     assert "No space left on device" in env.failure.error
+
+
+def test_a_module_found_for_checks_python_is_not_looked_for_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 26, item 6: with ``checks.python`` every attempt asked whether coverage is there,
+    by starting that interpreter (about 40 ms an attempt); found once, it is taken as there.
+    One not found is looked for again: the person may install it meanwhile."""
+    from orch_tui.core.checks import seeded_tools
+
+    started: list[list[str]] = []
+    real_run = seeded_tools.subprocess.run
+
+    def counting_run(argv: list[str], **kwargs: object) -> object:
+        started.append(argv)
+        return real_run(argv, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(seeded_tools, "_FOUND", set())
+    monkeypatch.setattr(seeded_tools.subprocess, "run", counting_run)
+
+    assert seeded_tools.has_module(sys.executable, "json")
+    assert seeded_tools.has_module(sys.executable, "json")
+    assert not seeded_tools.has_module(sys.executable, "no_such_module_anywhere")
+    assert not seeded_tools.has_module(sys.executable, "no_such_module_anywhere")
+
+    assert len(started) == 3
