@@ -4,6 +4,7 @@ Nothing imported here at module level may pull in Textual: ``--auto`` must
 start without it.
 
 - ``cli/``: The command line: argument parsing, the commands and the headless printer (no Textual).
+- ``themed_app``: The base of both Textual apps: orch-tui's themes, and the diff colours a theme lacks.
 - ``app``: The Textual app: one client of the engine, the review screen its main view.
 - ``launch``: ``orch-tui SPEC`` on a terminal: the review screen's frame first, the run opened behind it.
 - ``bridge``: The engine on a thread, talking to the app only through posted messages.

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import on
-from textual.app import App, SystemCommand
+from textual.app import SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.theme import Theme
@@ -26,7 +26,7 @@ from orch_tui.core.checks.processes import kill_running_checks
 from orch_tui.core.config.files import ConfigError
 from orch_tui.core.config.ui_state import load_ui_state, save_ui_choice
 from orch_tui.core.loop.exit_codes import EXIT_INTERRUPTED
-from orch_tui.themes import THEMES, register_themes, theme_variable_defaults
+from orch_tui.themes import THEMES
 from orch_tui.tui.bridge import EngineThread, Mailbox, TuiReviewer
 from orch_tui.tui.cli.executable import start_collecting
 from orch_tui.tui.keymap import keymap_problem
@@ -42,6 +42,7 @@ from orch_tui.tui.messages import (
     RewrittenAnswered,
     SettingChanged,
 )
+from orch_tui.tui.themed_app import ThemedApp
 
 if TYPE_CHECKING:
     # The run's launch paints its frame before these load (tui/launch.py): the engine, the
@@ -83,7 +84,7 @@ class ResumeRequest:
     spec_path: str
 
 
-class OrchApp(App[int]):
+class OrchApp(ThemedApp[int]):
     CSS_PATH = "app.tcss"
     TITLE = "orch-tui"
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -121,7 +122,6 @@ class OrchApp(App[int]):
         self.quitting = False
         """The person pressed q: an engine stop arriving now opens no dialog over the exit."""
         self.saved_theme = ""
-        register_themes(self)
         if paths is not None and config is not None:
             self.configure(paths, config)
 
@@ -138,14 +138,6 @@ class OrchApp(App[int]):
         """The theme ui.json remembers (else ui.theme): a change in the app is saved if it differs."""
         self.theme = self.saved_theme
         self.set_keymap(config.ui.keymap)  # [ui] keymap: binding id -> keys
-
-    def get_theme_variable_defaults(self) -> dict[str, str]:
-        """Diff colours for a theme that lacks them (Textual's own), from its palette."""
-        try:
-            theme = self.current_theme
-        except Exception:  # noqa: BLE001 - asked before the theme is set: neutral colours
-            theme = None
-        return theme_variable_defaults(theme)
 
     def on_mount(self) -> None:
         self.listen_for_signals()

@@ -5,16 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from textual.app import App
-
 from orch_tui.core.batch.inbox import InboxEntry
 from orch_tui.core.batch.landing import Target
 from orch_tui.core.config.models import Config
-from orch_tui.themes import register_themes, theme_variable_defaults
 from orch_tui.tui.screens.inbox.runs import InboxScreen
+from orch_tui.tui.themed_app import ThemedApp
 
 
-class InboxApp(App[None]):
+class InboxApp(ThemedApp[None]):
     CSS_PATH = "app.tcss"
     TITLE = "orch-tui inbox"
 
@@ -25,17 +23,8 @@ class InboxApp(App[None]):
         self.root = root
         self.config = config
         self.target_for = target_for
-        register_themes(self)
         self.theme = config.ui.theme
         self.set_keymap(config.ui.keymap)
-
-    def get_theme_variable_defaults(self) -> dict[str, str]:
-        """Diff colours for a theme that lacks them (Textual's own), from its palette."""
-        try:
-            theme = self.current_theme
-        except Exception:  # noqa: BLE001 - asked before the theme is set: neutral colours
-            theme = None
-        return theme_variable_defaults(theme)
 
     def on_mount(self) -> None:
         self.push_screen(InboxScreen(self.root, self.config, self.target_for))
