@@ -10,10 +10,14 @@ coverage seeded from orch-tui's own, no network):
 - a generated suite: ``--modules`` modules of small functions, each with ``--tests`` tests.
 
 Each repetition runs the checks the way the engine does (``core.checks.trial.run_measured``:
-the project's environment, the sandbox, the JUnit report), once with coverage (a context per
-test, the data read back into a map) and once without, in alternating order. Printed per
-suite: the medians of the test check's own time (the process, start to exit) and of the whole
-call (preparation, the run, reading the data), and their ratios with / without.
+the project's environment, the sandbox, the JUnit report) three ways, in rotating order:
+without coverage; with coverage as shipped (the runner's plugin switching a context per test,
+the data read back into a map); and, as the earlier baseline, with coverage's own
+``dynamic_context = test_function`` under ``coverage run`` (what orch-tui did before); and, as
+the floor, ``coverage run`` with no contexts at all.
+Printed per suite: the medians of the test check's own time (the process, start to exit) and
+of the whole call (preparation, the run, reading the data), and their ratios to the run
+without coverage.
 """
 
 from __future__ import annotations
@@ -29,7 +33,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from orch_tui.core.checks.coverage_map import CoverageMap  # noqa: E402
+from orch_tui.core.checks import coverage_env  # noqa: E402
+from orch_tui.core.checks.coverage_map import CoverageMap, under_coverage  # noqa: E402
 from orch_tui.core.checks.trial import run_measured  # noqa: E402
 from orch_tui.core.config.models import Config  # noqa: E402
 
@@ -53,8 +58,32 @@ def generated_suite(root: Path, modules: int, tests: int) -> None:
         (root / "tests" / f"test_mod{m}.py").write_text(f"import mod{m}\n\n\n{checks}")
 
 
-def one_run(config: Config, workspace: Path, measure: bool) -> tuple[float, float]:
+def function_contexts(command: list[str], config: Path) -> list[str] | None:
+    """The earlier way: ``coverage run`` with ``dynamic_context = test_function``."""
+    with config.open("a") as settings:
+        settings.write("dynamic_context = test_function\n")
+    return [command[0], "-m", "coverage", "run", f"--rcfile={config}", *command[1:]]
+
+
+def no_contexts(command: list[str], config: Path) -> list[str] | None:
+    """The floor: ``coverage run`` with no contexts at all (which test ran a line: unknown)."""
+    return [command[0], "-m", "coverage", "run", f"--rcfile={config}", *command[1:]]
+
+
+WAYS = {
+    "none": None,
+    "shipped": under_coverage,
+    "test_function": function_contexts,
+    "no contexts": no_contexts,
+}
+
+
+def one_run(config: Config, workspace: Path, way: str) -> tuple[float, float]:
     """(the test check's own seconds, the whole call's seconds)."""
+    wrap = WAYS[way]
+    measure = wrap is not None
+    if wrap is not None:
+        coverage_env.under_coverage = wrap
     with tempfile.TemporaryDirectory() as reports:
         start = time.perf_counter()
         measured = run_measured(config, workspace, Path(reports), measure=measure)
@@ -71,18 +100,21 @@ def bench(name: str, workspace: Path, repeat: int) -> None:
     config = Config()
     config.checks.extra = []  # the test check alone: ruff's time is not coverage's business
     config.checks.env_allow = ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"]
-    one_run(config, workspace, True)  # makes the .venv, warms the disk cache
-    samples: dict[bool, list[tuple[float, float]]] = {True: [], False: []}
+    one_run(config, workspace, "shipped")  # makes the .venv, warms the disk cache
+    ways = list(WAYS)
+    samples: dict[str, list[tuple[float, float]]] = {way: [] for way in ways}
     for index in range(repeat):
-        for measure in (True, False) if index % 2 else (False, True):
-            samples[measure].append(one_run(config, workspace, measure))
-    own = {m: statistics.median(t for t, _ in s) for m, s in samples.items()}
-    whole = {m: statistics.median(w for _, w in s) for m, s in samples.items()}
-    print(f"{name}: {repeat} interleaved pairs")
-    print(f"  test check's own time: {own[False]:.3f} s without, {own[True]:.3f} s with coverage"
-          f" -> {own[True] / own[False]:.2f}x")  # fmt: skip
-    print(f"  whole call:            {whole[False]:.3f} s without, {whole[True]:.3f} s with"
-          f" -> {whole[True] / whole[False]:.2f}x")  # fmt: skip
+        for way in ways[index % len(ways) :] + ways[: index % len(ways)]:
+            samples[way].append(one_run(config, workspace, way))
+    print(f"{name}: {repeat} interleaved rounds")
+    base_own = statistics.median(t for t, _ in samples["none"])
+    base_whole = statistics.median(w for _, w in samples["none"])
+    for way in ways:
+        own = [t for t, _ in samples[way]]
+        whole = statistics.median(w for _, w in samples[way])
+        print(f"  {way:<13} own {statistics.median(own):.3f} s (min {min(own):.3f}, max"
+              f" {max(own):.3f}) -> {statistics.median(own) / base_own:.2f}x;"
+              f" whole call {whole:.3f} s -> {whole / base_whole:.2f}x")  # fmt: skip
 
 
 def main() -> None:

@@ -3,6 +3,7 @@
 - ``attempt_evidence``: An attempt's evidence: the scratch runs (old tests on new code, added tests on old code), then the verdicts.
 - ``change_evidence``: Do the tests test the change? Two verdicts from scratch runs (DESIGN section 15), kept pure.
 - ``coverage_env``: coverage.py in the project's ``.venv``, put there the way pytest is (``core.checks.venv``).
+- ``coverage_runner``: The test check's runner under coverage: a script the project's interpreter runs, never imported by orch-tui.
 - ``coverage_map``: Coverage per test and per hunk: which tests run each changed line (DESIGN section 15).
 - ``declarations``: What a project declares it depends on; what a check wrote of it is put back.
 - ``installer``: Installing the declared dependencies into ``.venv``: wheels only, a scrubbed environment.

@@ -1,10 +1,11 @@
 """Coverage per test and per hunk: which tests run each changed line (DESIGN section 15).
 
-The test check runs under coverage.py with one dynamic context per test function
-(``[run] dynamic_context = test_function``): :func:`write_coverage_config` writes the settings
-into the check's own reports folder (the data file beside them, never in the workspace) and
-:func:`under_coverage` turns the configured ``{python} -m pytest ...`` into
-``{python} -m coverage run --rcfile=... -m pytest ...``. After the check,
+The test check runs under coverage.py with one context per test, its pytest node id:
+:func:`write_coverage_config` writes the settings and the runner (``coverage_runner``, whose
+plugin switches the context as each test starts) into the check's own reports folder (the
+data file beside them, never in the workspace), and :func:`under_coverage` turns the
+configured ``{python} -m pytest ARGS`` into ``{python} REPORTS/coverage_runner.py RCFILE
+ARGS``. After the check,
 :func:`read_coverage` reads the data file with coverage's API into a :class:`CoverageMap`:
 for each workspace file, its statements and, for each executed line, the ids of the tests
 that ran it (``tests/test_x.py::TestA::test_b``; one id per test function, parameters
@@ -20,20 +21,21 @@ Coverage is evidence, never a gate: a missing or unreadable data file is a
 
 from __future__ import annotations
 
-import posixpath
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from orch_tui.core.domain.proposal import ChangeKind, FileChange, Hunk, Proposal
 from orch_tui.core.util.atomic import write_text_atomic
-from orch_tui.core.workspace.test_guard import existing_tests
 
 CONFIG_NAME = "coveragerc"
 """The coverage settings, in the check's reports folder."""
 DATA_NAME = "coverage.data"
 """coverage.py's data file, in the check's reports folder."""
+RUNNER_NAME = "coverage_runner.py"
+"""The runner (this package's ``coverage_runner``), copied into the check's reports folder."""
 OMITTED = (".venv/*", "venv/*", "*/test_*.py", "*_test.py", "*/conftest.py", "test_*.py")
 """Relative to the workspace: installed code and the tests themselves are not measured."""
 
@@ -114,13 +116,13 @@ def coverage_from_record(data: Any) -> CoverageMap | CoverageUnavailable | None:
 
 
 def coverage_config(workspace: Path, report_dir: Path) -> str:
-    """The settings coverage runs with (an ini file): a context per test, no branches."""
+    """The settings coverage runs with (an ini file): the workspace's own code, no branches
+    (the runner's plugin sets the contexts)."""
     root = workspace.resolve()
     omit = ",\n    ".join(str(root / pattern) for pattern in OMITTED)
     return (
         "[run]\n"
         "branch = False\n"
-        "dynamic_context = test_function\n"
         f"data_file = {report_dir.resolve() / DATA_NAME}\n"
         f"source =\n    {root}\n"
         f"omit =\n    {omit}\n"
@@ -128,21 +130,24 @@ def coverage_config(workspace: Path, report_dir: Path) -> str:
 
 
 def write_coverage_config(workspace: Path, report_dir: Path) -> Path:
-    """Write :func:`coverage_config` into ``report_dir``; an old data file is removed, so a
-    check that writes none is never read with the last run's."""
+    """Write :func:`coverage_config` and the runner into ``report_dir``; an old data file is
+    removed, so a check that writes none is never read with the last run's."""
     report_dir.mkdir(parents=True, exist_ok=True)
     (report_dir / DATA_NAME).unlink(missing_ok=True)
+    runner = resources.files("orch_tui.core.checks").joinpath(RUNNER_NAME).read_text("utf-8")
+    write_text_atomic(report_dir / RUNNER_NAME, runner, durable=False)
     path = report_dir / CONFIG_NAME
     write_text_atomic(path, coverage_config(workspace, report_dir), durable=False)
     return path
 
 
 def under_coverage(command: list[str], config: Path) -> list[str] | None:
-    """``command`` (``PYTHON -m pytest ARGS``) run under coverage with ``config``; None for a
-    command of another shape (a script, tox), which then runs as it is, without coverage."""
+    """``command`` (``PYTHON -m pytest ARGS``) run under coverage with ``config`` (by the runner
+    beside it); None for a command of another shape (a script, tox), which then runs as it is,
+    without coverage."""
     if len(command) < 3 or command[1:3] != ["-m", "pytest"]:
         return None
-    return [command[0], "-m", "coverage", "run", f"--rcfile={config}", *command[1:]]
+    return [command[0], str(config.with_name(RUNNER_NAME)), str(config), *command[3:]]
 
 
 # -- reading the data --------------------------------------------------------------------------
@@ -169,12 +174,11 @@ def read_coverage(report_dir: Path, workspace: Path) -> CoverageMap | CoverageUn
         reader.load()
         inside = [Path(name) for name in sorted(data.measured_files())]
         inside = [path for path in inside if path.is_relative_to(root) and path.is_file()]
-        known = existing_tests(root) + [path.relative_to(root).as_posix() for path in inside]
         files: dict[str, FileCoverage] = {}
         for path in inside:
             statements = frozenset(reader.analysis2(str(path))[1])
             executed = {
-                line: frozenset(filter(None, (context_test_id(c, known) for c in contexts)))
+                line: frozenset(filter(None, map(context_test_id, contexts)))
                 for line, contexts in data.contexts_by_lineno(str(path)).items()
             }
             files[path.relative_to(root).as_posix()] = FileCoverage(statements, executed)
@@ -183,23 +187,12 @@ def read_coverage(report_dir: Path, workspace: Path) -> CoverageMap | CoverageUn
     return CoverageMap(files)
 
 
-def context_test_id(context: str, files: Iterable[str]) -> str:
-    """pytest's node id for a ``test_function`` context: ``tests.test_x.TestA.test_b`` ->
-    ``tests/test_x.py::TestA::test_b``. The module is found among ``files`` (its dotted name
-    is the file's path, or its tail when pytest put the test's folder on ``sys.path``); a
-    context that names no known file keeps its dots. Empty: outside any test."""
-    if not context:
-        return ""
-    parts = context.split(".")
-    modules = {posixpath.splitext(f)[0].replace("/", "."): f for f in files if f.endswith(".py")}
-    for cut in range(len(parts) - 1, 0, -1):
-        dotted = ".".join(parts[:cut])
-        found = modules.get(dotted) or next(
-            (f for name, f in sorted(modules.items()) if name.endswith("." + dotted)), None
-        )
-        if found is not None:
-            return "::".join([found, *parts[cut:]])
-    return context
+def context_test_id(context: str) -> str:
+    """The test id of a context the runner set: the test's pytest node id with its parameters
+    folded (``tests/test_x.py::TestA::test_b[1-2]`` -> ``tests/test_x.py::TestA::test_b``: one
+    id per test function). Empty: outside any test."""
+    path, sep, names = context.partition("::")
+    return f"{path}{sep}{names.split('[', 1)[0]}" if sep else context
 
 
 # -- per line, per hunk, per proposal (pure) ---------------------------------------------------

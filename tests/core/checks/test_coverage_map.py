@@ -16,6 +16,7 @@ import pytest
 from orch_tui.core.checks.coverage_env import ensure_coverage, with_coverage
 from orch_tui.core.checks.coverage_map import (
     DATA_NAME,
+    RUNNER_NAME,
     CoverageMap,
     CoverageUnavailable,
     FileCoverage,
@@ -215,12 +216,8 @@ def test_with_coverage_wraps_the_test_command_when_the_venv_has_coverage(tmp_pat
     assert problem is None
     assert command == [
         "{python}",
-        "-m",
-        "coverage",
-        "run",
-        f"--rcfile={tmp_path / 'r' / 'coveragerc'}",
-        "-m",
-        "pytest",
+        str(tmp_path / "r" / RUNNER_NAME),
+        str(tmp_path / "r" / "coveragerc"),
     ]
     assert f"source =\n    {copy.resolve()}" in (tmp_path / "r" / "coveragerc").read_text()
     script, problem = with_coverage(Config(), copy, tmp_path / "r", ["tox"], venv_of=workspace)
@@ -246,22 +243,25 @@ def test_the_config_keeps_the_data_out_of_the_workspace_and_an_old_file_is_remov
     (reports / DATA_NAME).write_text("left by the last run")
     config = write_coverage_config(tmp_path / "ws", reports)
     text = config.read_text()
-    assert "dynamic_context = test_function" in text and "branch = False" in text
+    assert "dynamic_context" not in text and "branch = False" in text  # the runner's plugin
     assert f"data_file = {reports.resolve() / DATA_NAME}" in text
     assert not (reports / DATA_NAME).exists()
+    runner = reports / RUNNER_NAME
+    assert "switch_context" in runner.read_text()
     assert under_coverage(["py", "-m", "pytest", "-q"], config) == [
-        "py", "-m", "coverage", "run", f"--rcfile={config}", "-m", "pytest", "-q",
+        "py", str(runner), str(config), "-q",
     ]  # fmt: skip
     assert under_coverage(["tox", "-e", "py"], config) is None
 
 
-def test_contexts_become_pytest_node_ids() -> None:
-    files = ["tests/test_calc.py", "pkg/tests/test_x.py", "calc.py"]
-    assert context_test_id("tests.test_calc.test_add", files) == ADD
-    assert context_test_id("test_calc.TestSub.test_sub", files) == SUB  # rootdir insertion
-    assert context_test_id("test_x.test_y", files) == "pkg/tests/test_x.py::test_y"
-    assert context_test_id("elsewhere.test_z", files) == "elsewhere.test_z"
-    assert context_test_id("", files) == ""
+def test_contexts_are_node_ids_with_parameters_folded() -> None:
+    assert context_test_id(ADD) == ADD
+    assert context_test_id(SUB) == SUB
+    assert context_test_id("tests/test_x.py::test_p[1-2]") == "tests/test_x.py::test_p"
+    assert context_test_id("tests/test_x.py::TestA::test_p[a::b]") == (
+        "tests/test_x.py::TestA::test_p"
+    )
+    assert context_test_id("") == ""
 
 
 def test_pure_line_coverage_of_a_deleted_or_unmeasured_file() -> None:
