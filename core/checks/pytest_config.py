@@ -20,6 +20,8 @@ import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 
+from orch_tui.core.checks.coverage_map import RUNNER_NAME
+
 EMPTY_CONFIG = "/dev/null"
 
 _CONFIG_FILES = ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
@@ -86,9 +88,14 @@ def _sets(given: set[str], option: str) -> bool:
 
 
 def _pytest_position(command: Sequence[str]) -> int | None:
-    """The index of the argument naming pytest, or None when the command is not pytest."""
+    """The index of the argument naming pytest, or None when the command is not pytest.
+
+    Under coverage (``PYTHON coverage_runner.py RCFILE ARGS``) pytest's arguments follow the
+    settings file, which stands in for it."""
     if command and Path(command[0]).name.startswith(("pytest", "py.test")):
         return 0
+    if len(command) >= 3 and Path(command[1]).name == RUNNER_NAME:
+        return 2
     for index, (arg, following) in enumerate(zip(command, command[1:], strict=False)):
         if arg == "-m" and following == "pytest":
             return index + 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import signal
 import subprocess
 
@@ -20,6 +21,8 @@ from tests.support.fake_anthropic import Turn
 
 pytestmark = pytest.mark.e2e
 
+PLAN_LINE = r"plan \(2 tasks, from the model; planning [\d,]+ tokens, \$\d+\.\d{4}\):"
+"""The plan's line in --auto, with what the planning turn took."""
 SPEC = "# calc\n\nA module `app.py` with `add(a, b)` and `mul(a, b)`, and pytest tests.\n"
 ADD = "def add(a, b):\n    return a + b\n"
 MUL = "\n\ndef mul(a, b):\n    return a * b\n"
@@ -54,7 +57,7 @@ def test_plan_mode_plans_with_submit_plan_then_builds_each_task(project_factory,
     result = project.run_auto("--plan")
 
     assert_clean_exit(result, 0)
-    assert "plan (2 tasks, from the model):" in result.stdout
+    assert re.search(PLAN_LINE, result.stdout), result.stdout
     assert "[task 1/2 · attempt 0/5] GENERATING" in result.stdout
     assert "[task 2/2 · attempt 0/5] GENERATING" in result.stdout
     bodies = [request.body for request in fake.requests]
@@ -156,7 +159,7 @@ def test_the_bundled_plan_demo_replays_without_a_key(tmp_path):
     )
     assert_clean_exit(result, 0)
     assert "replaying the bundled demo" in result.stdout
-    assert "plan (2 tasks, from the model):" in result.stdout
+    assert re.search(PLAN_LINE, result.stdout), result.stdout
     assert "[task 2/2 · attempt 1/5] tests: 4 passed" in result.stdout
     module = (tmp_path / "workspace" / "temperatures.py").read_text()
     assert "def summary(" in module and 'raise ValueError("no readings' in module

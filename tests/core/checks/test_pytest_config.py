@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from orch_tui.core.checks.coverage_map import under_coverage, write_coverage_config
 from orch_tui.core.checks.pytest_config import EMPTY_CONFIG, pin_config, workspace_config
 from orch_tui.core.checks.runner import CheckResult, CheckSpec, run_check
 from orch_tui.core.checks.sandbox import NO_SANDBOX, Sandbox, resolve_sandbox
@@ -46,9 +47,15 @@ def workspace(tmp_path: Path) -> Path:
     return project / "workspace"
 
 
-def run_tests(workspace: Path, sandbox: Sandbox) -> CheckResult:
+def run_tests(workspace: Path, sandbox: Sandbox, measured: bool = False) -> CheckResult:
+    command = list(DEFAULT_TEST_COMMAND)
+    if measured:  # as the engine runs it: through the coverage runner
+        reports = workspace.parent.parent / "reports"
+        wrapped = under_coverage(command, write_coverage_config(workspace, reports))
+        assert wrapped is not None
+        command = wrapped
     return run_check(
-        CheckSpec("tests", list(DEFAULT_TEST_COMMAND)),
+        CheckSpec("tests", command),
         workspace,
         workspace.parent.parent / "reports",
         timeout_s=120,
@@ -58,13 +65,14 @@ def run_tests(workspace: Path, sandbox: Sandbox) -> CheckResult:
     )
 
 
+@pytest.mark.parametrize("measured", [False, True], ids=["plain", "under coverage"])
 @pytest.mark.parametrize("sandbox", SANDBOXES)
 def test_a_hostile_parent_config_and_conftest_do_not_reach_the_checks(
-    workspace: Path, sandbox: Sandbox
+    workspace: Path, sandbox: Sandbox, measured: bool
 ) -> None:
     (workspace / "tests/test_ok.py").write_text("def test_one():\n    assert 1 + 1 == 2\n")
 
-    check = run_tests(workspace, sandbox)
+    check = run_tests(workspace, sandbox, measured)
 
     assert check.passed, check.output
     assert [test.id for test in check.tests] == ["tests/test_ok.py::test_one"]
