@@ -177,14 +177,20 @@ def test_ctrl_c_part_way_reports_the_mutants_done_by_then(
     assert report.to_json()["cancelled"] is True
 
 
-def test_a_mutant_off_the_changed_lines_is_left_out_of_the_report(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def calc_copy(tmp_path: Path) -> tuple[Path, Config]:
+    """A copy holding ``calc.py``, and a config whose checks run on this interpreter."""
     copy = tmp_path / "copy"
     copy.mkdir()
     (copy / "calc.py").write_text(CALC)
     config = Config()
     config.checks.python = sys.executable
+    return copy, config
+
+
+def test_a_mutant_off_the_changed_lines_is_left_out_of_the_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    copy, config = calc_copy(tmp_path)
 
     def ran(spec: object, workspace: Path, *_args: object, **_kwargs: object) -> object:
         fake_mutmut(workspace, {"calc.x_is_adult__mutmut_1": 0, "calc.xǁBoxǁopen__mutmut_1": 1})
@@ -251,11 +257,7 @@ def test_mutmut_failing_before_any_mutant_ran_is_a_clear_error(
     codes: dict[str, int | None] | None,
     expected: str | None,
 ) -> None:
-    copy = tmp_path / "copy"
-    copy.mkdir()
-    (copy / "calc.py").write_text(CALC)
-    config = Config()
-    config.checks.python = sys.executable
+    copy, config = calc_copy(tmp_path)
 
     def failed(spec: object, workspace: Path, *_args: object, **_kwargs: object) -> object:
         if codes is not None:
