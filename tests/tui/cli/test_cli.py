@@ -173,6 +173,28 @@ def test_a_second_run_in_a_locked_project_exits_1_at_once_naming_the_holder(
         assert sorted(p.name for p in (tmp_path / "workspace").iterdir()) == workspace
 
 
+def test_a_spec_changed_while_a_run_holds_the_project_is_refused_naming_the_holder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 24's bad input: the change run waits for no one and changes nothing."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    spec = tmp_path / "spec.md"
+    spec.write_text((demo_dir() / "spec.md").read_text(encoding="utf-8"), encoding="utf-8")
+    assert main(["spec.md", "--auto"]) == 0  # the bundled demo's text: its recording replays
+    capsys.readouterr()
+    state = (tmp_path / "state.json").read_bytes()
+    logs = sorted(p.name for p in (tmp_path / "logs").iterdir())
+    spec.write_text(spec.read_text(encoding="utf-8") + "\nAlso count sentences.\n")
+
+    with lock_held_by_another_process(tmp_path) as pid:
+        assert main(["spec.md", "--auto"]) == 1
+        err = capsys.readouterr().err
+    assert f"pid {pid}" in err and "Traceback" not in err
+    assert (tmp_path / "state.json").read_bytes() == state
+    assert sorted(p.name for p in (tmp_path / "logs").iterdir()) == logs
+
+
 def test_history_export_chain_prints_the_chain_and_needs_export(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
