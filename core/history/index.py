@@ -8,8 +8,9 @@ summarises again only the runs whose signature changed; a missing or unreadable 
 rebuilt, and a failed index write is ignored (the index is a cache, never needed for a
 correct answer).
 
-The file's format is :mod:`index_file`. Each run gets one lowercase haystack to filter,
-laid out the first time a filter needs it (see :class:`SearchTexts`). Beyond
+The file's format is :mod:`index_file`. What a filter searches, each run's lowercase label
+(id and spec name) and every spec text once, is laid out the first time a filter needs it
+(see :class:`SearchTexts`). Beyond
 :data:`FULL_CHECK_UP_TO` runs, a launch looks again only at the runs a writer opened since
 (``logs/.opened-runs``), the unfinished ones and folders added or removed.
 """
@@ -19,7 +20,6 @@ from __future__ import annotations
 import gc
 import os
 import threading
-from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -115,7 +115,7 @@ class SearchTexts:
         self._laid_out: tuple[dict[str, tuple[str, int]], list[str]] | None = None
 
     def laid_out(self) -> tuple[dict[str, tuple[str, int]], list[str]]:
-        """``(search, shared_specs)`` as :class:`RunIndex` describes them."""
+        """``(search, specs)`` as :class:`RunIndex` describes them."""
         with self._lock:
             if self._laid_out is None:
                 with collector_paused():
@@ -129,22 +129,22 @@ class RunIndex:
 
     runs: list[RunSummary]
     texts: SearchTexts
-    """What :attr:`search` and :attr:`shared_specs` are laid out from, once."""
+    """What :attr:`search` and :attr:`specs` are laid out from, once."""
     checked: bool = True
     """False: the runs as the index file recorded them, before any run folder was looked at
     (see :func:`recorded_then_checked`)."""
 
     @property
     def search(self) -> dict[str, tuple[str, int]]:
-        """run id -> (its haystack, the number of its spec in ``shared_specs`` or -1). The
-        haystack is the run's id, spec name and, when no other run has the same spec, the
-        spec's text, in lowercase, on lines of their own: one string to search per run, made
-        once. A spec that runs share is kept once, in ``shared_specs``, and searched once per
-        word."""
+        """run id -> (its label, the number of its spec in :attr:`specs`, -1 for none). The
+        label is the run's id and spec name in lowercase, on lines of their own. Spec texts
+        are kept once each, never copied into a string per run: laying out 100,000 runs'
+        haystacks with their specs in them was most of the CPU after the list appeared."""
         return self.texts.laid_out()[0]
 
     @property
-    def shared_specs(self) -> list[str]:
+    def specs(self) -> list[str]:
+        """Every distinct lowercase spec text, once, then ``""`` (where -1 points)."""
         return self.texts.laid_out()[1]
 
 
@@ -321,14 +321,15 @@ _NEWEST = attrgetter("started", "run_id")
 def _search_texts(
     runs: list[RunSummary], specs: list[str | None]
 ) -> tuple[dict[str, tuple[str, int]], list[str]]:
-    """Each run's haystack, by run id, and the specs runs share (see :attr:`RunIndex.search`)."""
-    uses = Counter(specs)
-    shared: dict[str, int] = {}
-    search: dict[str, tuple[str, int]] = {}
-    for summary, spec in zip(runs, specs, strict=True):
-        label = f"{summary.run_id}\n{summary.spec_name}".lower()
-        if uses[spec] > 1:
-            search[summary.run_id] = (label, shared.setdefault(spec or "", len(shared)))
-        else:
-            search[summary.run_id] = (f"{label}\n{spec or ''}", -1)
-    return search, list(shared)
+    """Each run's label and spec number, by run id, and every spec text once (see
+    :attr:`RunIndex.search`). No string holds a spec's text but the spec's own: a run's
+    label is its id and spec name, and only that is made per run."""
+    numbers: dict[str, int] = {}
+    labels = map(str.lower, map("{}\n{}".format, map(_RUN_ID, runs), map(_SPEC_NAME, runs)))
+    spec_numbers = [numbers.setdefault(spec, len(numbers)) if spec else -1 for spec in specs]
+    search = dict(zip(map(_RUN_ID, runs), zip(labels, spec_numbers, strict=True), strict=True))
+    return search, [*numbers, ""]  # "" last: a run with no spec (-1) has no text to find
+
+
+_RUN_ID = attrgetter("run_id")
+_SPEC_NAME = attrgetter("spec_name")

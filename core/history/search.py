@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from operator import attrgetter
+from itertools import repeat
+from operator import attrgetter, itemgetter
 from typing import Any, overload
 
 from orch_tui.core.history.index import NO_TEXT, RunIndex, collector_paused
@@ -79,11 +80,10 @@ class RunSearch:
     """Runs in one order, filtered as a person types: those whose id, spec name or spec text
     holds every word of the query (any case), in that order.
 
-    The lowercase texts come from the index, one haystack per run laid out beside the runs
-    once, so a keystroke touches no file, makes no string and sorts nothing: it is one pass
-    over a list of strings. A spec that many runs share is searched once per word. A query
-    that extends the previous one (a key typed) narrows that one's result, checking only
-    its new words.
+    The lowercase texts come from the index: each run's label (id and spec name), laid out
+    beside the runs once, and the number of its spec text, kept once however many runs share
+    it. A keystroke touches no file, makes no string and sorts nothing. A query that extends
+    the previous one (a key typed) narrows that one's result, checking only its new words.
     """
 
     def __init__(self, runs: Sequence[RunSummary], index: RunIndex) -> None:
@@ -91,8 +91,8 @@ class RunSearch:
         self._index = index
         self._lock = threading.Lock()
         self._texts: tuple[list[str], list[int]] | None = None
-        """Each run's haystack and the number of its shared spec, in this order: laid out by
-        :meth:`prepare` or the first word searched."""
+        """Each run's label and spec number, in this order: laid out by :meth:`prepare` or
+        the first word searched."""
         self._last: tuple[str, list[int] | None] = ("", None)
         """The last query and the positions of the runs it matched (None: every run)."""
 
@@ -106,11 +106,9 @@ class RunSearch:
             if self._texts is None:
                 search = self._index.search
                 with collector_paused():
-                    texts = [search.get(run.run_id, NO_TEXT) for run in self._runs]
-                    self._texts = (
-                        [haystack for haystack, _spec in texts],
-                        [spec for _haystack, spec in texts],
-                    )
+                    ids = map(_RUN_ID, self._runs)
+                    texts = list(map(search.get, ids, repeat(NO_TEXT)))
+                    self._texts = (list(map(_FIRST, texts)), list(map(_SECOND, texts)))
             return self._texts
 
     def matching(self, query: str) -> Matches:
@@ -127,13 +125,23 @@ class RunSearch:
         return Matches(self._runs, range(len(self._runs)) if rows is None else rows)
 
     def _with_word(self, word: str, rows: list[int] | None) -> list[int]:
-        """The positions among ``rows`` (None: every run) of the runs that hold ``word``."""
-        haystacks, specs = self._laid_out()
-        in_shared = [word in spec for spec in self._index.shared_specs]
-        if not any(in_shared):
+        """The positions among ``rows`` (None: every run) of the runs that hold ``word``.
+
+        Each spec text is searched once for the word when the runs to check are more than
+        the specs (runs share specs), else each run's spec as it comes (a narrowed result)."""
+        labels, numbers = self._laid_out()
+        specs = self._index.specs
+        candidates = range(len(labels)) if rows is None else rows
+        if len(candidates) < len(specs):
+            return [row for row in candidates if word in labels[row] or word in specs[numbers[row]]]
+        in_spec = [word in spec for spec in specs]
+        if not any(in_spec):
             if rows is None:
-                return [row for row, haystack in enumerate(haystacks) if word in haystack]
-            return [row for row in rows if word in haystacks[row]]
-        in_shared.append(False)  # at -1: the runs whose spec text is in their haystack
-        candidates = range(len(haystacks)) if rows is None else rows
-        return [row for row in candidates if word in haystacks[row] or in_shared[specs[row]]]
+                return [row for row, label in enumerate(labels) if word in label]
+            return [row for row in rows if word in labels[row]]
+        return [row for row in candidates if word in labels[row] or in_spec[numbers[row]]]
+
+
+_RUN_ID = attrgetter("run_id")
+_FIRST = itemgetter(0)
+_SECOND = itemgetter(1)

@@ -217,7 +217,7 @@ def test_runs_read_back_from_the_index_are_the_runs_read_from_their_files(
         indexed = build_index(source)
         assert (source / INDEX_NAME).exists()
         assert indexed.runs == read.runs
-        assert (indexed.search, indexed.shared_specs) == (read.search, read.shared_specs)
+        assert (indexed.search, indexed.specs) == (read.search, read.specs)
 
 
 def _write_run(logs: Path, run_id: str, events: list[dict[str, object]]) -> Path:
@@ -464,7 +464,7 @@ def test_filter_searches_shared_and_own_specs_alike(tmp_path: Path) -> None:
     shared, own = "# Zebra crossing\nStripes.\n", "# Yak shaving\nStripes too.\n"
     ids = _runs_with_specs(logs, [shared, own, shared, shared])
     index = build_index(logs)
-    assert index.shared_specs == [shared.lower()]
+    assert index.specs == [shared.lower(), own.lower(), ""]
     search = RunSearch(index.runs, index)
     assert sorted(_matching("zebra", search)) == [ids[0], ids[2], ids[3]]
     assert _matching("yak", search) == [ids[1]]

@@ -1,0 +1,70 @@
+"""What the runs filter searches: each run's label and its spec's number, every spec text
+kept once; and a query typed key by key finds what the whole query typed at once finds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bench.synthetic_runs import write_synthetic_runs
+from orch_tui.core.history.index import build_index
+from orch_tui.core.history.search import RunSearch
+from orch_tui.core.runlog import layout as runlog
+
+SHARED = "# Zebra crossing\nStripes and zigzags.\n"
+OWN = ["# Yak shaving\nStripes too.\n", "# Zebu herding\nNo stripes.\n", "# Quokka\nsmiles\n"]
+
+
+def _runs(logs: Path) -> list[str]:
+    """Runs of one shared spec, runs with specs of their own, and one whose spec is gone."""
+    specs = [SHARED, OWN[0], SHARED, OWN[1], SHARED, OWN[2], SHARED, None]
+    ids = write_synthetic_runs(logs, len(specs))
+    for run_id, spec in zip(ids, specs, strict=True):
+        copy = logs / run_id / runlog.SPEC_COPY
+        if spec is None:
+            copy.unlink()
+        else:
+            copy.write_text(spec)
+    return ids
+
+
+def test_each_spec_text_is_kept_once_and_runs_point_to_it(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    ids = _runs(logs)
+    index = build_index(logs)
+    assert sorted(index.specs[:-1]) == sorted(text.lower() for text in [SHARED, *OWN])
+    assert index.specs[-1] == ""
+    by_id = {run.run_id: run for run in index.runs}
+    for run_id, (label, _number) in index.search.items():
+        assert label == f"{run_id}\n{by_id[run_id].spec_name}".lower()
+        assert "\n" not in label.split("\n", 1)[1]  # no spec text in a run's label
+    numbers = [index.search[run_id][1] for run_id in ids]
+    assert numbers[0] == numbers[2] == numbers[4] == numbers[6]
+    assert index.specs[numbers[0]] == SHARED.lower()
+    assert index.specs[numbers[1]] == OWN[0].lower()
+    assert numbers[7] == -1 and index.specs[numbers[7]] == ""
+
+
+def _matching(query: str, search: RunSearch) -> list[str]:
+    return [run.run_id for run in search.matching(query)]
+
+
+def test_a_query_typed_key_by_key_finds_what_it_finds_typed_at_once(tmp_path: Path) -> None:
+    """Each key narrows the previous key's result (fewer runs than specs: each run's spec is
+    searched as it comes; more: each spec once); the runs found are the same as a fresh
+    search's, whether a word is in an id, a spec name, a shared spec or a run's own."""
+    logs = tmp_path / "logs"
+    ids = _runs(logs)
+    index = build_index(logs)
+    queries = ["stripes", "zebra", "zebu", "yak shaving", "s zig", ids[5][-6:], "quokka smiles"]
+    for query in queries:
+        typed = RunSearch(index.runs, index)
+        for end in range(1, len(query) + 1):
+            fresh = _matching(query[:end], RunSearch(index.runs, index))
+            assert _matching(query[:end], typed) == fresh, query[:end]
+    every = RunSearch(index.runs, index)
+    assert sorted(_matching("stripes", every)) == sorted(ids[:5] + [ids[6]])
+    assert sorted(_matching("zebra", every)) == sorted(ids[0:7:2])
+    assert _matching("zebu", every) == [ids[3]]
+    assert _matching("quokka smiles", every) == [ids[5]]
+    assert _matching(ids[7][-6:], every) == [ids[7]]  # a run with no spec, found by its id
+    assert _matching("zebra zebu", every) == []
