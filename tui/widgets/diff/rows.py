@@ -288,23 +288,20 @@ def _add_hunk(builder: _RunBuilder, layout: Layout, index: int, hunk: Any) -> No
     )
 
 
-def lines_near(
-    rows: DiffRows, top: int, height: int, hunk: int, *, whole: int
-) -> Iterator[tuple[int, int]]:
+def lines_near(rows: DiffRows, top: int, height: int, hunk: int) -> Iterator[tuple[int, int]]:
     """(side, line) of the rows where the next keys lead from a view ``height`` rows high at
     row ``top`` with the cursor on ``hunk``: the screens of the next and the previous hunk,
-    then the rows below the top of the view, then those above it. Rows of at most ``whole``
-    rows are walked whole; longer ones only a few pages around the view."""
+    then the view and half a page below it, then half a page above it. Never the whole file: a
+    file switch or a scroll pays only for what the next key can show; rows further away are
+    lexed when a scroll brings the view near them."""
     hunks: list[int] = []
     for near in (hunk + 1, hunk - 1):
         if 0 <= near < rows.hunk_count:
             first = max(0, rows.hunk_rows(near).start - CONTEXT_LINES)
             hunks.extend(range(first, min(len(rows), first + height)))
-    if len(rows) <= whole:
-        below, above = range(top, len(rows)), range(min(top, len(rows)) - 1, -1, -1)
-    else:
-        below = range(top, min(len(rows), top + 4 * height))
-        above = range(min(top, len(rows)) - 1, max(-1, top - 2 * height - 1), -1)
+    margin = height // 2
+    below = range(top, min(len(rows), top + height + margin))
+    above = range(min(top, len(rows)) - 1, max(-1, top - margin - 1), -1)
     for index in (*hunks, *below, *above):
         row = rows[index]
         if row.kind in _LINELESS:

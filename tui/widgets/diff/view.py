@@ -47,9 +47,6 @@ PRELEX_SLICE_S = 0.004
 """Lexing done at a time in the background: a key pressed meanwhile waits at most about this."""
 PRELEX_GAP_S = 0.008
 """The pause between two slices of background lexing, for keys and frames to get through."""
-PRELEX_ALL_ROWS = 2000
-"""A view with at most this many rows (a folded diff) is lexed whole in the background;
-a longer one only a few pages around what is shown."""
 
 
 class DiffView(DiffPaint, can_focus=True):
@@ -382,4 +379,4 @@ class DiffView(DiffPaint, can_focus=True):
         """(side, line) of the rows where the next keys lead (see :func:`rows.lines_near`)."""
         height = max(1, self.scrollable_content_region.height)
         top, hunk = round(self.scroll_y), self.cursor_hunk
-        return lines_near(self._rows, top, height, hunk, whole=PRELEX_ALL_ROWS)
+        return lines_near(self._rows, top, height, hunk)

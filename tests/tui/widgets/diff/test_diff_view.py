@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from typing import Any
 
 import pytest
+from pygments.token import Token
 from textual.app import App, ComposeResult
 from textual.color import Color
 from textual.strip import Strip
 
 from orch_tui.core.domain.proposal import Decisions, FileChange, HunkDecision, Proposal
 from orch_tui.themes import DEFAULT_THEME, THEMES, register_themes, theme_variable_defaults
+from orch_tui.tui.widgets.diff.file_cache import _token_style
 from orch_tui.tui.widgets.diff.paint import window_start
 from orch_tui.tui.widgets.diff.rows import RowKind
 from orch_tui.tui.widgets.diff.view import DiffView
@@ -558,17 +561,74 @@ async def test_going_back_to_a_file_reuses_its_styled_lines() -> None:
     assert after == before
 
 
-async def test_the_rows_of_a_folded_big_file_are_lexed_in_the_background() -> None:
-    app = DiffApp(big_change(), (U, U, U))
+def documented_functions(count: int, *, changed: bool) -> str:
+    """``count`` functions of 40 lines, each with a docstring over three lines."""
+    return "".join(
+        f"def f_{i}():\n"
+        '    """Doc of f_%d.\n    its middle line\n    """\n'
+        % i
+        + "".join(f"    value_{i}_{j} = {j}\n" for j in range(35))
+        + f"    return {i}{' + 1' if changed else ''}\n"
+        for i in range(count)
+    )
+
+
+async def settle_lexing(pilot: Any, view: DiffView) -> None:
+    """Wait until the background lexing around the view has stopped."""
+    await pilot.pause(0.1)
+    for _ in range(100):
+        if view._prelex_timer is None:
+            return
+        await pilot.pause(0.05)
+
+
+def lexed_rows(view: DiffView) -> list[int]:
+    """The rows whose new-side line has its syntax spans ready."""
+    assert view._highlighters is not None
+    new = view._highlighters[1]
+    return [i for i, row in enumerate(view.rows) if row.new is not None and new.lexed(row.new)]
+
+
+async def test_a_file_switch_lexes_only_the_rows_near_the_view_and_a_scroll_lexes_more() -> None:
+    """A folded file of 100 hunks: showing it lexes the rows near the view, not the whole
+    file; scrolling to the middle lexes the rows there, coloured as Python in context."""
+    change = FileChange(
+        "mod.py", documented_functions(100, changed=False), documented_functions(100, changed=True)
+    )
+    app = DiffApp(SMALL, (U, U, U, U))
     async with app.run_test(size=(100, 20)) as pilot:
         view = app.query_one(DiffView)
+        await pilot.pause()
+        view.show(change, (U,) * 100)
+        await settle_lexing(pilot, view)
+        height = view.scrollable_content_region.height
+        after_switch = lexed_rows(view)
+        middle = len(view.rows) // 2
+        view.scroll_to(y=middle, animate=False)
+        await settle_lexing(pilot, view)
+        after_scroll = lexed_rows(view)
         assert view._highlighters is not None
-        old, new = view._highlighters
-        shown = [(row.old, row.new) for row in view.rows if row.kind is not RowKind.FOLD]
-        await pilot.pause(2.0)  # a few slices of background lexing
-        assert all(old.lexed(o) for o, _ in shown if o is not None)
-        assert all(new.lexed(n) for _, n in shown if n is not None)
-        assert not old.lexed(5_000)  # folded away: never lexed
+        new = view._highlighters[1]
+        shown = [view.rows[i].new for i in range(middle, middle + height)]
+        doc_lines = [n for n in shown if n is not None and "its middle line" in new_text(change, n)]
+        doc_spans = [new.spans(n) for n in doc_lines]
+        def_lines = [n for n in shown if n is not None and new_text(change, n).startswith("def")]
+        def_spans = [new.spans(n) for n in def_lines]
+
+    assert len(view.rows) > 10 * height  # most of the folded file is far from the view
+    assert set(range(height)) <= set(after_switch)  # the view itself
+    assert max(after_switch) < 4 * height  # the next hunk and half a page: no further
+    assert len(after_switch) < len(view.rows) // 4
+    assert set(range(middle, middle + height)) <= set(after_scroll)  # lexed as it came into view
+    assert not set(after_scroll) & set(range(len(view.rows) - 2 * height, len(view.rows)))
+    string = _token_style(Token.Literal.String.Doc)
+    assert doc_spans and all(spans == ((0, 19, string),) for spans in doc_spans)
+    keyword = _token_style(Token.Keyword)
+    assert def_spans and all(spans[0] == (0, 3, keyword) for spans in def_spans)
+
+
+def new_text(change: FileChange, line: int) -> str:
+    return change.new_lines[line]
 
 
 async def test_the_hunks_next_to_the_cursor_are_lexed_before_a_key_goes_there() -> None:
@@ -682,18 +742,23 @@ async def test_a_cursor_move_inside_the_view_repaints_only_the_two_hunks_rows() 
 
 
 class WalkCountingDiffView(DiffView):
-    """Counts the lines the background lexing walks over and the walks it starts."""
+    """Counts the lines the background lexing walks over, the walks it starts, its slices."""
 
     def __init__(self) -> None:
         super().__init__()
         self.walked = 0
         self.walks = 0
+        self.slices = 0
 
     def _lines_near_view(self) -> Iterator[tuple[int, int]]:
         self.walks += 1
         for pair in super()._lines_near_view():
             self.walked += 1
             yield pair
+
+    def _prelex(self) -> None:
+        self.slices += 1
+        super()._prelex()
 
 
 class WalkCountingApp(DiffApp):
@@ -707,18 +772,20 @@ async def test_background_lexing_walks_the_rows_near_the_view_once_across_its_sl
     for at in range(50, 20_000, 500):  # 40 hunks, each in a chunk of its own
         new_text = new_text.replace(f"value_{at} = {at}\n", f"value_{at} = {at} + 1\n")
     app = WalkCountingApp(FileChange("big.py", old_text, new_text), (U,) * 40)
-    async with app.run_test(size=(100, 20)) as pilot:
+    async with app.run_test(size=(100, 40)) as pilot:
         view = app.query_one(WalkCountingDiffView)
+        await settle_lexing(pilot, view)
+        height = view.scrollable_content_region.height
+        near = range(height + height // 2)  # the view and half a page below it
+        shown = [(view.rows[i].old, view.rows[i].new) for i in near]
         assert view._highlighters is not None
         old, new = view._highlighters
-        shown = [(row.old, row.new) for row in view.rows if row.kind is not RowKind.FOLD]
-        for _ in range(300):  # 80 chunks of 4 ms slices: about a second, at most 30
-            if all(new.lexed(n) for _, n in shown if n is not None):
-                break
-            await pilot.pause(0.1)
-        pairs = sum((o is not None) + (n is not None) for o, n in shown)
-        hunk_screens = 2 * 2 * view.scrollable_content_region.height  # walked first, 2 sides
+        lexed = all(old.lexed(o) for o, _ in shown if o is not None) and all(
+            new.lexed(n) for _, n in shown if n is not None
+        )
 
-    assert all(old.lexed(o) for o, _ in shown if o is not None)
-    assert view.walks == 1  # one walk, resumed slice after slice (80 chunks take many)
-    assert view.walked <= pairs + hunk_screens
+    assert lexed
+    assert view.slices > 1  # about 20 chunks: more than one 4 ms slice
+    assert view.walks == 1  # one walk, resumed slice after slice
+    hunk_screen = 2 * height  # the next hunk's screen is walked first, both sides
+    assert view.walked <= hunk_screen + 2 * len(near)
