@@ -20,10 +20,11 @@ from __future__ import annotations
 import gc
 import os
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from operator import attrgetter
+from itertools import repeat
+from operator import attrgetter, itemgetter
 from pathlib import Path
 
 from orch_tui.core.history.index_file import (
@@ -105,22 +106,46 @@ class SearchTexts:
 
     Laying them out is about 16 ms of CPU at 10,000 runs, which the runs list need not wait
     for: a worker asks for them once the list is on screen, and a keystroke sooner than that
-    lays them out itself (whichever comes second finds them made).
+    lays them out itself (whichever comes second finds them made). They are lists in the
+    index's order (newest first), the list's default order, so a search in that order looks
+    nothing up; a search in another order finds each run's through :attr:`RunIndex.search`.
     """
 
     def __init__(self, runs: list[RunSummary], specs: list[str | None]) -> None:
         self._runs = runs
         self._specs = specs
         self._lock = threading.Lock()
-        self._laid_out: tuple[dict[str, tuple[str, int]], list[str]] | None = None
+        self._laid_out: tuple[list[str], list[str], list[int], list[str]] | None = None
+        self._by_id: dict[str, tuple[str, int]] | None = None
 
-    def laid_out(self) -> tuple[dict[str, tuple[str, int]], list[str]]:
-        """``(search, specs)`` as :class:`RunIndex` describes them."""
+    def laid_out(self) -> tuple[list[str], list[str], list[int], list[str]]:
+        """Each run's id, label and spec number, in the index's order, and every spec text
+        once (see :attr:`RunIndex.search`)."""
         with self._lock:
             if self._laid_out is None:
                 with collector_paused():
                     self._laid_out = _search_texts(self._runs, self._specs)
             return self._laid_out
+
+    def by_id(self) -> dict[str, tuple[str, int]]:
+        """Run id -> (label, spec number)."""
+        ids, labels, numbers, _specs = self.laid_out()
+        with self._lock:
+            if self._by_id is None:
+                with collector_paused():
+                    self._by_id = dict(zip(ids, zip(labels, numbers, strict=True), strict=True))
+            return self._by_id
+
+    def rows_for(self, runs: Sequence[RunSummary]) -> tuple[list[str], list[int]]:
+        """The labels and spec numbers of ``runs``, in their order (a run the index does not
+        know: :data:`NO_TEXT`). Not copies: the caller only reads them."""
+        ids, labels, numbers, _specs = self.laid_out()
+        with collector_paused():
+            if list(map(_RUN_ID, runs)) == ids:  # the index's order: nothing to look up
+                return labels, numbers
+            by_id = self.by_id()
+            texts = list(map(by_id.get, map(_RUN_ID, runs), repeat(NO_TEXT)))
+            return list(map(itemgetter(0), texts)), list(map(itemgetter(1), texts))
 
 
 @dataclass
@@ -140,12 +165,12 @@ class RunIndex:
         label is the run's id and spec name in lowercase, on lines of their own. Spec texts
         are kept once each, never copied into a string per run: laying out 100,000 runs'
         haystacks with their specs in them was most of the CPU after the list appeared."""
-        return self.texts.laid_out()[0]
+        return self.texts.by_id()
 
     @property
     def specs(self) -> list[str]:
         """Every distinct lowercase spec text, once, then ``""`` (where -1 points)."""
-        return self.texts.laid_out()[1]
+        return self.texts.laid_out()[3]
 
 
 def _entries(
@@ -320,15 +345,15 @@ _NEWEST = attrgetter("started", "run_id")
 
 def _search_texts(
     runs: list[RunSummary], specs: list[str | None]
-) -> tuple[dict[str, tuple[str, int]], list[str]]:
-    """Each run's label and spec number, by run id, and every spec text once (see
+) -> tuple[list[str], list[str], list[int], list[str]]:
+    """Each run's id, label and spec number, and every spec text once (see
     :attr:`RunIndex.search`). No string holds a spec's text but the spec's own: a run's
     label is its id and spec name, and only that is made per run."""
+    ids = list(map(_RUN_ID, runs))
+    labels = list(map(str.lower, map("{}\n{}".format, ids, map(_SPEC_NAME, runs))))
     numbers: dict[str, int] = {}
-    labels = map(str.lower, map("{}\n{}".format, map(_RUN_ID, runs), map(_SPEC_NAME, runs)))
     spec_numbers = [numbers.setdefault(spec, len(numbers)) if spec else -1 for spec in specs]
-    search = dict(zip(map(_RUN_ID, runs), zip(labels, spec_numbers, strict=True), strict=True))
-    return search, [*numbers, ""]  # "" last: a run with no spec (-1) has no text to find
+    return ids, labels, spec_numbers, [*numbers, ""]  # "" last: a run with no spec (-1)
 
 
 _RUN_ID = attrgetter("run_id")

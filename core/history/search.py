@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from itertools import repeat
-from operator import attrgetter, itemgetter
+from operator import attrgetter
 from typing import Any, overload
 
-from orch_tui.core.history.index import NO_TEXT, RunIndex, collector_paused
+from orch_tui.core.history.index import RunIndex
 from orch_tui.core.history.scan import RunSummary
 
 SORT_KEYS: dict[str, Callable[[RunSummary], Any]] = {
@@ -104,11 +103,7 @@ class RunSearch:
     def _laid_out(self) -> tuple[list[str], list[int]]:
         with self._lock:
             if self._texts is None:
-                search = self._index.search
-                with collector_paused():
-                    ids = map(_RUN_ID, self._runs)
-                    texts = list(map(search.get, ids, repeat(NO_TEXT)))
-                    self._texts = (list(map(_FIRST, texts)), list(map(_SECOND, texts)))
+                self._texts = self._index.texts.rows_for(self._runs)
             return self._texts
 
     def matching(self, query: str) -> Matches:
@@ -140,8 +135,3 @@ class RunSearch:
                 return [row for row, label in enumerate(labels) if word in label]
             return [row for row in rows if word in labels[row]]
         return [row for row in candidates if word in labels[row] or in_spec[numbers[row]]]
-
-
-_RUN_ID = attrgetter("run_id")
-_FIRST = itemgetter(0)
-_SECOND = itemgetter(1)

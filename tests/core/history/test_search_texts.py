@@ -68,3 +68,18 @@ def test_a_query_typed_key_by_key_finds_what_it_finds_typed_at_once(tmp_path: Pa
     assert _matching("quokka smiles", every) == [ids[5]]
     assert _matching(ids[7][-6:], every) == [ids[7]]  # a run with no spec, found by its id
     assert _matching("zebra zebu", every) == []
+
+
+def test_runs_in_another_order_are_found_by_their_own_texts(tmp_path: Path) -> None:
+    """A search in the index's order reads its lists as they are; in any other order (a
+    sort by another column) each run's texts are looked up by its id, and a run the index
+    does not know is found by nothing."""
+    logs = tmp_path / "logs"
+    ids = _runs(logs)
+    index = build_index(logs)
+    stranger = index.runs[0]._replace(run_id="20990101-000000-zebra")
+    reordered = RunSearch([*sorted(index.runs, key=lambda run: run.run_id), stranger], index)
+    in_order = RunSearch(index.runs, index)
+    for query in ["zebra", "stripes", "quokka", ids[7][-6:], "zebra 0002"]:
+        assert sorted(_matching(query, reordered)) == sorted(_matching(query, in_order)), query
+    assert len(reordered.matching("")) == len(ids) + 1
