@@ -237,9 +237,14 @@ def main() -> None:
                     - medians[(0, "cpu at list")] - medians[(0, "cpu after list")]) / count
             for count in (args.small, args.runs)
         }  # fmt: skip
+        ratio = (
+            f"{per_run[args.runs] / per_run[args.small]:.2f}"
+            if per_run[args.small] > 0
+            else f"n/a (no CPU above the empty history's at {args.small:,} runs)"
+        )
         print(f"  CPU per run above the empty history: {args.small:,} runs "
               f"{per_run[args.small] * 1000:.1f} µs, {args.runs:,} runs {per_run[args.runs] * 1000:.1f} µs,"
-              f" ratio {per_run[args.runs] / per_run[args.small]:.2f} (target <= 1.2)")  # fmt: skip
+              f" ratio {ratio} (target <= 1.2)")  # fmt: skip
 
 
 if __name__ == "__main__":
