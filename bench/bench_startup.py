@@ -65,7 +65,7 @@ def one_run() -> tuple[float, float, float, float]:
             capture_output=True,
         )
         ended = time.time()
-        (run_dir,) = (folder / "logs").iterdir()
+        (run_dir,) = (p for p in (folder / "logs").iterdir() if p.is_dir())  # not .opened-runs
         events = (run_dir / "events.jsonl").read_text().splitlines()
         last = datetime.fromisoformat(json.loads(events[-1])["at"].replace("Z", "+00:00"))
         ran = [
