@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -15,6 +14,7 @@ from orch_tui.core.loop.engine import EXIT_SUCCESS
 from orch_tui.core.loop.review import ReviewAborted, ReviewSession
 from orch_tui.core.runlog import layout as runlog
 from tests.core.loop.test_engine import GOOD, TEST, make_engine, state_of
+from tests.core.workspace.test_existing_project import git
 from tests.support.scripting import attempt, create, prompt_text
 
 SUB = "def sub(a, b):\n    return a - b\n"
@@ -134,16 +134,6 @@ def test_an_unfinished_run_is_changed_too_and_resumes_as_the_change_run(project:
     assert provider.requests == []  # the saved proposal was reviewed, not asked for again
 
 
-def _git(folder: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
-        cwd=folder,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
-
-
 def test_in_git_the_change_run_branches_from_the_previous_runs_branch(project: Path) -> None:
     from orch_tui.core.config.paths import ProjectPaths
     from orch_tui.core.domain.events import EventBus
@@ -155,10 +145,10 @@ def test_in_git_the_change_run_branches_from_the_previous_runs_branch(project: P
 
     repo = project / "repo"
     repo.mkdir()
-    _git(repo, "init", "-q", "-b", "main")
+    git(repo, "init", "-q", "-b", "main")
     (repo / "README.md").write_text("a project\n")
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-q", "-m", "start")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "start")
 
     def engine_for(attempts: list) -> Engine:
         return Engine(
@@ -176,13 +166,13 @@ def test_in_git_the_change_run_branches_from_the_previous_runs_branch(project: P
         == 0
     )
     first = state_of(project)
-    _git(repo, "checkout", "-q", "main")  # the person looks elsewhere, unmerged
+    git(repo, "checkout", "-q", "main")  # the person looks elsewhere, unmerged
     (project / "spec.md").write_text(EDITED_SPEC)
     assert engine_for([_change_attempt()]).run() == 0
     second = state_of(project)
     assert second.follows == first.run_id
-    assert _git(repo, "rev-parse", "--abbrev-ref", "HEAD") == second.workspace.git.branch
-    ancestors = _git(repo, "log", "--format=%H", second.workspace.git.branch).split()
+    assert git(repo, "rev-parse", "--abbrev-ref", "HEAD") == second.workspace.git.branch
+    ancestors = git(repo, "log", "--format=%H", second.workspace.git.branch).split()
     assert first.workspace.commits["0"] in ancestors  # built on the first run's work
 
 

@@ -3,7 +3,6 @@ branch head, or from the person's checkout when it already holds that work (merg
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -12,18 +11,9 @@ from orch_tui.core.config.paths import ProjectPaths
 from orch_tui.core.domain.state import new_run_id
 from orch_tui.core.domain.state_records import GitRecord
 from orch_tui.core.workspace.run_workspace import new_record
+from tests.core.workspace.test_existing_project import git
 
 FOLLOWED = "orch/earlier-run"
-
-
-def git(repo: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
-        cwd=repo,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
 
 
 @pytest.fixture
