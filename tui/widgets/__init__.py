@@ -2,6 +2,7 @@
 
 - ``diff/``: The diff view: a pure row model and highlighting beside the widget and its painting.
 - ``file_list``: FileList: the files of a proposal, one line each, with their review progress.
+- ``filter_input``: FilterInput: an Input whose typing redraws the input, not the screen.
 - ``following_log``: A Log that keeps its last line in view when its size changes.
 - ``key_footer``: Textual's Footer, rebuilt at most once per batch of binding changes.
 - ``run_columns``: The runs list's columns and cells as plain text: what each shows, how wide.

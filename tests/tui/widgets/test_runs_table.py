@@ -222,6 +222,43 @@ async def test_set_runs_swaps_the_list_and_keeps_column_widths() -> None:
         assert table.column_widths[:-1] == widths[:-1]
 
 
+def count_layouts(screen: object, monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Every layout of ``screen`` from now on (True: a full one, False: a scroll's)."""
+    layouts: list[bool] = []
+    original = screen._refresh_layout  # type: ignore[attr-defined]
+
+    def refresh_layout(*args: object, scroll: bool = False, **kwargs: object) -> None:
+        layouts.append(not scroll)
+        original(*args, scroll=scroll, **kwargs)
+
+    monkeypatch.setattr(screen, "_refresh_layout", refresh_layout)
+    return layouts
+
+
+async def test_a_list_narrowed_under_its_scrollbar_lays_nothing_out_and_ends_at_its_end(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    app = TableHost(_runs())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        table = app.query_one(CountingTable)
+        visible = _visible(table)
+        layouts = count_layouts(app.screen, monkeypatch)
+        table.set_runs(app.runs[:500])  # still more than a screen: the scrollbar stays
+        await pilot.pause()
+        assert True not in layouts  # a full layout repaints every widget on the screen
+        assert table.virtual_size.height == 501 and table.show_vertical_scrollbar
+        assert table.max_scroll_y == 501 - visible - 1
+        await pilot.press("end")
+        await pilot.pause()
+        assert table.cursor_row == 499 and round(table.scroll_y) == 500 - visible
+        assert _cells(table, visible)[5] == f"{1000 * 499:,}"  # the last run on the last line
+        table.set_runs(app.runs[:3])  # the scrollbar goes: that is laid out
+        await pilot.pause()
+        assert True in layouts and not table.show_vertical_scrollbar
+        assert [_cells(table, y)[5] for y in (1, 2, 3)] == ["0", "1,000", "2,000"]
+
+
 async def test_a_damaged_run_shows_damaged_and_its_reason_in_the_error_colour() -> None:
     runs = _runs()[:5]
     runs[3] = runs[3]._replace(damaged="events.jsonl line 1: not JSON", state="TESTING")
@@ -325,6 +362,32 @@ async def test_the_screen_lists_1000_runs_filters_them_and_opens_one(
         await pilot.press("enter")
         opened = await wait_for_history(pilot, app, RunScreen, "the last run")
         assert opened.run_id == last.run_id
+
+
+async def test_typing_in_the_filter_of_1000_runs_lays_out_nothing(
+    thousand_runs: tuple[Path, list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each key repaints the input and the rows, never the whole screen's layout: Textual's
+    Input and a list whose length changed did that on every key."""
+    logs, ids = thousand_runs
+    app = HistoryHost(logs)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await wait_for_history(pilot, app, RunsScreen, "1,000 runs")
+        table = screen.query_one("#runs", RunsTable)
+        await pilot.press("slash")
+        await pilot.pause()
+        layouts = count_layouts(screen, monkeypatch)
+        await pilot.press(*"2027")  # every run
+        await pilot.press(*"0101-000000-00")  # 246 of them: the scrollbar stays
+        await pilot.pause()
+        assert len(table.runs) == 246 and "246 of 1,000 runs" in str(
+            screen.query_one("#runs-title").render()
+        )
+        assert screen.query_one("#runs-filter", Input).value == "20270101-000000-00"
+        assert True not in layouts
+        await pilot.press(*ids[188][-2:])
+        await pilot.pause()
+        assert [run.run_id for run in table.runs] == [ids[188]]
 
 
 async def test_the_screen_sorts_1000_runs_by_a_clicked_heading(

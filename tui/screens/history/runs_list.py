@@ -34,6 +34,7 @@ from orch_tui.core.util.wording import plural
 from orch_tui.tui.messages import ResumeRun
 from orch_tui.tui.screens.history.run import RunScreen
 from orch_tui.tui.screens.history.themed import ThemedScreen
+from orch_tui.tui.widgets.filter_input import FilterInput
 from orch_tui.tui.widgets.key_footer import KeyFooter
 from orch_tui.tui.widgets.run_columns import RUN_COLUMNS
 from orch_tui.tui.widgets.runs_table import RunsTable
@@ -187,7 +188,9 @@ class RunsScreen(ThemedScreen):
 
     def compose(self) -> ComposeResult:
         yield Static(id="runs-title", classes="title")
-        yield Input(placeholder="filter: spec name, run id, text in the spec", id="runs-filter")
+        yield FilterInput(
+            placeholder="filter: spec name, run id, text in the spec", id="runs-filter"
+        )
         yield RunsTable(id="runs")
         yield Static(id="runs-status", classes="status")
         yield KeyFooter()
