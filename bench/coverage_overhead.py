@@ -10,11 +10,13 @@ coverage seeded from orch-tui's own, no network):
 - a generated suite: ``--modules`` modules of small functions, each with ``--tests`` tests.
 
 Each repetition runs the checks the way the engine does (``core.checks.trial.run_measured``:
-the project's environment, the sandbox, the JUnit report) three ways, in rotating order:
+the project's environment, the sandbox, the JUnit report) in rotating order:
 without coverage; with coverage as shipped (the runner's plugin switching a context per test,
-the data read back into a map); and, as the earlier baseline, with coverage's own
-``dynamic_context = test_function`` under ``coverage run`` (what orch-tui did before); and, as
-the floor, ``coverage run`` with no contexts at all.
+the data read back into a map; coverage's sysmon core on Python 3.12 and later); the same with
+coverage's C tracer (as before sysmon; on 3.11 the same as shipped); as the earlier baseline,
+coverage's own ``dynamic_context = test_function`` under ``coverage run``; and, as the C
+tracer's floor, ``coverage run`` with no contexts at all. Run it with the Python to measure
+(a venv of that version with orch-tui installed).
 Printed per suite: the medians of the test check's own time (the process, start to exit) and
 of the whole call (preparation, the run, reading the data), and their ratios to the run
 without coverage.
@@ -34,7 +36,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from orch_tui.core.checks import coverage_env  # noqa: E402
-from orch_tui.core.checks.coverage_map import CoverageMap, under_coverage  # noqa: E402
+from orch_tui.core.checks.coverage_map import RUNNER_NAME, CoverageMap, under_coverage  # noqa: E402
 from orch_tui.core.checks.trial import run_measured  # noqa: E402
 from orch_tui.core.config.models import Config  # noqa: E402
 
@@ -65,6 +67,18 @@ def function_contexts(command: list[str], config: Path) -> list[str] | None:
     return [command[0], "-m", "coverage", "run", f"--rcfile={config}", *command[1:]]
 
 
+def c_tracer(command: list[str], config: Path) -> list[str] | None:
+    """The runner as shipped but for the tracer: coverage's C tracer, as before sysmon was used
+    on Python 3.12 and later (the same as "shipped" on 3.11)."""
+    wrapped = under_coverage(command, config)
+    runner = config.with_name(RUNNER_NAME)
+    source = runner.read_text()
+    runner.write_text(
+        source.replace("sysmon = sysmon_usable(", "sysmon = False and sysmon_usable(")
+    )
+    return wrapped
+
+
 def no_contexts(command: list[str], config: Path) -> list[str] | None:
     """The floor: ``coverage run`` with no contexts at all (which test ran a line: unknown)."""
     return [command[0], "-m", "coverage", "run", f"--rcfile={config}", *command[1:]]
@@ -73,6 +87,7 @@ def no_contexts(command: list[str], config: Path) -> list[str] | None:
 WAYS = {
     "none": None,
     "shipped": under_coverage,
+    "C tracer": c_tracer,
     "test_function": function_contexts,
     "no contexts": no_contexts,
 }
@@ -124,7 +139,8 @@ def main() -> None:
     parser.add_argument("--tests", type=int, default=25)
     args = parser.parse_args()
     os.environ.setdefault("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
-    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(f"Python {sys.version.split()[0]}; load average {os.getloadavg()[0]:.1f}"
+          f" on {os.cpu_count()} cores")  # fmt: skip
     with tempfile.TemporaryDirectory() as tmp:
         demo = Path(tmp) / "demo"
         shutil.copytree(DEMO, demo)
