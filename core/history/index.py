@@ -23,8 +23,8 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from itertools import repeat
-from operator import attrgetter, itemgetter
+from itertools import compress, repeat
+from operator import and_, attrgetter, itemgetter, methodcaller, not_
 from pathlib import Path
 
 from orch_tui.core.history.index_file import (
@@ -37,7 +37,7 @@ from orch_tui.core.history.index_file import (
     trusted_entry,
     write_index,
 )
-from orch_tui.core.history.scan import RunSummary, scan_run
+from orch_tui.core.history.scan import TERMINAL_STATES, RunSummary, scan_run
 from orch_tui.core.runlog import layout as runlog
 from orch_tui.core.runlog.opened_runs import opened_since, opened_size
 
@@ -250,15 +250,20 @@ FULL_CHECK_UP_TO = 10_000
 
 
 def _not_reopened(logs: Path, stored: Stored, recorded: RunIndex) -> frozenset[str]:
-    """The recorded runs that finished, undamaged, and were not opened since they were read."""
+    """The recorded runs that finished, undamaged, and were not opened since they were read.
+    (Picked out by C-level iterators: a Python loop over 100,000 runs took 30 ms.)"""
     opened = opened_since(logs, stored.opened_at)
     if opened is None:
         return frozenset()
-    return frozenset(
-        run.run_id
-        for run in recorded.runs
-        if run.finished and not run.damaged and run.run_id not in opened
-    )
+    runs = recorded.runs
+    finished = map(_FINISHED.__contains__, map(_STATE, runs))
+    settled = map(and_, finished, map(not_, map(_DAMAGED, runs)))
+    return frozenset(compress(map(_RUN_ID, runs), settled)).difference(opened)
+
+
+_FINISHED = frozenset(map(str, TERMINAL_STATES))
+_STATE = attrgetter("state")
+_DAMAGED = attrgetter("damaged")
 
 
 def _holds(
@@ -268,19 +273,36 @@ def _holds(
     trusted: frozenset[str] = frozenset(),
 ) -> bool:
     """True when the run folders are the recorded ones, each with its recorded signature
-    (a ``trusted`` run's is not looked at)."""
-    names = _run_folders(logs)
-    if len(names) != len(stored.position):
-        return False
+    (a ``trusted`` run's is not looked at).
+
+    The folders are compared as sets of names from one ``os.listdir`` (no ``stat``, no
+    per-name Python code): listing 100,000 folders with ``scandir`` and looking each up was
+    most of the check. A name the index does not know that is not a dot file (a new folder,
+    or a file that is no run) has it look at the folders as :func:`_run_folders` does."""
     position = stored.position
-    if trusted and not all(name in position for name in names):
+    names = _listing(logs)
+    unknown = names.difference(position)
+    if not all(map(methodcaller("startswith", "."), unknown)):
+        names = set(_run_folders(logs))
+        if not names.issubset(position):
+            return False
+    else:
+        names.difference_update(unknown)  # logs/'s own files
+    if len(names) != len(position):
         return False
     prefix = os.path.join(logs, "")
-    for name in _paced([name for name in names if name not in trusted], pace):
-        number = position.get(name)
-        if number is None or stored.signatures[number] != _signature(prefix + name):
+    for name in _paced(list(names.difference(trusted)), pace):
+        if stored.signatures[position[name]] != _signature(prefix + name):
             return False
     return True
+
+
+def _listing(logs: Path) -> set[str]:
+    """Every name in ``logs`` (none when it cannot be read)."""
+    try:
+        return set(os.listdir(logs))
+    except OSError:
+        return set()
 
 
 def _paced(names: list[str], pace: Callable[[], object] | None) -> Iterator[str]:

@@ -104,3 +104,20 @@ def test_the_opened_runs_file_is_read_from_where_the_index_stopped(tmp_path: Pat
     (tmp_path / OPENED_RUNS).write_text("")  # replaced: what was named since is unknown
     assert opened_since(tmp_path, middle) is None
     assert opened_since(tmp_path / "missing", 3) is None
+
+
+def test_a_file_in_logs_that_is_no_run_changes_nothing_and_a_new_folder_still_shows(
+    many: tuple[Path, list[str], list[str]],
+) -> None:
+    """The check compares logs/'s names with the index's; a name it does not know that is
+    not a dot file is looked at as a folder would be: a stray file is no run, a folder is."""
+    logs, ids, looked = many
+    unfinished = _unfinished(logs)
+    (logs / "notes.txt").write_text("not a run")
+    looked.clear()
+    recorded, checked = recorded_then_checked(logs)
+    assert checked.runs == recorded.runs and set(looked) == unfinished  # the record holds
+    shutil.copytree(logs / ids[0], logs / "20990101-000000-copy")
+    _recorded, checked = recorded_then_checked(logs)
+    assert "20990101-000000-copy" in {run.run_id for run in checked.runs}
+    assert len(checked.runs) == 13
