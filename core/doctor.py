@@ -15,19 +15,23 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from orch_tui.core.attempt.prompt_templates import override_problems
 from orch_tui.core.checks.declarations import DeclarationError, declared_requirements
-from orch_tui.core.checks.installer import installer_command
 from orch_tui.core.checks.pytest_config import is_pytest
+from orch_tui.core.checks.report import configured_checks
 from orch_tui.core.checks.sandbox import SandboxError, resolve_sandbox
-from orch_tui.core.checks.trial import configured_checks
-from orch_tui.core.checks.venv import PROJECT_VENV, venv_python
-from orch_tui.core.config.models import Config
+from orch_tui.core.checks.venv_path import PROJECT_VENV, venv_python
 from orch_tui.core.config.paths import ProjectPaths
+
+if TYPE_CHECKING:
+    from orch_tui.core.config.models import Config
+    from orch_tui.core.config.plain import PlainConfig
 
 KEY_NAMES = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
 PING_MAX_TOKENS = 16
@@ -98,7 +102,7 @@ def _writable_finding(root: Path) -> Finding:
     return Finding(True, what)
 
 
-def sandbox_finding(config: Config) -> Finding:
+def sandbox_finding(config: Config | PlainConfig) -> Finding:
     """Which sandbox confines the checks; a check that could run unconfined fails this line.
 
     Only ``doctor`` asks it: a run without bubblewrap still works (it says so in its header).
@@ -114,7 +118,7 @@ def sandbox_finding(config: Config) -> Finding:
     return Finding(False, what, 'install bubblewrap, or set checks.sandbox = "none" to accept it')
 
 
-def project_env_finding(config: Config, workspace: Path) -> Finding | None:
+def project_env_finding(config: Config | PlainConfig, workspace: Path) -> Finding | None:
     """Where the checks run (``core.project_env``) and, when the project declares dependencies,
     whether something can install them; None when checks.python names the interpreter."""
     if config.checks.python:
@@ -129,6 +133,8 @@ def project_env_finding(config: Config, workspace: Path) -> Finding | None:
         declared = []  # the checks say what is wrong with the file, to the model
     if not declared:
         return Finding(True, where)
+    from orch_tui.core.checks.installer import installer_command
+
     installer = installer_command(venv / "bin" / "python")
     what = f"{where}, with the dependencies of {', '.join(declared)}"
     if installer is None:
@@ -137,7 +143,7 @@ def project_env_finding(config: Config, workspace: Path) -> Finding | None:
     return Finding(True, f"{what} installed by {tool}")
 
 
-def local_findings(paths: ProjectPaths, config: Config) -> list[Finding]:
+def local_findings(paths: ProjectPaths, config: Config | PlainConfig) -> list[Finding]:
     """The checks that need no network: commands, pytest, the environment, the folder."""
     # {python} as the checks will run it: checks.python, else the workspace's .venv once it is
     # made, else this interpreter, which the .venv is made from.
@@ -158,20 +164,42 @@ def local_findings(paths: ProjectPaths, config: Config) -> list[Finding]:
     return findings
 
 
+def local_report(paths: ProjectPaths, config: Config | PlainConfig) -> list[Finding]:
+    """:func:`local_findings`, then :func:`sandbox_finding`: bubblewrap's probe runs beside the
+    local checks' own process (the test interpreter asked for pytest), not after it."""
+    sandbox: list[Finding] = []
+    probe = threading.Thread(target=lambda: sandbox.append(sandbox_finding(config)))
+    probe.start()
+    try:
+        findings = local_findings(paths, config)
+    finally:
+        probe.join()
+    return [*findings, *sandbox]
+
+
+def offline_model_findings(provider_name: str) -> list[Finding] | None:
+    """The model part of a provider that needs no API (scripted, claude-code), else None."""
+    if provider_name == "scripted":
+        return [Finding(True, "provider scripted: no key or API needed")]
+    if provider_name == "claude-code":
+        from orch_tui.core.providers.claude_code import INSTALL_HINT
+
+        found = shutil.which("claude") is not None
+        return [Finding(found, "claude command found", INSTALL_HINT)]
+    return None
+
+
 def model_findings(config: Config, env: Mapping[str, str]) -> list[Finding]:
     """The key, and one cheap request proving the API is reachable and knows the model id."""
+    offline = offline_model_findings(config.model.provider)
+    if offline is not None:
+        return offline
     from orch_tui.core.domain.spec import Spec
     from orch_tui.core.providers.base import ModelError, TurnRequest
-    from orch_tui.core.providers.claude_code import INSTALL_HINT
     from orch_tui.core.providers.factory import choose_provider
     from orch_tui.core.providers.scripted import ScriptError
 
     provider_name = config.model.provider
-    if provider_name == "scripted":
-        return [Finding(True, "provider scripted: no key or API needed")]
-    if provider_name == "claude-code":
-        found = shutil.which("claude") is not None
-        return [Finding(found, "claude command found", INSTALL_HINT)]
     findings = []
     key_name = KEY_NAMES.get(provider_name)
     if key_name is not None:

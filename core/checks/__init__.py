@@ -21,6 +21,7 @@
 - ``seeded_tools``: Tools orch-tui puts into the project's ``.venv`` the way it puts pytest there: coverage, mutmut.
 - ``trial``: Running the configured checks: for real in the workspace, or on trial in a scratch copy.
 - ``venv``: The project's own Python environment: ``.venv`` in the workspace (DESIGN section 12).
+- ``venv_path``: Where the project's ``.venv`` and its interpreter are, apart from making it (``venv``).
 - ``verdict``: Whether a check passed: its exit code, and its JUnit report read defensively.
 - ``verify_run``: ``orch-tui verify [--mutation]``: the checks again on the finished workspace, in a fresh copy.
 """

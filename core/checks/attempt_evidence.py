@@ -40,10 +40,11 @@ from orch_tui.core.checks.coverage_map import (
 from orch_tui.core.checks.junit import TestCase
 from orch_tui.core.checks.leftovers import trial_prefix
 from orch_tui.core.checks.pytest_config import is_pytest
+from orch_tui.core.checks.report import configured_checks
 from orch_tui.core.checks.runner import run_check
 from orch_tui.core.checks.sandbox import Limits, resolve_sandbox
-from orch_tui.core.checks.trial import configured_checks
-from orch_tui.core.checks.venv import PROJECT_VENV, check_python
+from orch_tui.core.checks.venv import check_python
+from orch_tui.core.checks.venv_path import PROJECT_VENV
 from orch_tui.core.config.models import Config
 from orch_tui.core.domain.evidence import EvidenceFound
 from orch_tui.core.domain.proposal import FileChange, Proposal

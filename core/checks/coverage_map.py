@@ -27,6 +27,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from orch_tui.core.checks.pytest_config import RUNNER_NAME
 from orch_tui.core.domain.proposal import ChangeKind, FileChange, Hunk, Proposal
 from orch_tui.core.util.atomic import write_text_atomic
 
@@ -34,8 +35,6 @@ CONFIG_NAME = "coveragerc"
 """The coverage settings, in the check's reports folder."""
 DATA_NAME = "coverage.data"
 """coverage.py's data file, in the check's reports folder."""
-RUNNER_NAME = "coverage_runner.py"
-"""The runner (this package's ``coverage_runner``), copied into the check's reports folder."""
 OMITTED = (".venv/*", "venv/*", "*/test_*.py", "*_test.py", "*/conftest.py", "test_*.py")
 """Relative to the workspace: installed code and the tests themselves are not measured."""
 

@@ -12,11 +12,15 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from orch_tui.core.checks.runner import CheckResult, CheckSpec, run_check
 from orch_tui.core.checks.sandbox import NO_SANDBOX
-from orch_tui.core.config.models import Config, is_secret_env_name
+from orch_tui.core.config.plain import is_secret_env_name
 from orch_tui.core.util.atomic import write_text_atomic
+
+if TYPE_CHECKING:
+    from orch_tui.core.config.models import Config
 
 INSTALL_CHECK = "dependencies"
 """The name of the installation when it fails, as a check in the report."""

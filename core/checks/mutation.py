@@ -41,7 +41,8 @@ from orch_tui.core.checks.pytest_config import EMPTY_CONFIG, workspace_config
 from orch_tui.core.checks.runner import CheckResult, CheckSpec, run_check
 from orch_tui.core.checks.sandbox import Limits, resolve_sandbox
 from orch_tui.core.checks.seeded_tools import ensure_tool
-from orch_tui.core.checks.venv import PROJECT_VENV, check_python
+from orch_tui.core.checks.venv import check_python
+from orch_tui.core.checks.venv_path import PROJECT_VENV
 from orch_tui.core.config.models import Config
 
 MUTMUT = "mutmut"

@@ -20,7 +20,9 @@ import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 
-from orch_tui.core.checks.coverage_map import RUNNER_NAME
+RUNNER_NAME = "coverage_runner.py"
+"""The coverage runner (this package's ``coverage_runner``), as copied into a check's reports
+folder: a command starting it runs pytest."""
 
 EMPTY_CONFIG = "/dev/null"
 

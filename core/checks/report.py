@@ -4,9 +4,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from orch_tui.core.checks.junit import TestCase
+
+if TYPE_CHECKING:
+    from orch_tui.core.config.models import Config
+    from orch_tui.core.config.plain import PlainConfig
 
 
 @dataclass(frozen=True)
@@ -121,3 +125,21 @@ class TestReport:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TestReport:
         return cls(checks=[CheckResult.from_json(check) for check in data.get("checks") or []])
+
+
+def configured_checks(
+    config: Config | PlainConfig, python: str, final: bool = False
+) -> list[CheckSpec]:
+    """The test command and the extra checks (``final``: the ``checks.final`` commands instead),
+    ``{python}`` replaced by ``python``."""
+    checks = config.checks
+
+    def argv(command: list[str]) -> list[str]:
+        return [arg.replace("{python}", python) for arg in command]
+
+    if final:
+        return [CheckSpec(check.name, argv(check.command)) for check in checks.final]
+
+    return [CheckSpec("tests", argv(checks.test_command))] + [
+        CheckSpec(extra.name, argv(extra.command)) for extra in checks.extra
+    ]

@@ -32,7 +32,7 @@ from orch_tui.core.checks.pytest_config import pin_config
 from orch_tui.core.checks.report import CheckResult, CheckSpec, TestReport
 from orch_tui.core.checks.sandbox import NO_SANDBOX, Sandbox
 from orch_tui.core.checks.verdict import Ended, judge
-from orch_tui.core.config.models import is_secret_env_name
+from orch_tui.core.config.plain import is_secret_env_name
 
 __all__ = [
     "BASE_ENV_ALLOW",

@@ -15,14 +15,13 @@ import subprocess
 from pathlib import Path
 
 from orch_tui.core.checks.venv import (
-    PROJECT_VENV,
     VENV_LOCK,
     has_distribution,
     read_marker,
     seed_distribution,
     site_packages_dir,
-    venv_python,
 )
+from orch_tui.core.checks.venv_path import PROJECT_VENV, venv_python
 from orch_tui.core.config.models import Config
 
 

@@ -21,28 +21,14 @@ from orch_tui.core.checks.declarations import put_back, snapshot
 from orch_tui.core.checks.installer import INSTALL_CHECK
 from orch_tui.core.checks.leftovers import remove_trial_copies, trial_prefix
 from orch_tui.core.checks.processes import kill_running_checks
-from orch_tui.core.checks.runner import CheckSpec, TestReport, run_checks
+from orch_tui.core.checks.report import CheckSpec, configured_checks
+from orch_tui.core.checks.runner import TestReport, run_checks
 from orch_tui.core.checks.sandbox import Limits, resolve_sandbox
-from orch_tui.core.checks.venv import PROJECT_VENV, prepare_env
+from orch_tui.core.checks.venv import prepare_env
+from orch_tui.core.checks.venv_path import PROJECT_VENV
 from orch_tui.core.config.models import Config
 from orch_tui.core.domain.proposal import Decisions, FileChange, Proposal, resolve
 from orch_tui.core.workspace.apply import apply_change, copy_tree
-
-
-def configured_checks(config: Config, python: str, final: bool = False) -> list[CheckSpec]:
-    """The test command and the extra checks (``final``: the ``checks.final`` commands instead),
-    ``{python}`` replaced by ``python``."""
-    checks = config.checks
-
-    def argv(command: list[str]) -> list[str]:
-        return [arg.replace("{python}", python) for arg in command]
-
-    if final:
-        return [CheckSpec(check.name, argv(check.command)) for check in checks.final]
-
-    return [CheckSpec("tests", argv(checks.test_command))] + [
-        CheckSpec(extra.name, argv(extra.command)) for extra in checks.extra
-    ]
 
 
 def kept_read_only(workspace: Path) -> list[Path]:

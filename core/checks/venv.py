@@ -31,15 +31,17 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from orch_tui.core.checks.declarations import DeclarationError, declared_requirements
 from orch_tui.core.checks.installer import Installing, failed_install, install
 from orch_tui.core.checks.runner import CheckResult
-from orch_tui.core.config.models import Config
+from orch_tui.core.checks.venv_path import PROJECT_VENV, venv_python
 from orch_tui.core.util.atomic import write_json_atomic, write_text_atomic
 
-PROJECT_VENV = ".venv"
+if TYPE_CHECKING:
+    from orch_tui.core.config.models import Config
+
 MARKER = ".orch-deps"
 """In ``.venv``: whether orch-tui created it, and the digest of what was last installed."""
 
@@ -57,15 +59,6 @@ class ProjectEnv:
 
     python: str
     failure: CheckResult | None = None
-
-
-def venv_python(workspace: Path) -> Path | None:
-    """The interpreter of ``workspace/.venv`` (POSIX or Windows layout), if there is one."""
-    for relative in ("bin/python", "Scripts/python.exe"):
-        candidate = workspace / PROJECT_VENV / relative
-        if candidate.is_file():
-            return candidate
-    return None
 
 
 def check_python(config: Config, workspace: Path) -> str:

@@ -5,6 +5,7 @@
 - ``glance``: The two settings ``status`` needs, read without the config models.
 - ``init_file``: Writing ``orchestrator.toml``: the commented default (``orch-tui init``).
 - ``models``: ``orchestrator.toml`` parsed into typed models.
+- ``plain``: The config read without pydantic when every value in it is plainly valid.
 - ``paths``: Where a project's files live (DESIGN section 4).
 - ``theme_names``: The theme names ``ui.theme`` accepts, and the default one.
 - ``ui_state``: The person's UI choices (theme, diff layout), remembered in a file of orch-tui's own.

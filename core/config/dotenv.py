@@ -11,8 +11,6 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from dotenv import dotenv_values
-
 from orch_tui.core.config.files import ConfigError
 
 DOTENV_NAME = ".env"
@@ -23,6 +21,8 @@ def provider_env(root: Path, environ: Mapping[str, str] = os.environ) -> dict[st
     path = root / DOTENV_NAME
     if not path.is_file():
         return dict(environ)
+    from dotenv import dotenv_values  # only when there is a file: a short command's time
+
     try:
         values = dotenv_values(path, interpolate=False)
     except (OSError, UnicodeDecodeError) as exc:

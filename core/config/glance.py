@@ -14,26 +14,9 @@ from pathlib import Path
 from typing import Any, get_args
 
 from orch_tui.core.config.files import ConfigError, SandboxMode, read_toml
+from orch_tui.core.config.plain import SCHEMA
 
-TABLE_KEYS = {
-    "paths": frozenset({"workspace"}),
-    "checks": frozenset(
-        {
-            "allow_all_skipped",
-            "env_allow",
-            "extra",
-            "final",
-            "max_memory_mb",
-            "max_output_bytes",
-            "max_processes",
-            "python",
-            "sandbox",
-            "test_command",
-            "timeout_seconds",
-            "tmp_size_mb",
-        }
-    ),
-}
+TABLE_KEYS = {name: frozenset(SCHEMA[name]) for name in ("paths", "checks")}
 """The keys of the tables a glance reads: the models' own (a test keeps them equal)."""
 
 

@@ -7,44 +7,16 @@ Every key has a default and a docstring; the docstrings are also the comments
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from orch_tui.core.config.files import ConfigError, SandboxMode, read_toml
+from orch_tui.core.config.plain import DEFAULT_TEST_COMMAND, is_secret_env_name
 from orch_tui.core.config.theme_names import DEFAULT_THEME, ThemeName
 
 MAX_RETRIES_RANGE = (1, 50)
-
-# pytest with a JUnit report. ``--rootdir`` keeps node ids relative to the workspace even when a
-# parent folder holds a pytest config; ``xunit1`` adds the test's file to the report; no cache
-# folder is written into the workspace; ``-rfEX`` keeps pytest's summary of failures and errors
-# and adds the xpassed tests, which the JUnit report writes as plain passes.
-DEFAULT_TEST_COMMAND: tuple[str, ...] = (
-    "{python}",
-    "-m",
-    "pytest",
-    "-rfEX",
-    "-p",
-    "no:cacheprovider",
-    "--rootdir={workspace}",
-    "-o",
-    "junit_family=xunit1",
-    "--junitxml={junit}",
-)
-
-_SECRET_NAME = re.compile(r"^ANTHROPIC_|API_?KEY", re.IGNORECASE)
-
-
-def is_secret_env_name(name: str) -> bool:
-    """Whether an environment variable may hold an API key; such a name is never passed on.
-
-    Config validation refuses such a name early, with the file and the key; the check runner
-    refuses it again when it builds a check's environment.
-    """
-    return bool(_SECRET_NAME.search(name))
 
 
 class Section(BaseModel):

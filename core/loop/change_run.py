@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from orch_tui.core.attempt.project_map import AGENTS_FILE
-from orch_tui.core.checks.venv import PROJECT_VENV
+from orch_tui.core.checks.venv_path import PROJECT_VENV
 from orch_tui.core.domain.spec import spec_diff
 from orch_tui.core.domain.state import State
 from orch_tui.core.runlog import layout as runlog

@@ -12,7 +12,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from orch_tui.core.checks.venv import PROJECT_VENV, discard_created_venv
+from orch_tui.core.checks.venv import discard_created_venv
+from orch_tui.core.checks.venv_path import PROJECT_VENV
 from orch_tui.core.config.paths import ProjectPaths
 from orch_tui.core.domain.state_records import GitRecord, WorkspaceRecord
 from orch_tui.core.runlog.layout import MANIFEST, ORIGINALS

@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from orch_tui.core import doctor
-from orch_tui.core.checks import sandbox
+from orch_tui.core.checks import installer, sandbox
 from orch_tui.core.config.models import Config, parse_config
 from orch_tui.core.config.paths import ProjectPaths
 from orch_tui.core.doctor import local_findings, model_findings, sandbox_finding
@@ -65,7 +64,7 @@ def test_declared_dependencies_without_an_installer_fail_their_line(
     (workspace / "requirements.txt").write_text("requests\n")
     lines = [f.line() for f in local_findings(ProjectPaths(tmp_path), Config())]
     assert any("with the dependencies of requirements.txt installed by" in line for line in lines)
-    monkeypatch.setattr(doctor, "installer_command", lambda python: None)
+    monkeypatch.setattr(installer, "installer_command", lambda python: None)
     assert failed(local_findings(ProjectPaths(tmp_path), Config())) == [
         f"fail  checks run in {workspace / '.venv'} (made on the first check), with the "
         "dependencies of requirements.txt: nothing can install them: install uv, or pip 22.3 or "

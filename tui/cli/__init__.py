@@ -6,7 +6,8 @@
 - ``spec_run``: ``orch-tui SPEC``: the review screen on a terminal, or ``--auto`` headless.
 - ``run``: Running a spec: ``--auto`` headless with the printer, and opening a run for the review screen.
 - ``resume_hint``: The command that resumes a stopped run: the one given, less ``--fresh`` and a spent ``--guidance``.
-- ``state_commands``: The subcommands about the project and its run: doctor, status, reset, restore.
+- ``state_commands``: The subcommands about the project and its run: status, reset, restore.
+- ``doctor_command``: ``orch-tui doctor``: the project's readiness, one line a check (``core.doctor``).
 - ``history_command``: ``orch-tui history``: the browser, the runs as text, an export, the costs.
 - ``shared``: What the commands share: failing with a message, the project's paths and config, its lock.
 - ``printer``: ``--auto`` output: one line per step, or one JSON event per line with ``--json``.

@@ -94,6 +94,10 @@ def run_subcommand(command: str, args: argparse.Namespace) -> int:
         except ConfigError as exc:
             return fail(str(exc))
         return status(paths, sandbox, as_json=args.json)
+    if command == "doctor":
+        from orch_tui.tui.cli.doctor_command import doctor
+
+        return doctor(args.config, model=args.model, provider=args.provider)
     try:
         paths, config = load_project(args.config, getattr(args, "workspace", None))
     except ConfigError as exc:
@@ -107,12 +111,6 @@ def run_subcommand(command: str, args: argparse.Namespace) -> int:
             return fail(str(exc))
         print(f"wrote {paths.config}")
         return EXIT_SUCCESS
-    if command == "doctor":
-        from orch_tui.tui.cli.state_commands import doctor
-
-        config.model.name = args.model or config.model.name
-        config.model.provider = args.provider or config.model.provider
-        return doctor(paths, config)
     if command == "reset":
         from orch_tui.core.config.paths import ProjectPaths
         from orch_tui.tui.cli.state_commands import reset

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from orch_tui.core.config.files import ConfigError, SandboxMode
+from orch_tui.core.config.files import ConfigError, SandboxMode, read_toml
 from orch_tui.core.config.glance import glance_config
 from orch_tui.core.config.paths import ProjectPaths
 from orch_tui.core.domain.asking import Question
@@ -17,6 +17,7 @@ from orch_tui.core.workspace.lock import ProjectLock, ProjectLocked
 
 if TYPE_CHECKING:
     from orch_tui.core.config.models import Config
+    from orch_tui.core.config.plain import PlainConfig
 
 
 def fail(message: str, code: int = EXIT_FAILED) -> int:
@@ -43,6 +44,25 @@ def load_project(
     config = load_config(paths.config)
     chosen = workspace.resolve() if workspace is not None else config.paths.workspace
     return paths.with_workspace(chosen), config
+
+
+def doctor_project(
+    config_path: Path | None, provider: str | None
+) -> tuple[ProjectPaths, Config | PlainConfig]:
+    """:func:`load_project` for ``doctor``: without the config models when the config is
+    plainly valid and the provider (``provider``, else the configured one) needs no API; the
+    models read it otherwise, and refuse a bad config in their words."""
+    from orch_tui.core.config.plain import plain_config
+
+    paths = _located(config_path)
+    plain = plain_config(read_toml(paths.config)) if paths.config.exists() else plain_config({})
+    if plain is None or (provider or plain.model.provider) not in OFFLINE_PROVIDERS:
+        return load_project(config_path)
+    return paths.with_workspace(plain.workspace), plain
+
+
+OFFLINE_PROVIDERS = ("scripted", "claude-code")
+"""The providers ``doctor`` checks without a request, so without the whole config."""
 
 
 def glance_project(config_path: Path | None) -> tuple[ProjectPaths, SandboxMode]:

@@ -1,4 +1,4 @@
-"""The subcommands about the project and its run: ``doctor``, ``status``, ``reset``, ``restore``."""
+"""The subcommands about the project and its run: ``status``, ``reset``, ``restore``."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from orch_tui.core.checks.sandbox import SandboxError, resolve_sandbox
-from orch_tui.core.config.files import ConfigError, SandboxMode
+from orch_tui.core.config.files import SandboxMode
 from orch_tui.core.config.paths import ProjectPaths
 from orch_tui.core.domain.state import RunState, State, StateError, StateStore
 from orch_tui.core.loop.exit_codes import EXIT_FAILED, EXIT_STATE, EXIT_SUCCESS
@@ -17,26 +17,7 @@ from orch_tui.core.util.wording import planning_cost, plural
 from orch_tui.tui.cli.shared import fail, question_lines
 
 if TYPE_CHECKING:
-    from orch_tui.core.config.models import Config
     from orch_tui.core.domain.evidence import EvidenceFound
-
-
-def doctor(paths: ProjectPaths, config: Config) -> int:
-    from orch_tui.core.config.dotenv import provider_env
-    from orch_tui.core.doctor import local_findings, model_findings, sandbox_finding
-
-    try:
-        env = provider_env(paths.root)
-    except ConfigError as exc:
-        return fail(str(exc))
-    findings = [
-        *local_findings(paths, config),
-        sandbox_finding(config),
-        *model_findings(config, env),
-    ]
-    for finding in findings:
-        print(finding.line())
-    return EXIT_SUCCESS if all(finding.ok for finding in findings) else EXIT_FAILED
 
 
 def status(paths: ProjectPaths, sandbox: SandboxMode, *, as_json: bool) -> int:

@@ -193,7 +193,8 @@ def test_status_still_names_a_misspelt_paths_key(tmp_path: Path) -> None:
 
 
 def test_doctor_loads_the_config_models_and_the_probe_sees_them(tmp_path: Path) -> None:
-    """The probe above is not blind: doctor validates the whole config, and pydantic shows up."""
+    """The probe above is not blind: doctor with a provider it must reach over the network
+    (the default) validates the whole config with the models, and pydantic shows up."""
     script = (
         "import sys\n"
         "from orch_tui.tui.cli.commands import main\n"
@@ -204,6 +205,41 @@ def test_doctor_loads_the_config_models_and_the_probe_sees_them(tmp_path: Path) 
         [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, check=True
     )
     assert result.stdout.split("LOADED", 1)[1].split() == ["True"]
+
+
+SCRIPTED_CONFIG = '[model]\nprovider = "scripted"\n[checks]\nsandbox = "none"\n'
+
+
+@pytest.mark.parametrize(
+    "config",
+    [SCRIPTED_CONFIG, '[model]\nprovider = "claude-code"\n', "", SCRIPTED_CONFIG + "[prices]\n"],
+)
+def test_doctors_local_part_loads_no_ui_no_config_models_and_no_sdk(
+    tmp_path: Path, config: str
+) -> None:
+    """Issue 26: doctor with a provider that needs no API reads a plainly valid config without
+    the models (``--provider scripted`` as well as the config's own provider)."""
+    (tmp_path / "orchestrator.toml").write_text(config)
+    argv = ["doctor"] if config else ["doctor", "--provider", "scripted"]
+    loaded, said = _heavy_loaded(tmp_path, argv)
+    assert loaded == [], loaded
+    assert f"project folder {tmp_path.resolve()} writable" in said
+
+
+def test_doctor_refuses_a_bad_config_in_the_models_words(tmp_path: Path) -> None:
+    """The plain read leaves what it does not take to the models: a misspelt key is named, a
+    value the models convert (3.0 for an integer) is taken as a run takes it."""
+    config = tmp_path / "orchestrator.toml"
+    config.write_text(SCRIPTED_CONFIG + "[loop]\nmax_retrys = 3\n")
+    bad = subprocess.run(["orch-tui", "doctor"], cwd=tmp_path, capture_output=True, text=True)
+    assert bad.returncode == 1
+    assert bad.stdout == ""
+    assert f"orch-tui: {config}: unknown key 'loop.max_retrys'" in bad.stderr
+
+    config.write_text(SCRIPTED_CONFIG + "[feedback]\nmax_failures = 3.0\n")
+    converted = subprocess.run(["orch-tui", "doctor"], cwd=tmp_path, capture_output=True, text=True)
+    assert converted.returncode == 0, converted.stderr
+    assert "provider scripted: no key or API needed" in converted.stdout
 
 
 FRAME_PROBE = """

@@ -14,9 +14,10 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 from orch_tui.core.checks.leftovers import RUNNING_DIR
+from orch_tui.core.checks.report import configured_checks
 from orch_tui.core.checks.runner import kill_running_checks
 from orch_tui.core.checks.sandbox import resolve_sandbox
-from orch_tui.core.checks.trial import TrialOutcome, configured_checks, run_trial
+from orch_tui.core.checks.trial import TrialOutcome, run_trial
 from orch_tui.core.checks.venv import check_python
 from orch_tui.core.config.models import Config
 from orch_tui.core.config.paths import ProjectPaths
