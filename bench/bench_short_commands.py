@@ -1,6 +1,6 @@
 """The short commands against Codex CLI's `--version`, interleaved in one run (run by hand).
 
-    python bench/bench_short_commands.py [--rounds 8] [--codex PATH]
+    python bench/bench_short_commands.py [--rounds 8] [--codex PATH] [--build NAME=EXECUTABLE]
 
 Codex comes from its published npm package, installed in a throwaway prefix, never into the
 project: `npm install --prefix /tmp/peers @openai/codex`, then `--codex
@@ -9,6 +9,9 @@ project: `npm install --prefix /tmp/peers @openai/codex`, then `--codex
 provider (so doctor makes its local checks only: commands, pytest, sandbox, folder) and whose
 state is a finished run of the bundled demo. Prints each command's median wall time, its spread
 (lowest to highest), and its ratio to Codex's median, with the machine's load average.
+``--build before=/path/to/orch-tui`` (repeatable) runs another build's same four commands in the
+same rounds, in turn with the others (e.g. ``main`` before a change, installed in a venv of its
+own with ``pip install .``), and prints each of its medians beside this build's.
 """
 
 from __future__ import annotations
@@ -56,18 +59,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=8)
     parser.add_argument("--codex", default=DEFAULT_CODEX)
+    parser.add_argument("--build", action="append", default=[], metavar="NAME=EXECUTABLE")
     args = parser.parse_args()
     orch_tui = installed("orch-tui")
     if not Path(args.codex).exists():
         sys.exit(f"{args.codex}: not found (npm install --prefix /tmp/peers @openai/codex)")
     folder = project(orch_tui)
-    commands = {
-        "codex --version": [args.codex, "--version"],
-        "orch-tui --version": [orch_tui, "--version"],
-        "orch-tui --help": [orch_tui, "--help"],
-        "orch-tui status": [orch_tui, "status"],
-        "orch-tui doctor (local)": [orch_tui, "doctor"],
-    }
+    builds = {"orch-tui": orch_tui} | dict(build.split("=", 1) for build in args.build)
+    commands = {"codex --version": [args.codex, "--version"]}
+    for name, executable in builds.items():
+        commands |= {
+            f"{name} --version": [executable, "--version"],
+            f"{name} --help": [executable, "--help"],
+            f"{name} status": [executable, "status"],
+            f"{name} doctor (local)": [executable, "doctor"],
+        }
     times: dict[str, list[float]] = {name: [] for name in commands}
     load_before = os.getloadavg()[0]
     for _ in range(args.rounds):
@@ -78,10 +84,15 @@ def main() -> None:
     for name, measured in times.items():
         median = statistics.median(measured)
         print(
-            f"{name:<26} median {median * 1000:6.0f} ms "
+            f"{name:<30} median {median * 1000:6.0f} ms "
             f"({min(measured) * 1000:.0f}-{max(measured) * 1000:.0f})  "
             f"{median / baseline:.2f}x codex --version"
         )
+    for build in list(builds)[1:]:
+        for command in ("--version", "--help", "status", "doctor (local)"):
+            ours = statistics.median(times[f"orch-tui {command}"])
+            theirs = statistics.median(times[f"{build} {command}"])
+            print(f"{command:<16} this build / {build}: {ours / theirs:.2f}x")
     shutil.rmtree(folder)
 
 

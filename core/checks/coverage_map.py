@@ -21,6 +21,7 @@ Coverage is evidence, never a gate: a missing or unreadable data file is a
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import resources
@@ -133,11 +134,16 @@ def write_coverage_config(workspace: Path, report_dir: Path) -> Path:
     removed, so a check that writes none is never read with the last run's."""
     report_dir.mkdir(parents=True, exist_ok=True)
     (report_dir / DATA_NAME).unlink(missing_ok=True)
-    runner = resources.files("orch_tui.core.checks").joinpath(RUNNER_NAME).read_text("utf-8")
-    write_text_atomic(report_dir / RUNNER_NAME, runner, durable=False)
+    write_text_atomic(report_dir / RUNNER_NAME, _runner_text(), durable=False)
     path = report_dir / CONFIG_NAME
     write_text_atomic(path, coverage_config(workspace, report_dir), durable=False)
     return path
+
+
+@functools.cache
+def _runner_text() -> str:
+    """The runner's source, read from the package once per process (it is written per check)."""
+    return resources.files("orch_tui.core.checks").joinpath(RUNNER_NAME).read_text("utf-8")
 
 
 def under_coverage(command: list[str], config: Path) -> list[str] | None:

@@ -27,9 +27,11 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import os
 import shutil
 import subprocess
 import sys
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -153,19 +155,46 @@ def _environments(command: Sequence[str], workspace: Path) -> list[Path]:
     Left out: what the system folders already hold, and any folder that is or holds the
     workspace (the project folder around it) or the home folder.
     """
-    candidates = [Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).resolve().parent]
+    candidates = list(_own_installation())
     found = shutil.which(command[0]) if command else None
     if found:
-        candidates += [Path(found).parent.parent, Path(found).resolve().parent.parent]
-    home = Path.home().resolve()
+        candidates += [Path(found).parent.parent.resolve(), Path(found).resolve().parent.parent]
+    home = _resolved_home(os.environ.get("HOME", ""))
     folders: list[Path] = []
-    for folder in candidates:
-        resolved = folder.resolve()
+    for resolved in candidates:
         covered = any(resolved.is_relative_to(system) for system in SYSTEM_FOLDERS)
         exposes = workspace.is_relative_to(resolved) or home.is_relative_to(resolved)
         if not covered and not exposes and resolved not in folders and resolved.is_dir():
             folders.append(resolved)
     return folders
+
+
+@functools.cache
+def _own_installation() -> tuple[Path, ...]:
+    """orch-tui's own interpreter's environment, its base installation and its folder,
+    resolved: the same for every check this process runs (resolving them was most of the cost
+    of wrapping a check)."""
+    own = (Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).resolve().parent)
+    return tuple(folder.resolve() for folder in own)
+
+
+@functools.lru_cache(maxsize=4)
+def _resolved_home(home: str) -> Path:
+    """The home folder (``HOME``, else the password database's) resolved, once per value."""
+    return (Path(home) if home else Path.home()).resolve()
+
+
+@functools.cache
+def _system_binds() -> tuple[str, ...]:
+    """The system folders' arguments: a symlink recreated (a merged /usr), a folder bound."""
+    args: list[str] = []
+    for folder in SYSTEM_FOLDERS:
+        path = Path(folder)
+        if path.is_symlink():
+            args += ["--symlink", str(path.readlink()), folder]
+        elif path.is_dir():
+            args += ["--ro-bind", folder, folder]
+    return tuple(args)
 
 
 def _bwrap_args(bwrap: str, tmp_bytes: int) -> list[str]:
@@ -177,12 +206,7 @@ def _bwrap_args(bwrap: str, tmp_bytes: int) -> list[str]:
         "--die-with-parent",
         "--new-session",
     ]  # fmt: skip
-    for folder in SYSTEM_FOLDERS:
-        path = Path(folder)
-        if path.is_symlink():
-            args += ["--symlink", str(path.readlink()), folder]
-        elif path.is_dir():
-            args += ["--ro-bind", folder, folder]
+    args += _system_binds()
     for name in ETC_FILES:
         args += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
     args += ["--dev", "/dev", "--proc", "/proc", "--size", str(tmp_bytes), "--tmpfs", "/tmp"]
@@ -197,12 +221,26 @@ def resolve_sandbox(mode: SandboxMode) -> Sandbox:
     """
     if mode == "none":
         return NO_SANDBOX
+    if _early_probe is not None:
+        _early_probe.join()  # its answer is the cached one below
     found, problem = _probe_bwrap()
     if found is not None:
         return Sandbox("bwrap", _CONFINED, found)
     if mode == "bwrap":
         raise SandboxError(f'checks.sandbox is "bwrap" but {problem}; {INSTALL_HINT}')
     return Sandbox("none", f"{problem}; {INSTALL_HINT} to confine checks")
+
+
+_early_probe: threading.Thread | None = None
+
+
+def probe_early() -> None:
+    """Start bubblewrap's probe on a thread: a run's imports and set-up overlap the process it
+    waits for, and :func:`resolve_sandbox` takes its answer. Once per process."""
+    global _early_probe
+    if _early_probe is None:
+        _early_probe = threading.Thread(target=_probe_bwrap, name="bwrap-probe", daemon=True)
+        _early_probe.start()
 
 
 _CONFINED = (

@@ -21,10 +21,26 @@ def has_terminal() -> bool:
 NO_TERMINAL = "the review screen needs a terminal (stdin and stdout); use --auto to run without one"
 
 
+def _probe_sandbox_early(args: argparse.Namespace) -> None:
+    """Start bubblewrap's probe while the run's modules load, when the config may use it; a
+    config that cannot be read is left to the full read, which says why."""
+    from orch_tui.core.checks.sandbox import probe_early
+    from orch_tui.core.config.files import ConfigError
+    from orch_tui.tui.cli.shared import glance_project
+
+    try:
+        _paths, mode = glance_project(args.config)
+    except ConfigError:
+        return
+    if mode != "none":
+        probe_early()
+
+
 def run_spec(args: argparse.Namespace) -> int:
     if args.json and not args.auto:
         return fail("--json only works with --auto (the review screen prints no events)")
     if args.auto:
+        _probe_sandbox_early(args)
         from orch_tui.tui.cli.run import run_headless_spec
 
         return run_headless_spec(args)

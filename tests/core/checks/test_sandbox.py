@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -276,3 +277,31 @@ def test_an_interpreter_in_an_environment_under_tmp_stays_visible(workspace: Pat
 
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "ran"
+
+
+def test_the_early_probe_is_the_one_resolve_sandbox_answers_with(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``--auto`` starts bubblewrap's probe while its modules load; resolving the sandbox then
+    waits for that probe instead of starting another, and answers as a probe of its own would."""
+    from orch_tui.core.checks import sandbox
+
+    sandbox._probe_bwrap.cache_clear()
+    expected = resolve_sandbox("auto")
+    sandbox._probe_bwrap.cache_clear()
+    started: list[list[str]] = []
+    real_run = sandbox.subprocess.run
+
+    def counted(command, **kwargs):
+        started.append(command)
+        return real_run(command, **kwargs)
+
+    monkeypatch.setattr(sandbox.subprocess, "run", counted)
+    monkeypatch.setattr(sandbox, "_early_probe", None)
+    try:
+        sandbox.probe_early()
+        sandbox.probe_early()  # once per process
+        assert resolve_sandbox("auto") == expected
+        assert len(started) == (1 if shutil.which("bwrap") else 0)
+    finally:
+        sandbox._probe_bwrap.cache_clear()

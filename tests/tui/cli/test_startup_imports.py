@@ -297,3 +297,21 @@ def test_the_review_screens_frame_mounts_before_the_run_is_loaded(tmp_path: Path
     assert "orch_tui.core.config.models" in loaded["loaded at the end"]  # the probe sees them
     assert code == "1"
     assert "orchestrator.toml" in result.stderr and "max_retrys" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("config", "probed"), [("", True), ('[checks]\nsandbox = "none"\n', False)]
+)
+def test_auto_probes_early_only_when_the_config_may_use_bubblewrap(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, config: str, probed: bool
+) -> None:
+    from orch_tui.core.checks import sandbox
+    from orch_tui.tui.cli import spec_run
+    from orch_tui.tui.cli.parse import run_parser
+
+    (tmp_path / "orchestrator.toml").write_text(config)
+    monkeypatch.chdir(tmp_path)
+    calls: list[bool] = []
+    monkeypatch.setattr(sandbox, "probe_early", lambda: calls.append(True))
+    spec_run._probe_sandbox_early(run_parser().parse_args(["spec.md", "--auto"]))
+    assert calls == ([True] if probed else [])
