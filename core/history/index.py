@@ -39,7 +39,7 @@ from orch_tui.core.history.index_file import (
 )
 from orch_tui.core.history.scan import TERMINAL_STATES, RunSummary, scan_run
 from orch_tui.core.runlog import layout as runlog
-from orch_tui.core.runlog.opened_runs import opened_since, opened_size
+from orch_tui.core.runlog.opened_runs import Position, opened_position, opened_since, trim_opened
 
 _EVENTS_IN_FOLDER = os.sep + runlog.EVENTS
 
@@ -230,15 +230,16 @@ def recorded_then_checked(
         stored = read_index(logs / INDEX_NAME)
         recorded = _recorded(stored) if stored is not None else None
     trusted: frozenset[str] = frozenset()
+    read_to: Position | None = None
     if recorded is not None and stored is not None:
         yield recorded
         if len(stored.position) > FULL_CHECK_UP_TO:
-            trusted = _not_reopened(logs, stored, recorded)
+            trusted, read_to = _not_reopened(logs, stored, recorded)
         if len(recorded.runs) == len(stored.position) and _holds(logs, stored, pace, trusted):
             yield replace(recorded, checked=True)  # every run as recorded: nothing to redo
             return
     with collector_paused():
-        checked = _checked(logs, stored, pace, trusted)
+        checked = _checked(logs, stored, pace, trusted, read_to)
     yield checked
 
 
@@ -249,16 +250,21 @@ FULL_CHECK_UP_TO = 10_000
 (``orch-tui history`` without a terminal, or a deleted index) reads it again."""
 
 
-def _not_reopened(logs: Path, stored: Stored, recorded: RunIndex) -> frozenset[str]:
-    """The recorded runs that finished, undamaged, and were not opened since they were read.
-    (Picked out by C-level iterators: a Python loop over 100,000 runs took 30 ms.)"""
-    opened = opened_since(logs, stored.opened_at)
-    if opened is None:
-        return frozenset()
+def _not_reopened(
+    logs: Path, stored: Stored, recorded: RunIndex
+) -> tuple[frozenset[str], Position | None]:
+    """The recorded runs that finished, undamaged, and were not opened since they were read,
+    and how far into ``logs/.opened-runs`` that was read (a run named after that is looked
+    at again next time). (Picked out by C-level iterators: a Python loop over 100,000 runs
+    took 30 ms.)"""
+    found = opened_since(logs, stored.opened_at)
+    if found is None:
+        return frozenset(), None
+    opened, read_to = found
     runs = recorded.runs
     finished = map(_FINISHED.__contains__, map(_STATE, runs))
     settled = map(and_, finished, map(not_, map(_DAMAGED, runs)))
-    return frozenset(compress(map(_RUN_ID, runs), settled)).difference(opened)
+    return frozenset(compress(map(_RUN_ID, runs), settled)).difference(opened), read_to
 
 
 _FINISHED = frozenset(map(str, TERMINAL_STATES))
@@ -344,12 +350,16 @@ def _checked(
     stored: Stored | None,
     pace: Callable[[], object] | None = None,
     trusted: frozenset[str] = frozenset(),
+    read_to: Position | None = None,
 ) -> RunIndex:
-    opened_at = opened_size(logs)  # before the folders are read: a run opened meanwhile is
-    entries, rescanned = _entries(logs, stored, pace, trusted)  # named after this point
+    """Every run's entry, the index file rewritten when any changed (and ``.opened-runs``
+    trimmed then). The index records how far into that file the runs were read: before the
+    folders are (a run opened meanwhile is named after it), or where ``trusted`` was read."""
+    opened_at = opened_position(logs) if read_to is None else read_to
+    entries, rescanned = _entries(logs, stored, pace, trusted)
     entries.sort(key=lambda entry: _NEWEST(entry.summary), reverse=True)  # as a list shows them
     if rescanned or (stored is not None and len(stored.position) != len(entries)):
-        write_index(logs / INDEX_NAME, entries, opened_at)
+        write_index(logs / INDEX_NAME, entries, trim_opened(logs, opened_at))
     return _newest_first([entry.summary for entry in entries], [entry.spec for entry in entries])
 
 

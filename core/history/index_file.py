@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from orch_tui.core.history.scan import RunSummary
+from orch_tui.core.runlog.opened_runs import Position
 from orch_tui.core.runlog.reader import read_json_file
 from orch_tui.core.util.atomic import write_bytes_atomic
 
@@ -39,8 +40,10 @@ class Stored:
     rows: list[tuple[Any, ...]]
     """Each run's summary fields in :class:`RunSummary`'s order (``RunSummary._make``)."""
     specs: list[Any]
-    opened_at: int
-    """How far into ``logs/.opened-runs`` the runs were read from their folders."""
+    opened_at: Position
+    """How far into ``logs/.opened-runs`` the runs were read from their folders. (The file's
+    mark is optional, absent from an index written before the file was trimmed: such an
+    index is read against a trimmed file as against another file, so no version change.)"""
 
 
 def read_index(path: Path) -> Stored | None:
@@ -51,8 +54,8 @@ def read_index(path: Path) -> Stored | None:
     try:
         if data["version"] != INDEX_VERSION or not isinstance(data["specs"], list):
             return None
-        opened_at = data["opened_at"]
-        if not isinstance(opened_at, int) or opened_at < 0:
+        offset, mark = data["opened_at"], data.get("opened_mark", "")
+        if type(offset) is not int or offset < 0 or not isinstance(mark, str):
             return None
         columns = data["runs"]
         run_ids, signatures, spec_numbers = (
@@ -72,7 +75,7 @@ def read_index(path: Path) -> Stored | None:
         spec_numbers=spec_numbers,
         rows=list(zip(run_ids, *stored, repeat(False))),  # RunSummary's fields, in order
         specs=data["specs"],
-        opened_at=opened_at,
+        opened_at=Position(mark, offset),
     )
 
 
@@ -104,7 +107,7 @@ def trusted_entry(stored: Stored, run_id: str) -> Entry | None:
     return None if number is None else stored_entry(stored, run_id, number)
 
 
-def write_index(path: Path, entries: list[Entry], opened_at: int) -> None:
+def write_index(path: Path, entries: list[Entry], opened_at: Position) -> None:
     specs: dict[str, int] = {}
     spec_numbers = [
         None if entry.spec is None else specs.setdefault(entry.spec, len(specs))
@@ -120,7 +123,8 @@ def write_index(path: Path, entries: list[Entry], opened_at: int) -> None:
         columns[name] = [getattr(summary, name) for summary in summaries]
     data = {
         "version": INDEX_VERSION,
-        "opened_at": opened_at,
+        "opened_at": opened_at.offset,
+        "opened_mark": opened_at.mark,
         "runs": columns,
         "specs": list(specs),
     }

@@ -4,6 +4,7 @@ a writer opened since, the unfinished ones and folders added or removed."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -14,7 +15,15 @@ from orch_tui.core.domain.events import Notice
 from orch_tui.core.history import index as history_index
 from orch_tui.core.history.index import build_index, recorded_then_checked
 from orch_tui.core.runlog import layout as runlog
-from orch_tui.core.runlog.opened_runs import OPENED_RUNS, note_opened, opened_since, opened_size
+from orch_tui.core.runlog import opened_runs
+from orch_tui.core.runlog.opened_runs import (
+    OPENED_RUNS,
+    Position,
+    note_opened,
+    opened_position,
+    opened_since,
+    trim_opened,
+)
 from orch_tui.core.runlog.writer import RunLog
 
 
@@ -93,17 +102,78 @@ def test_folders_added_or_removed_show_and_a_finished_run_edited_by_hand_waits(
 
 
 def test_the_opened_runs_file_is_read_from_where_the_index_stopped(tmp_path: Path) -> None:
-    assert opened_since(tmp_path, 0) == set() and opened_size(tmp_path) == 0
+    start = opened_position(tmp_path)
+    assert opened_since(tmp_path, start) == (set(), start) and start == Position("", 0)
     note_opened(tmp_path, "run-a")
-    middle = opened_size(tmp_path)
+    middle = opened_position(tmp_path)
     note_opened(tmp_path, "run-b")
     note_opened(tmp_path, "run-a")
-    assert opened_since(tmp_path, 0) == {"run-a", "run-b"}
-    assert opened_since(tmp_path, middle) == {"run-a", "run-b"}
-    assert opened_since(tmp_path, opened_size(tmp_path)) == set()
+    end = opened_position(tmp_path)
+    assert opened_since(tmp_path, start) == ({"run-a", "run-b"}, end)
+    assert opened_since(tmp_path, middle) == ({"run-a", "run-b"}, end)
+    assert opened_since(tmp_path, end) == (set(), end)
     (tmp_path / OPENED_RUNS).write_text("")  # replaced: what was named since is unknown
     assert opened_since(tmp_path, middle) is None
-    assert opened_since(tmp_path / "missing", 3) is None
+    assert opened_since(tmp_path / "missing", middle) is None
+
+
+def test_trimming_keeps_only_what_the_index_has_not_read_and_marks_the_new_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(opened_runs, "TRIM_OVER", 100)
+    for number in range(20):
+        note_opened(tmp_path, f"read-{number}")
+    read = opened_position(tmp_path)
+    note_opened(tmp_path, "after-read")
+    trimmed = trim_opened(tmp_path, read)
+    text = (tmp_path / OPENED_RUNS).read_text()
+    assert text == f"#{trimmed.mark}\nafter-read\n" and trimmed.offset == len(f"#{trimmed.mark}\n")
+    assert opened_since(tmp_path, trimmed) == ({"after-read"}, opened_position(tmp_path))
+    assert opened_since(tmp_path, read) is None  # an index that read the old file
+    assert trim_opened(tmp_path, trimmed) == trimmed  # small now: left as it is
+
+
+def test_a_writer_that_wrote_to_the_file_a_trim_replaced_writes_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    note_opened(tmp_path, "before")
+    real_write = os.write
+
+    def trimmed_meanwhile(fd: int, data: bytes) -> int:
+        written = real_write(fd, data)
+        if data == b"late\n" and "#" not in (tmp_path / OPENED_RUNS).read_text():
+            (tmp_path / "new").write_text("#mark\n")
+            os.replace(tmp_path / "new", tmp_path / OPENED_RUNS)  # after the trim read it
+        return written
+
+    monkeypatch.setattr(os, "write", trimmed_meanwhile)
+    note_opened(tmp_path, "late")
+    assert (tmp_path / OPENED_RUNS).read_text() == "#mark\nlate\n"
+
+
+def test_rewriting_the_index_trims_the_file_and_a_writer_reopening_a_run_still_counts(
+    many: tuple[Path, list[str], list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    logs, ids, looked = many
+    monkeypatch.setattr(opened_runs, "TRIM_OVER", 200)
+    for _round in range(10):
+        for run_id in ids:
+            note_opened(logs, run_id)  # writers at work: the file grows past the limit
+    assert (logs / OPENED_RUNS).stat().st_size > 200
+    shutil.copytree(logs / ids[0], logs / "20990101-000000-copy")  # the index is rewritten
+    _recorded, checked = recorded_then_checked(logs)
+    assert len(checked.runs) == 13
+    assert (logs / OPENED_RUNS).read_text().startswith("#")
+    assert (logs / OPENED_RUNS).stat().st_size < 200  # trimmed: what the index read is gone
+    finished = next(run for run in checked.runs if run.finished).run_id
+    RunLog(logs, finished)(Notice(message="looked at again"))
+    events = logs / finished / runlog.EVENTS
+    events.write_text(events.read_text().replace('"stop_reason": "', '"stop_reason": "again: '))
+    looked.clear()
+    _recorded, again = recorded_then_checked(logs)
+    assert finished in looked
+    reason = {run.run_id: run.stop_reason for run in again.runs}[finished]
+    assert reason is not None and reason.startswith("again: ")
 
 
 def test_a_file_in_logs_that_is_no_run_changes_nothing_and_a_new_folder_still_shows(

@@ -221,13 +221,13 @@ async def test_the_recorded_runs_show_while_every_folder_is_checked(
     app, ids = _synthetic_runs(tmp_path, 25)
     history_index.build_index(tmp_path / "logs")  # the index file a launch after the first finds
     release = threading.Event()
-    check = history_index._run_folders  # the check's first step: the folders there are
+    check = history_index._listing  # the check's first step: the folders there are
 
     def held_check(*args: object) -> object:
         assert release.wait(30)
         return check(*args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(history_index, "_run_folders", held_check)
+    monkeypatch.setattr(history_index, "_listing", held_check)
     async with app.run_test(size=SIZE) as pilot:
         screen = await wait_for_screen(pilot, app, RunsScreen, "the runs list")
         await wait_for(pilot, lambda: len(screen.shown) == 25, "the recorded runs")
@@ -273,13 +273,13 @@ async def test_the_folder_check_waits_for_the_recorded_list_on_screen_and_draws_
     app, _ids = _synthetic_runs(tmp_path, 25)
     history_index.build_index(tmp_path / "logs")
     on_screen_at_check: list[int] = []
-    check = history_index._run_folders
+    check = history_index._listing
 
     def watched_check(*args: object) -> object:
         on_screen_at_check.append(len(app.screen.query_one("#runs", RunsTable).runs))
         return check(*args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(history_index, "_run_folders", watched_check)
+    monkeypatch.setattr(history_index, "_listing", watched_check)
     drawn: list[int] = []
     set_runs = RunsTable.set_runs
 
@@ -336,13 +336,13 @@ async def test_keys_typed_in_the_filter_hold_the_folder_check_off_until_it_is_qu
 
     monkeypatch.setattr(RunsScreen, "set_timer", quiet_time_by_hand)
     checked: list[bool] = []
-    check = history_index._run_folders
+    check = history_index._listing
 
     def watched_check(*args: object) -> object:
         checked.append(True)
         return check(*args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(history_index, "_run_folders", watched_check)
+    monkeypatch.setattr(history_index, "_listing", watched_check)
     async with app.run_test(size=SIZE) as pilot:
         screen = await wait_for_screen(pilot, app, RunsScreen, "the runs list")
         await wait_for(pilot, lambda: len(timers) == 1, "the recorded list drawn")
