@@ -13,7 +13,8 @@ times:
 * each review key pressed ``--presses`` times on the big proposal: ``}`` ``{`` ``]`` ``[``
   ``y`` ``n``: the process's CPU from the key to Pilot's return (the key handled and the
   screen refreshed), and the CPU spent in the 0.3 s after it (background lexing and
-  painting), per press; target: every key under 20 ms of CPU.
+  painting), per press; target: every key under 20 ms of CPU. ``x``, bound to nothing, is
+  Pilot's own round trip, part of every key's figure.
 
 Run it with another build's interpreter (``/tmp/before/bin/python bench/…``) for a before
 figure: it imports ``orch_tui`` from whichever is installed. ``--profile KEY`` prints a
@@ -39,7 +40,7 @@ from tests.support.e2e_support import attempt_turns  # noqa: E402
 from tests.support.tui_support import make_tui_project, wait_for_review  # noqa: E402
 
 HUNKS, CHANGED, GAP = 10, 25, 20
-KEYS = ["}", "{", "]", "[", "y", "n"]
+KEYS = ["}", "{", "]", "[", "y", "n", "x"]
 
 
 def texts() -> tuple[str, str]:

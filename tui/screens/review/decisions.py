@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from textual import on
 
-from orch_tui.core.domain.proposal import HunkDecision
+from orch_tui.core.domain.proposal import FileChange, HunkDecision
 from orch_tui.core.loop.review import ReviewCursor
 from orch_tui.core.util.terminal_text import escape_controls
 from orch_tui.tui.messages import DecisionsFinal, ReviewRequested
@@ -59,6 +59,7 @@ class DecisionsScreen(ReviewCoverage):
             decisions = session.decisions.for_file(change)
             if diff.change is not change:
                 diff.show(change, decisions)
+                diff.lex_ahead(neighbours(effective.changes, cursor.file))
             else:
                 diff.set_decisions(decisions)
             diff.cursor_hunk = cursor.hunk
@@ -173,3 +174,8 @@ class DecisionsScreen(ReviewCoverage):
         self._refresh_review()
         self._set_status(status)
         self.post_message(DecisionsFinal())
+
+
+def neighbours(changes: Sequence[FileChange], index: int) -> list[FileChange]:
+    """The files ``}`` and ``{`` open from the file at ``index``: the next, then the previous."""
+    return [changes[near] for near in (index + 1, index - 1) if 0 <= near < len(changes)]

@@ -2,6 +2,7 @@
 
 - ``rows``: The row model of a diff view: which old and new line each screen row shows.
 - ``highlight``: Syntax spans for the lines of one side of a diff: Pygments, lexed lazily in chunks.
+- ``lex_ahead``: Lexing ahead of the reviewer: the lines the next keys may show, a slice at a time.
 - ``file_cache``: What the diff view computed for one file, kept while the reviewer moves between files.
 - ``coverage_marks``: Coverage in the diff: per changed line whether a test runs it, per hunk which tests do.
 - ``coverage_gutter``: The coverage half of the diff view's painting: marks beside line numbers, hunk notes.

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from enum import StrEnum
@@ -38,6 +38,7 @@ __all__ = [
     "RowKind",
     "build_rows",
     "lines_near",
+    "lines_of",
     "line_text",
     "word_ranges",
 ]
@@ -302,7 +303,12 @@ def lines_near(rows: DiffRows, top: int, height: int, hunk: int) -> Iterator[tup
     margin = height // 2
     below = range(top, min(len(rows), top + height + margin))
     above = range(min(top, len(rows)) - 1, max(-1, top - margin - 1), -1)
-    for index in (*hunks, *below, *above):
+    return lines_of(rows, (*hunks, *below, *above))
+
+
+def lines_of(rows: DiffRows, indexes: Iterable[int]) -> Iterator[tuple[int, int]]:
+    """(side, line) of the lines the rows at ``indexes`` show (a fold or a note shows none)."""
+    for index in indexes:
         row = rows[index]
         if row.kind in _LINELESS:
             continue

@@ -6,7 +6,6 @@ scrollable size, and lexing ahead of the view. Rows come from :mod:`rows`, drawn
 
 from __future__ import annotations
 
-import itertools
 import time
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -23,6 +22,7 @@ from textual.timer import Timer
 from orch_tui.core.domain.proposal import HunkDecision
 from orch_tui.tui.widgets.diff.file_cache import FileCache, cached_file
 from orch_tui.tui.widgets.diff.highlight import LineHighlighter
+from orch_tui.tui.widgets.diff.lex_ahead import LexAhead, Target, first_screens
 from orch_tui.tui.widgets.diff.paint import MARK_WIDTH, DiffPaint, decision_at
 from orch_tui.tui.widgets.diff.rows import (
     CONTEXT_LINES,
@@ -41,8 +41,10 @@ __all__ = ["DiffView"]
 
 _EMPTY_ROWS = DiffRows(Layout.SPLIT, [], [])
 
-PRELEX_DELAY_S = 0.05
-"""After a change of view, how long the widget waits before lexing the lines around it."""
+PRELEX_DELAY_S = 0.2
+"""How long the view must stay still before the lines around it are lexed in the background:
+longer than a key takes to be handled and painted, so a key never pays for lexing ahead (a
+key pressed sooner puts it off again). Keys held down lex only the view they show."""
 PRELEX_SLICE_S = 0.004
 """Lexing done at a time in the background: a key pressed meanwhile waits at most about this."""
 PRELEX_GAP_S = 0.008
@@ -123,9 +125,8 @@ class DiffView(DiffPaint, can_focus=True):
         self._text_cache: LRUCache[tuple[Any, ...], Strip] = LRUCache(1)
         self._files: dict[int, FileCache] = {}
         self._prelex_timer: Timer | None = None
-        self._prelex_walk: Iterator[tuple[int, int]] | None = None
-        """The (side, line) pairs near the view still to lex, as far as background lexing got."""
-        self._prelex_stopped_at: list[tuple[int, int]] = []
+        self._lex_ahead = LexAhead()
+        self._ahead: tuple[FileChange, ...] = ()
         self._style_cache: dict[tuple[Any, ...], RichStyle] = {}
         self._syntax_styles: dict[str, Style] = {}
 
@@ -167,6 +168,11 @@ class DiffView(DiffPaint, can_focus=True):
         self._relayout(keep_top=False)
         self.set_reactive(DiffView.cursor_hunk, 0)
         self.scroll_to(0, 0, animate=False)
+
+    def lex_ahead(self, changes: Sequence[FileChange]) -> None:
+        """Files the next keys may open (the next and the previous one): while the reviewer
+        is idle, the first screen of each is lexed after the lines near the view."""
+        self._ahead = tuple(changes)
 
     def set_decisions(self, decisions: Sequence[HunkDecision]) -> None:
         """Update the gutter marks only: re-render the rows of the hunks whose mark changed."""
@@ -346,34 +352,36 @@ class DiffView(DiffPaint, can_focus=True):
     # ------------------------------------------------------- background lexing
 
     def _prelex_later(self, delay: float = PRELEX_DELAY_S) -> None:
-        """Lex the lines around the view soon, while the reviewer reads: the next page, hunk
-        or layout then only styles lines Pygments has already seen. The view moved, so the
-        walk over the lines near it starts again."""
-        self._prelex_walk = None
-        self._prelex_stopped_at = []
-        if self._prelex_timer is None and self._highlighters is not None and self.is_mounted:
+        """Lex the lines around the view once it has stayed still for ``delay``, while the
+        reviewer reads: the next page, hunk, file or layout then only styles lines Pygments
+        has already seen. The view moved, so the walk starts again, and later."""
+        self._lex_ahead.clear()
+        if self._prelex_timer is not None:
+            self._prelex_timer.stop()
+            self._prelex_timer = None
+        if self._highlighters is not None and self.is_mounted:
             self._prelex_timer = self.set_timer(delay, self._prelex)
 
     def _prelex(self) -> None:
-        """Lex chunks near the view for about PRELEX_SLICE_S, then let the app run again.
-
-        The walk over the rows goes on where the last slice stopped: started afresh at every
-        slice, it would cost more than the lexing (a folded big file has hundreds of rows).
-        """
+        """Lex for about PRELEX_SLICE_S along the walk, then let the app run again."""
         self._prelex_timer = None
-        highlighters = self._highlighters
-        if highlighters is None:
+        if self._highlighters is None:
             return
-        if self._prelex_walk is None:
-            self._prelex_walk = self._lines_near_view()
-        deadline = time.perf_counter() + PRELEX_SLICE_S
-        for side, line in itertools.chain(self._prelex_stopped_at, self._prelex_walk):
-            if not highlighters[side].lex_until(line, deadline):
-                self._prelex_stopped_at = [(side, line)]  # its chunk is resumed first
-                self._prelex_timer = self.set_timer(PRELEX_GAP_S, self._prelex)
-                return
-        self._prelex_walk = None
-        self._prelex_stopped_at = []
+        if not self._lex_ahead.started:
+            self._lex_ahead.start(self._targets())
+        if not self._lex_ahead.run(time.perf_counter() + PRELEX_SLICE_S):
+            self._prelex_timer = self.set_timer(PRELEX_GAP_S, self._prelex)
+
+    def _targets(self) -> Iterator[Target]:
+        """The lines near the view, then the first screen of each file ahead."""
+        assert self._highlighters is not None
+        sides, height = self._highlighters, max(1, self.scrollable_content_region.height)
+        yield from ((sides[side], line) for side, line in self._lines_near_view())
+        ahead = [change for change in self._ahead if change is not self._change]
+        yield from first_screens(ahead, self._highlighters_of, self.shown_layout, height)
+
+    def _highlighters_of(self, change: FileChange) -> tuple[LineHighlighter, LineHighlighter]:
+        return cached_file(self._files, change).highlighters
 
     def _lines_near_view(self) -> Iterator[tuple[int, int]]:
         """(side, line) of the rows where the next keys lead (see :func:`rows.lines_near`)."""

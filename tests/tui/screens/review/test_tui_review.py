@@ -152,10 +152,13 @@ async def test_brackets_walk_hunks_across_files_and_braces_jump_between_files(
     app = project.app()
     async with app.run_test(size=SIZE) as pilot:
         screen = await wait_for_review(pilot, app)
+        diff = screen.query_one(DiffView)
+        ahead = [[change.path for change in diff._ahead]]  # lexed while the reviewer is idle
         walk = []
         for key in ("]", "]", "]", "[", "{", "}", "}", "{"):
             await pilot.press(key)
             walk.append(position(screen))
+            ahead.append([change.path for change in diff._ahead])
         assert walk == [
             ("calc.py", 1),
             ("tests/test_calc.py", 0),
@@ -166,6 +169,7 @@ async def test_brackets_walk_hunks_across_files_and_braces_jump_between_files(
             ("tests/test_calc.py", 0),
             ("calc.py", 0),
         ]
+        assert ahead[0] == ["tests/test_calc.py"] and ahead[2] == ["calc.py"]  # next, previous
         await pilot.press("q")
 
 
