@@ -10,22 +10,25 @@ coverage seeded from orch-tui's own, no network):
 - a generated suite: ``--modules`` modules of small functions, each with ``--tests`` tests.
 
 Each repetition runs the checks the way the engine does (``core.checks.trial.run_measured``:
-the project's environment, the sandbox, the JUnit report) in rotating order:
+the project's environment, the JUnit report; unsandboxed, so that the check's CPU time is
+counted) in rotating order:
 without coverage; with coverage as shipped (the runner's plugin switching a context per test,
 the data read back into a map; coverage's sysmon core on Python 3.12 and later); the same with
 coverage's C tracer (as before sysmon; on 3.11 the same as shipped); as the earlier baseline,
 coverage's own ``dynamic_context = test_function`` under ``coverage run``; and, as the C
 tracer's floor, ``coverage run`` with no contexts at all. Run it with the Python to measure
 (a venv of that version with orch-tui installed).
-Printed per suite: the medians of the test check's own time (the process, start to exit) and
-of the whole call (preparation, the run, reading the data), and their ratios to the run
-without coverage.
+Printed per suite: the medians of the test check's own time (the process, start to exit), of
+the whole call (preparation, the run, reading the data) and of the CPU time of the check's
+processes (steadier than the clock on a busy machine), and their ratios to the run without
+coverage.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import sys
@@ -93,43 +96,54 @@ WAYS = {
 }
 
 
-def one_run(config: Config, workspace: Path, way: str) -> tuple[float, float]:
-    """(the test check's own seconds, the whole call's seconds)."""
+def children_cpu() -> float:
+    """CPU seconds (user + system) of every finished child process so far: the check's
+    processes, whatever else the machine is doing."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def one_run(config: Config, workspace: Path, way: str) -> tuple[float, float, float]:
+    """(the test check's own seconds, the whole call's seconds, its processes' CPU seconds)."""
     wrap = WAYS[way]
     measure = wrap is not None
     if wrap is not None:
         coverage_env.under_coverage = wrap
     with tempfile.TemporaryDirectory() as reports:
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), children_cpu()
         measured = run_measured(config, workspace, Path(reports), measure=measure)
-        whole = time.perf_counter() - start
+        whole, cpu = time.perf_counter() - start, children_cpu() - cpu
     tests = measured.report.checks[0]
     if not tests.passed:
         raise SystemExit(f"the suite in {workspace} failed: {tests.error or tests.output[-2000:]}")
     if measure and not isinstance(measured.coverage, CoverageMap):
         raise SystemExit(f"coverage was not measured: {measured.coverage}")
-    return tests.duration_s, whole
+    return tests.duration_s, whole, cpu
 
 
 def bench(name: str, workspace: Path, repeat: int) -> None:
     config = Config()
     config.checks.extra = []  # the test check alone: ruff's time is not coverage's business
     config.checks.env_allow = ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"]
+    config.checks.sandbox = "none"  # bwrap's PID namespace hides the tests' CPU from getrusage
     one_run(config, workspace, "shipped")  # makes the .venv, warms the disk cache
     ways = list(WAYS)
-    samples: dict[str, list[tuple[float, float]]] = {way: [] for way in ways}
+    samples: dict[str, list[tuple[float, float, float]]] = {way: [] for way in ways}
     for index in range(repeat):
         for way in ways[index % len(ways) :] + ways[: index % len(ways)]:
             samples[way].append(one_run(config, workspace, way))
     print(f"{name}: {repeat} interleaved rounds")
-    base_own = statistics.median(t for t, _ in samples["none"])
-    base_whole = statistics.median(w for _, w in samples["none"])
+    base_own, base_whole, base_cpu = (
+        statistics.median(sample[i] for sample in samples["none"]) for i in range(3)
+    )
     for way in ways:
-        own = [t for t, _ in samples[way]]
-        whole = statistics.median(w for _, w in samples[way])
+        own = [sample[0] for sample in samples[way]]
+        whole = statistics.median(sample[1] for sample in samples[way])
+        cpu = statistics.median(sample[2] for sample in samples[way])
         print(f"  {way:<13} own {statistics.median(own):.3f} s (min {min(own):.3f}, max"
               f" {max(own):.3f}) -> {statistics.median(own) / base_own:.2f}x;"
-              f" whole call {whole:.3f} s -> {whole / base_whole:.2f}x")  # fmt: skip
+              f" whole call {whole:.3f} s -> {whole / base_whole:.2f}x;"
+              f" CPU {cpu:.3f} s -> {cpu / base_cpu:.2f}x")  # fmt: skip
 
 
 def main() -> None:

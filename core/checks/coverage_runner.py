@@ -8,7 +8,9 @@ That is what ``[run] dynamic_context = test_function`` gave, for less: that sett
 tracer ask on every function call whether a test function starts. Every switch hands the
 lines measured so far to the data, so the data is kept in memory and written to the settings'
 ``data_file`` once, at the end: written to its SQLite file at each switch, it cost more than
-the tracing (docs/benchmarks.md, coverage overhead).
+the tracing (docs/benchmarks.md, coverage overhead). What coverage itself allocates on import
+is frozen (``gc.freeze``): pytest collects garbage five times as the session ends, and walking
+coverage's objects each time cost more than the demo's tests.
 
 The tracer: on Python 3.12 and later, coverage's ``sysmon`` core (``sys.monitoring``), which
 reports each line once and then turns its event off, so a loop costs nothing after its first
@@ -20,6 +22,7 @@ before 7.12 dropped what sysmon reported after a switch, so with those (and on P
 the C tracer measures, as it always did.
 """
 
+import gc
 import os
 import sys
 
@@ -47,6 +50,7 @@ def main() -> int:
     elif monitoring is not None and coverage.version_info >= (7, 9):
         cov.set_option("run:core", "ctrace")  # not the sysmon that 3.14 picks by default
     cov.start()
+    gc.freeze()  # coverage's own objects: pytest's collections at the end need not walk them
     try:
         import pytest
 
