@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -89,6 +90,32 @@ def test_the_patch_prompt_of_a_200_file_project_stays_in_budget_and_names_what_m
     assert "pkg/mod_008.py" not in named and "### pkg/mod_008.py\n" not in files_part
     assert "- pkg/mod_001.py (" in files_part and "class Thing1, def func_1" in files_part
     assert "read any other file with `view`" in files_part
+
+
+def test_the_opening_check_and_the_map_parse_each_file_once_and_a_change_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from orch_tui.core.attempt import project_map as module
+
+    unique = f"# {tmp_path.name}\n"  # no other test's file has this text
+    parsed: list[str] = []
+    parse = module.ast.parse
+
+    def counted(source: Any, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(source, str) and source.startswith(unique):
+            parsed.append(source)
+        return parse(source, *args, **kwargs)
+
+    monkeypatch.setattr(module.ast, "parse", counted)
+    (tmp_path / "good.py").write_text(f"{unique}def ok_1(): pass\n")
+    (tmp_path / "bad.py").write_text(f"{unique}def no_2(:\n")
+    assert unparsable_files(tmp_path) == {"bad.py": "line 2: invalid syntax"}
+    assert project_map(tmp_path, 10_000).splitlines()[1].endswith(": def ok_1")
+    assert len(parsed) == 2  # the map read both outlines the opening check made
+    (tmp_path / "bad.py").write_text(f"{unique}def ok_2(): 1\n")  # the same size
+    assert unparsable_files(tmp_path) == {}
+    assert project_map(tmp_path, 10_000).splitlines()[0].endswith(": def ok_2")
+    assert len(parsed) == 3
 
 
 def test_files_that_matter_keep_changed_first_then_named(tmp_path: Path) -> None:
