@@ -16,8 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from orch_tui.core.util.atomic import write_bytes_atomic
-
 TEST_GROUPS = ("test", "tests", "testing", "dev")
 """Optional-dependency extras and dependency groups of pyproject.toml installed for the tests."""
 
@@ -163,6 +161,8 @@ def snapshot(workspace: Path) -> dict[str, bytes]:
 def put_back(workspace: Path, before: dict[str, bytes]) -> list[str]:
     """Undo what happened to the declaration files since :func:`snapshot` gave ``before``:
     remove those created, rewrite those changed or removed. Returns their names."""
+    from orch_tui.core.util.atomic import write_bytes_atomic  # doctor reads, never writes
+
     undone = []
     for name in sorted({*_declaration_names(workspace), *before}):
         path = workspace / name

@@ -6,9 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from orch_tui.core.checks.junit import TestCase
-
 if TYPE_CHECKING:
+    from orch_tui.core.checks.junit import TestCase
     from orch_tui.core.config.models import Config
     from orch_tui.core.config.plain import PlainConfig
 
@@ -52,6 +51,8 @@ class CheckResult:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> CheckResult:
+        from orch_tui.core.checks.junit import TestCase  # doctor builds commands, reads no report
+
         exit_code = data.get("exit_code")
         return cls(
             name=str(data["name"]),
