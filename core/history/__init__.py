@@ -14,4 +14,5 @@
 - ``resume``: Whether a past run can be resumed: only the run ``state.json`` holds, with its spec unchanged.
 - ``scan``: One run folder summarised from its files: a line of the runs list.
 - ``search``: Runs sorted by a column and filtered as a person types.
+- ``search_texts``: What the filter searches: each run's label and every spec text once, laid out when first needed.
 """

@@ -10,21 +10,18 @@ correct answer).
 
 The file's format is :mod:`index_file`. What a filter searches, each run's lowercase label
 (id and spec name) and every spec text once, is laid out the first time a filter needs it
-(see :class:`SearchTexts`). Beyond
+(:mod:`search_texts`). Beyond
 :data:`FULL_CHECK_UP_TO` runs, a launch looks again only at the runs a writer opened since
 (``logs/.opened-runs``), the unfinished ones and folders added or removed.
 """
 
 from __future__ import annotations
 
-import gc
 import os
-import threading
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from itertools import compress, repeat
-from operator import and_, attrgetter, itemgetter, methodcaller, not_
+from itertools import compress
+from operator import and_, attrgetter, methodcaller, not_
 from pathlib import Path
 
 from orch_tui.core.history.index_file import (
@@ -38,6 +35,7 @@ from orch_tui.core.history.index_file import (
     write_index,
 )
 from orch_tui.core.history.scan import TERMINAL_STATES, RunSummary, scan_run
+from orch_tui.core.history.search_texts import SearchTexts, collector_paused
 from orch_tui.core.runlog import layout as runlog
 from orch_tui.core.runlog.opened_runs import Position, opened_position, opened_since, trim_opened
 
@@ -47,23 +45,6 @@ _EVENTS_IN_FOLDER = os.sep + runlog.EVENTS
 def list_runs(logs: Path) -> list[RunSummary]:
     """Every run in ``logs``, newest first (damaged ones included, marked)."""
     return build_index(logs).runs
-
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Python's cyclic garbage collector off while a list of runs is built.
-
-    Making 100,000 summaries (and the rows that search them) sets the collector off again
-    and again to walk every one of them, though none is garbage: that was half of listing
-    100,000 runs. It is back on (if it was) when the block ends; nothing is lost meanwhile,
-    only deferred."""
-    was_on = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_on:
-            gc.enable()
 
 
 def _signature(folder: str) -> str | None:
@@ -96,56 +77,6 @@ def _run_folders(logs: Path) -> list[str]:
 PACE_EVERY = 250
 """Runs the check looks at between two calls of :func:`recorded_then_checked`'s ``pace``:
 about 1 ms of its work."""
-
-NO_TEXT = ("", -1)
-"""What a run unknown to the index can be found by: nothing."""
-
-
-class SearchTexts:
-    """The lowercase text each filter searches, laid out the first time it is asked for.
-
-    Laying them out is about 16 ms of CPU at 10,000 runs, which the runs list need not wait
-    for: a worker asks for them once the list is on screen, and a keystroke sooner than that
-    lays them out itself (whichever comes second finds them made). They are lists in the
-    index's order (newest first), the list's default order, so a search in that order looks
-    nothing up; a search in another order finds each run's through :attr:`RunIndex.search`.
-    """
-
-    def __init__(self, runs: list[RunSummary], specs: list[str | None]) -> None:
-        self._runs = runs
-        self._specs = specs
-        self._lock = threading.Lock()
-        self._laid_out: tuple[list[str], list[str], list[int], list[str]] | None = None
-        self._by_id: dict[str, tuple[str, int]] | None = None
-
-    def laid_out(self) -> tuple[list[str], list[str], list[int], list[str]]:
-        """Each run's id, label and spec number, in the index's order, and every spec text
-        once (see :attr:`RunIndex.search`)."""
-        with self._lock:
-            if self._laid_out is None:
-                with collector_paused():
-                    self._laid_out = _search_texts(self._runs, self._specs)
-            return self._laid_out
-
-    def by_id(self) -> dict[str, tuple[str, int]]:
-        """Run id -> (label, spec number)."""
-        ids, labels, numbers, _specs = self.laid_out()
-        with self._lock:
-            if self._by_id is None:
-                with collector_paused():
-                    self._by_id = dict(zip(ids, zip(labels, numbers, strict=True), strict=True))
-            return self._by_id
-
-    def rows_for(self, runs: Sequence[RunSummary]) -> tuple[list[str], list[int]]:
-        """The labels and spec numbers of ``runs``, in their order (a run the index does not
-        know: :data:`NO_TEXT`). Not copies: the caller only reads them."""
-        ids, labels, numbers, _specs = self.laid_out()
-        with collector_paused():
-            if list(map(_RUN_ID, runs)) == ids:  # the index's order: nothing to look up
-                return labels, numbers
-            by_id = self.by_id()
-            texts = list(map(by_id.get, map(_RUN_ID, runs), repeat(NO_TEXT)))
-            return list(map(itemgetter(0), texts)), list(map(itemgetter(1), texts))
 
 
 @dataclass
@@ -322,27 +253,39 @@ def _paced(names: list[str], pace: Callable[[], object] | None) -> Iterator[str]
 def _recorded(stored: Stored) -> RunIndex:
     """The runs as the index file recorded them: a summary each and nothing more, as this is
     on the way to the first list a launch shows."""
-    specs = _spec_texts(stored)
-    if len(stored.position) == len(stored.rows) and specs is not None:
-        runs = list(map(RunSummary._make, stored.rows))  # every run, each id once: no lookups
-        return replace(_newest_first(runs, specs), checked=False)
+    numbered = _spec_numbers(stored)
+    if len(stored.position) == len(stored.rows) and numbered is not None:
+        return replace(_newest_first(stored.rows, *numbered), checked=False)  # no lookups
     found = [
         run
         for run_id, number in stored.position.items()
         if (run := stored_run(stored, run_id, number)) is not None
     ]  # a malformed entry is left out: the check summarises that run again
     runs = [summary for summary, _spec in found]
-    return replace(_newest_first(runs, [spec for _summary, spec in found]), checked=False)
+    specs = _numbered([spec for _summary, spec in found])
+    return replace(_newest_first(runs, *specs), checked=False)
 
 
-def _spec_texts(stored: Stored) -> list[str | None] | None:
-    """Each run's spec text, in the file's order; None when a run's spec number is bad."""
-    specs, count = stored.specs, len(stored.specs)
-    numbers = stored.spec_numbers
-    if not all(n is None or (type(n) is int and 0 <= n < count) for n in numbers):
+def _spec_numbers(stored: Stored) -> tuple[list[int], list[str]] | None:
+    """Each run's spec number as the file has it (-1 for none) and the spec texts it points
+    to; None when a number or a text is malformed. (C-level checks over the columns: the
+    file's spec numbers are used as they are, no text is looked up per run.)"""
+    numbers, specs = stored.spec_numbers, stored.specs
+    kinds = set(map(type, numbers))
+    if not kinds <= {int, type(None)} or not set(map(type, specs)) <= {str}:
         return None
-    texts = [str(spec) for spec in specs]
-    return [None if n is None else texts[n] for n in numbers]
+    if type(None) in kinds:
+        numbers = [-1 if number is None else number for number in numbers]
+    if numbers and (min(numbers) < -1 or max(numbers) >= len(specs)):
+        return None
+    return numbers, [*specs, ""]  # "" last: where -1 points
+
+
+def _numbered(specs: Sequence[str | None]) -> tuple[list[int], list[str]]:
+    """Each run's spec text as a number into the list of every text once (then ``""``)."""
+    texts: dict[str, int] = {}
+    numbers = [texts.setdefault(spec, len(texts)) if spec is not None else -1 for spec in specs]
+    return numbers, [*texts, ""]
 
 
 def _checked(
@@ -360,33 +303,20 @@ def _checked(
     entries.sort(key=lambda entry: _NEWEST(entry.summary), reverse=True)  # as a list shows them
     if rescanned or (stored is not None and len(stored.position) != len(entries)):
         write_index(logs / INDEX_NAME, entries, trim_opened(logs, opened_at))
-    return _newest_first([entry.summary for entry in entries], [entry.spec for entry in entries])
+    runs = [entry.summary for entry in entries]
+    return _newest_first(runs, *_numbered([entry.spec for entry in entries]))
 
 
-def _newest_first(runs: list[RunSummary], specs: list[str | None]) -> RunIndex:
-    """The index of ``runs`` (``specs``: the spec text of each) sorted newest first; what a
-    filter searches is laid out when first asked for."""
+def _newest_first(runs: list[RunSummary], numbers: list[int], specs: list[str]) -> RunIndex:
+    """The index of ``runs`` (``numbers``: each one's spec in ``specs``) sorted newest first;
+    what a filter searches is laid out when first asked for."""
     keys = list(map(_NEWEST, runs))
     order = sorted(range(len(runs)), key=keys.__getitem__, reverse=True)
     ordered = list(map(runs.__getitem__, order))
-    return RunIndex(ordered, SearchTexts(ordered, list(map(specs.__getitem__, order))))
+    return RunIndex(ordered, SearchTexts(ordered, list(map(numbers.__getitem__, order)), specs))
 
 
 _NEWEST = attrgetter("started", "run_id")
 
 
-def _search_texts(
-    runs: list[RunSummary], specs: list[str | None]
-) -> tuple[list[str], list[str], list[int], list[str]]:
-    """Each run's id, label and spec number, and every spec text once (see
-    :attr:`RunIndex.search`). No string holds a spec's text but the spec's own: a run's
-    label is its id and spec name, and only that is made per run."""
-    ids = list(map(_RUN_ID, runs))
-    labels = list(map(str.lower, map("{}\n{}".format, ids, map(_SPEC_NAME, runs))))
-    numbers: dict[str, int] = {}
-    spec_numbers = [numbers.setdefault(spec, len(numbers)) if spec else -1 for spec in specs]
-    return ids, labels, spec_numbers, [*numbers, ""]  # "" last: a run with no spec (-1)
-
-
 _RUN_ID = attrgetter("run_id")
-_SPEC_NAME = attrgetter("spec_name")

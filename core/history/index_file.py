@@ -37,8 +37,8 @@ class Stored:
     position: dict[str, int]
     signatures: list[Any]
     spec_numbers: list[Any]
-    rows: list[tuple[Any, ...]]
-    """Each run's summary fields in :class:`RunSummary`'s order (``RunSummary._make``)."""
+    rows: list[RunSummary]
+    """Each run's summary, made straight from the columns (no tuple per run in between)."""
     specs: list[Any]
     opened_at: Position
     """How far into ``logs/.opened-runs`` the runs were read from their folders. (The file's
@@ -73,7 +73,7 @@ def read_index(path: Path) -> Stored | None:
         position={run_id: number for number, run_id in enumerate(run_ids)},
         signatures=signatures,
         spec_numbers=spec_numbers,
-        rows=list(zip(run_ids, *stored, repeat(False))),  # RunSummary's fields, in order
+        rows=list(map(RunSummary._make, zip(run_ids, *stored, repeat(False)))),
         specs=data["specs"],
         opened_at=Position(mark, offset),
     )
@@ -90,8 +90,7 @@ def stored_run(stored: Stored, run_id: str, number: int) -> tuple[RunSummary, st
     """Run ``number`` of the index file and its spec text; None when its columns are malformed."""
     spec_number = stored.spec_numbers[number]
     try:
-        summary = RunSummary._make(stored.rows[number])
-        return summary, None if spec_number is None else str(stored.specs[spec_number])
+        return stored.rows[number], None if spec_number is None else str(stored.specs[spec_number])
     except (TypeError, IndexError):
         return None
 

@@ -20,6 +20,7 @@ from orch_tui.core.domain.events import EventBus, Notice, RunStarted
 from orch_tui.core.domain.spec import Spec
 from orch_tui.core.domain.state import RunState
 from orch_tui.core.history import index as history_index
+from orch_tui.core.history import search_texts
 from orch_tui.core.history.detail import (
     HistoryError,
     compare,
@@ -313,13 +314,13 @@ def test_the_texts_filters_search_are_laid_out_once_and_only_when_asked_for(
     write_synthetic_runs(tmp_path / "logs", 12)
     history_index.build_index(tmp_path / "logs")
     laid_out: list[int] = []
-    real = history_index._search_texts
+    real = search_texts._search_texts
 
     def counted(*args: Any) -> Any:
         laid_out.append(1)
         return real(*args)
 
-    monkeypatch.setattr(history_index, "_search_texts", counted)
+    monkeypatch.setattr(search_texts, "_search_texts", counted)
     recorded, checked = recorded_then_checked(tmp_path / "logs")
     search = RunSearch(recorded.runs, recorded)
     assert len(search.matching("")) == 12 and not laid_out
