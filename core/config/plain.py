@@ -15,8 +15,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, get_args
+from typing import Any, NamedTuple, get_args
 
 from orch_tui.core.config.files import SandboxMode
 from orch_tui.core.config.theme_names import ThemeName
@@ -175,14 +174,12 @@ SCHEMA: dict[str, dict[str, Valid]] = {
 ``prices``); a test keeps the names equal to the models' and the checks no looser than theirs."""
 
 
-@dataclass(frozen=True)
-class PlainCommand:
+class PlainCommand(NamedTuple):
     name: str
     command: list[str]
 
 
-@dataclass(frozen=True)
-class PlainChecks:
+class PlainChecks(NamedTuple):
     """The ``[checks]`` keys the local checks read."""
 
     test_command: list[str]
@@ -192,21 +189,28 @@ class PlainChecks:
     sandbox: SandboxMode = "auto"
 
 
-@dataclass
 class PlainModel:
     """The ``[model]`` keys ``doctor`` reads; ``--provider`` and ``--model`` replace them."""
 
-    provider: str = "anthropic"
-    name: str = "claude-sonnet-5"
-    base_url: str | None = None
+    __slots__ = ("provider", "name", "base_url")
+
+    def __init__(
+        self,
+        provider: str = "anthropic",
+        name: str = "claude-sonnet-5",
+        base_url: str | None = None,
+    ) -> None:
+        self.provider, self.name, self.base_url = provider, name, base_url
 
 
-@dataclass
-class PlainConfig:
-    """What ``doctor`` reads of a config, when all of it is plainly valid."""
+class PlainConfig(NamedTuple):
+    """What ``doctor`` reads of a config, when all of it is plainly valid.
+
+    Tuples and a slotted class rather than dataclasses: making a dataclass costs about a
+    millisecond, and ``status`` imports this module for :data:`SCHEMA`'s names."""
 
     checks: PlainChecks
-    model: PlainModel = field(default_factory=PlainModel)
+    model: PlainModel
     workspace: str = ""
 
 
