@@ -83,3 +83,13 @@ def test_runs_in_another_order_are_found_by_their_own_texts(tmp_path: Path) -> N
     for query in ["zebra", "stripes", "quokka", ids[7][-6:], "zebra 0002"]:
         assert sorted(_matching(query, reordered)) == sorted(_matching(query, in_order)), query
     assert len(reordered.matching("")) == len(ids) + 1
+
+
+def test_a_word_in_every_spec_finds_every_run_with_a_spec_and_only_those(tmp_path: Path) -> None:
+    """When every spec text holds the word, each run with a spec matches without being
+    looked at; a run whose spec is gone matches only by its own label."""
+    logs = tmp_path / "logs"
+    ids = _runs(logs)
+    index = build_index(logs)
+    assert sorted(_matching("#", RunSearch(index.runs, index))) == sorted(ids[:7])
+    assert sorted(_matching("s", RunSearch(index.runs, index))) == sorted(ids)  # "*.md" names
