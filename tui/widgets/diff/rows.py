@@ -37,6 +37,7 @@ __all__ = [
     "Row",
     "RowKind",
     "build_rows",
+    "hunk_screen",
     "lines_near",
     "lines_of",
     "line_text",
@@ -295,15 +296,19 @@ def lines_near(rows: DiffRows, top: int, height: int, hunk: int) -> Iterator[tup
     then the view and half a page below it, then half a page above it. Never the whole file: a
     file switch or a scroll pays only for what the next key can show; rows further away are
     lexed when a scroll brings the view near them."""
-    hunks: list[int] = []
-    for near in (hunk + 1, hunk - 1):
-        if 0 <= near < rows.hunk_count:
-            first = max(0, rows.hunk_rows(near).start - CONTEXT_LINES)
-            hunks.extend(range(first, min(len(rows), first + height)))
+    hunks = [*hunk_screen(rows, hunk + 1, height), *hunk_screen(rows, hunk - 1, height)]
     margin = height // 2
     below = range(top, min(len(rows), top + height + margin))
     above = range(min(top, len(rows)) - 1, max(-1, top - margin - 1), -1)
     return lines_of(rows, (*hunks, *below, *above))
+
+
+def hunk_screen(rows: DiffRows, hunk: int, height: int) -> range:
+    """The rows a view ``height`` rows high shows from ``hunk`` on (none for no such hunk)."""
+    if not 0 <= hunk < rows.hunk_count:
+        return range(0)
+    first = max(0, rows.hunk_rows(hunk).start - CONTEXT_LINES)
+    return range(first, min(len(rows), first + height))
 
 
 def lines_of(rows: DiffRows, indexes: Iterable[int]) -> Iterator[tuple[int, int]]:

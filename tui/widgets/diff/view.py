@@ -31,7 +31,9 @@ from orch_tui.tui.widgets.diff.rows import (
     Ranges,
     RowKind,
     build_rows,
+    hunk_screen,
     lines_near,
+    lines_of,
 )
 
 if TYPE_CHECKING:
@@ -170,8 +172,8 @@ class DiffView(DiffPaint, can_focus=True):
         self.scroll_to(0, 0, animate=False)
 
     def lex_ahead(self, changes: Sequence[FileChange]) -> None:
-        """Files the next keys may open (the next and the previous one): while the reviewer
-        is idle, the first screen of each is lexed after the lines near the view."""
+        """Files the next keys may open (the next, the previous): their first screens are
+        lexed while the reviewer is idle."""
         self._ahead = tuple(changes)
 
     def set_decisions(self, decisions: Sequence[HunkDecision]) -> None:
@@ -352,9 +354,8 @@ class DiffView(DiffPaint, can_focus=True):
     # ------------------------------------------------------- background lexing
 
     def _prelex_later(self, delay: float = PRELEX_DELAY_S) -> None:
-        """Lex the lines around the view once it has stayed still for ``delay``, while the
-        reviewer reads: the next page, hunk, file or layout then only styles lines Pygments
-        has already seen. The view moved, so the walk starts again, and later."""
+        """Lex around the view once it has been still for ``delay``, while the reviewer reads:
+        the next page, hunk or file then only styles lines Pygments has already seen."""
         self._lex_ahead.clear()
         if self._prelex_timer is not None:
             self._prelex_timer.stop()
@@ -368,20 +369,20 @@ class DiffView(DiffPaint, can_focus=True):
         if self._highlighters is None:
             return
         if not self._lex_ahead.started:
-            self._lex_ahead.start(self._targets())
+            self._lex_ahead.start(self._targets(self._highlighters))
         if not self._lex_ahead.run(time.perf_counter() + PRELEX_SLICE_S):
             self._prelex_timer = self.set_timer(PRELEX_GAP_S, self._prelex)
 
-    def _targets(self) -> Iterator[Target]:
-        """The lines near the view, then the first screen of each file ahead."""
-        assert self._highlighters is not None
-        sides, height = self._highlighters, max(1, self.scrollable_content_region.height)
+    def _targets(self, sides: tuple[LineHighlighter, LineHighlighter]) -> Iterator[Target]:
+        """The likeliest first: the next hunk's screen (``]`` ``y`` ``n``), the next file's
+        (``}``), the rest near the view (:func:`rows.lines_near`), the previous file's."""
+        layout, height = self.shown_layout, self.scrollable_content_region.height
+        of = lambda change: cached_file(self._files, change).highlighters  # noqa: E731
+        next_hunk = lines_of(self._rows, hunk_screen(self._rows, self.cursor_hunk + 1, height))
+        yield from ((sides[side], line) for side, line in next_hunk)
+        yield from first_screens(self._ahead[:1], of, layout, height)
         yield from ((sides[side], line) for side, line in self._lines_near_view())
-        ahead = [change for change in self._ahead if change is not self._change]
-        yield from first_screens(ahead, self._highlighters_of, self.shown_layout, height)
-
-    def _highlighters_of(self, change: FileChange) -> tuple[LineHighlighter, LineHighlighter]:
-        return cached_file(self._files, change).highlighters
+        yield from first_screens(self._ahead[1:], of, layout, height)
 
     def _lines_near_view(self) -> Iterator[tuple[int, int]]:
         """(side, line) of the rows where the next keys lead (see :func:`rows.lines_near`)."""

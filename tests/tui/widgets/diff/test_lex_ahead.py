@@ -80,3 +80,29 @@ async def test_the_next_and_previous_files_first_screens_are_lexed_without_a_key
     assert ahead["next.py"] and all(ahead["next.py"])
     assert ahead["previous.py"] and all(ahead["previous.py"])
     assert ready
+
+
+async def test_the_walk_goes_to_the_next_hunk_then_the_next_file_then_the_rest() -> None:
+    current = changed_at("current.py", 3_000, 500, 1_500, 2_500)
+    following = changed_at("next.py", 3_000, 2_000)
+    previous = changed_at("previous.py", 3_000, 10)
+    app = DiffApp(current, (U, U, U))
+    async with app.run_test(size=(100, 20)) as pilot:
+        view = app.query_one(DiffView)
+        await pilot.pause()
+        view.lex_ahead([following, previous])
+        assert view._highlighters is not None
+        walk = list(view._targets(view._highlighters))
+        files = {
+            id(highlighter): change.path
+            for change in (following, previous)
+            for highlighter in cached_file(view._files, change).highlighters
+        }
+        files.update({id(highlighter): "current.py" for highlighter in view._highlighters})
+        order = [files.get(id(highlighter), "?") for highlighter, _line in walk]
+        next_hunk = view.rows.hunk_rows(1).start
+        first_lines = [line for _h, line in walk[:4]]
+
+    runs = [path for n, path in enumerate(order) if n == 0 or order[n - 1] != path]
+    assert runs[:3] == ["current.py", "next.py", "current.py"] and runs[-1] == "previous.py"
+    assert min(first_lines) >= view.rows[next_hunk - 3].new - 1  # ] goes there: lexed first
