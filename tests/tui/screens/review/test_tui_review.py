@@ -7,6 +7,7 @@ workspace, and every assertion reads what the person would see (widgets) or what
 
 from __future__ import annotations
 
+import gc
 import os
 from dataclasses import replace
 from pathlib import Path
@@ -129,14 +130,18 @@ async def test_Y_and_N_decide_whole_files_and_a_rejected_new_file_is_not_created
 ) -> None:
     project = make_tui_project(tmp_path)
     app = project.app()
+    gc.unfreeze()
     async with app.run_test(size=SIZE) as pilot:
         screen = await wait_for_review(pilot, app)
+        await pilot.pause()
+        frozen = gc.get_freeze_count()  # the review's objects, kept out of full collections
         await pilot.press("right_curly_bracket", "N")
         assert saved_decisions(project)["file_decisions"] == {"tests/test_calc.py": "rejected"}
         await pilot.press("left_curly_bracket", "Y")
         assert saved_decisions(project)["file_decisions"]["calc.py"] == "accepted"
         assert "2 accepted · 1 rejected · 0 undecided" in status_text(screen)
         await pilot.press("enter")
+        assert frozen > 0 and gc.get_freeze_count() == 0  # the review is over
         await wait_for(pilot, lambda: app.engine.state.last_test, "the checks to run")
         assert project.read("calc.py") == CALC_FIXED
         assert project.read("tests/test_calc.py") is None
