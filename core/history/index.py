@@ -34,7 +34,12 @@ from orch_tui.core.history.index_file import (
     trusted_entry,
     write_index,
 )
-from orch_tui.core.history.scan import TERMINAL_STATES, RunSummary, scan_run
+from orch_tui.core.history.scan import (
+    FINISHED_NAMES,
+    RunSummary,
+    in_newest_first_order,
+    scan_run,
+)
 from orch_tui.core.history.search_texts import SearchTexts, collector_paused
 from orch_tui.core.runlog import layout as runlog
 from orch_tui.core.runlog.opened_runs import Position, opened_position, opened_since, trim_opened
@@ -193,12 +198,11 @@ def _not_reopened(
         return frozenset(), None
     opened, read_to = found
     runs = recorded.runs
-    finished = map(_FINISHED.__contains__, map(_STATE, runs))
+    finished = map(FINISHED_NAMES.__contains__, map(_STATE, runs))
     settled = map(and_, finished, map(not_, map(_DAMAGED, runs)))
     return frozenset(compress(map(_RUN_ID, runs), settled)).difference(opened), read_to
 
 
-_FINISHED = frozenset(map(str, TERMINAL_STATES))
 _STATE = attrgetter("state")
 _DAMAGED = attrgetter("damaged")
 
@@ -310,6 +314,8 @@ def _checked(
 def _newest_first(runs: list[RunSummary], numbers: list[int], specs: list[str]) -> RunIndex:
     """The index of ``runs`` (``numbers``: each one's spec in ``specs``) sorted newest first;
     what a filter searches is laid out when first asked for."""
+    if in_newest_first_order(runs):  # as the index file keeps them
+        return RunIndex(runs, SearchTexts(runs, numbers, specs))
     keys = list(map(_NEWEST, runs))
     order = sorted(range(len(runs)), key=keys.__getitem__, reverse=True)
     ordered = list(map(runs.__getitem__, order))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from orch_tui.core.domain.spec import Spec, SpecError, read_spec
 from orch_tui.core.domain.state import StateError, StateStore
-from orch_tui.core.history.scan import RunSummary
+from orch_tui.core.history.scan import RunSummary, unfinished_positions
 
 
 def resume_blocker(run: RunSummary, state_path: Path) -> str | None:
@@ -41,9 +41,9 @@ def resume_blocker(run: RunSummary, state_path: Path) -> str | None:
 
 def mark_resumable(runs: Iterable[RunSummary], state_path: Path) -> list[RunSummary]:
     """The runs with ``resumable`` set; only unfinished runs are checked (at most one can be)."""
-    return [
-        run._replace(resumable=True)
-        if not run.finished and not run.damaged and resume_blocker(run, state_path) is None
-        else run
-        for run in runs
-    ]
+    marked = list(runs)
+    for position in unfinished_positions(marked):
+        run = marked[position]
+        if not run.damaged and resume_blocker(run, state_path) is None:
+            marked[position] = run._replace(resumable=True)
+    return marked

@@ -9,7 +9,7 @@ from operator import attrgetter, contains
 from typing import Any, overload
 
 from orch_tui.core.history.index import RunIndex
-from orch_tui.core.history.scan import RunSummary
+from orch_tui.core.history.scan import RunSummary, in_newest_first_order
 
 SORT_KEYS: dict[str, Callable[[RunSummary], Any]] = {
     "started": lambda run: run.started,
@@ -32,7 +32,8 @@ def sort_runs(runs: Iterable[RunSummary], column: str, descending: bool) -> list
         key = SORT_KEYS[column]
     except KeyError:
         raise ValueError(f"unknown column {column!r}; one of {', '.join(SORT_KEYS)}") from None
-    newest_first = sorted(runs, key=_NEWEST, reverse=True)  # quick on a list already so
+    runs = list(runs)
+    newest_first = runs if in_newest_first_order(runs) else sorted(runs, key=_NEWEST, reverse=True)
     if column in _NEVER_EMPTY:
         return (
             newest_first

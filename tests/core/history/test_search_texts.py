@@ -7,7 +7,8 @@ from pathlib import Path
 
 from bench.synthetic_runs import write_synthetic_runs
 from orch_tui.core.history.index import build_index
-from orch_tui.core.history.search import RunSearch
+from orch_tui.core.history.scan import in_newest_first_order
+from orch_tui.core.history.search import RunSearch, sort_runs
 from orch_tui.core.runlog import layout as runlog
 
 SHARED = "# Zebra crossing\nStripes and zigzags.\n"
@@ -93,3 +94,20 @@ def test_a_word_in_every_spec_finds_every_run_with_a_spec_and_only_those(tmp_pat
     index = build_index(logs)
     assert sorted(_matching("#", RunSearch(index.runs, index))) == sorted(ids[:7])
     assert sorted(_matching("s", RunSearch(index.runs, index))) == sorted(ids)  # "*.md" names
+
+
+def test_runs_in_order_are_kept_and_runs_out_of_order_or_started_together_are_sorted(
+    tmp_path: Path,
+) -> None:
+    """The list takes runs that are newest first as they are (the index keeps them so), and
+    sorts any others, a tie in start time broken by run id."""
+    logs = tmp_path / "logs"
+    _runs(logs)
+    runs = build_index(logs).runs
+    assert in_newest_first_order(runs) and sort_runs(runs, "started", True) == runs
+    oldest_first = runs[::-1]
+    assert not in_newest_first_order(oldest_first)
+    assert sort_runs(oldest_first, "started", True) == runs
+    tie = [runs[1]._replace(started=runs[0].started), runs[0]]  # the same second
+    assert not in_newest_first_order(tie)
+    assert sort_runs(tie, "started", True) == sorted(tie, key=lambda run: run.run_id)[::-1]
