@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -73,3 +74,13 @@ class ProjectPaths:
     @property
     def logs(self) -> Path:
         return self.root / "logs"
+
+
+def shown_workspace(paths: ProjectPaths) -> str:
+    """The workspace as a person would type it from the project folder: ``workspace/``, or
+    ``--workspace``'s folder (``../repo``; absolute when that is shorter)."""
+    if paths.is_default_workspace:
+        return "workspace/"
+    absolute = str(paths.workspace)
+    relative = os.path.relpath(paths.workspace, paths.root)
+    return relative if len(relative) < len(absolute) else absolute

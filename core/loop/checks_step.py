@@ -10,13 +10,11 @@ task, in plan mode) unless the verifier finds gaps; failing ones are returned as
 
 from __future__ import annotations
 
-import os
-
 from orch_tui.core.checks.coverage_map import CoverageMap, CoverageUnavailable
 from orch_tui.core.checks.leftovers import RUNNING_DIR
 from orch_tui.core.checks.runner import TestReport
 from orch_tui.core.checks.trial import run_measured
-from orch_tui.core.config.paths import ProjectPaths
+from orch_tui.core.config.paths import shown_workspace
 from orch_tui.core.domain.events import ChangeApplied, CheckOutput, Notice, TestsFinished
 from orch_tui.core.domain.plan import TaskStatus
 from orch_tui.core.domain.state import RunState
@@ -114,13 +112,3 @@ def _commit_applied(run: Run, attempt: int, files: list[str]) -> None:
     summary = run_workspace.summary_line(conversation.get("turns") or [], attempt)
     if run_workspace.commit_applied(run.state.workspace, run.state.run_id, attempt, files, summary):
         run.store.save(run.state)
-
-
-def shown_workspace(paths: ProjectPaths) -> str:
-    """The workspace as a person would type it from the project folder: ``workspace/``, or
-    ``--workspace``'s folder (``../repo``; absolute when that is shorter)."""
-    if paths.is_default_workspace:
-        return "workspace/"
-    absolute = str(paths.workspace)
-    relative = os.path.relpath(paths.workspace, paths.root)
-    return relative if len(relative) < len(absolute) else absolute

@@ -28,7 +28,6 @@ from orch_tui.core.domain.events import EventBus
 from orch_tui.core.domain.spec import Spec
 from orch_tui.core.domain.state import RunState, State, StateStore
 from orch_tui.core.loop import finishing, opening
-from orch_tui.core.loop.checks_step import checks_step
 from orch_tui.core.loop.escalation import escalated_from
 from orch_tui.core.loop.exit_codes import (
     EXIT_FAILED,
@@ -89,13 +88,22 @@ def _plan_step(run: Run) -> None:
     run.transition(RunState.GENERATING, attempt=first)
 
 
+def _checks_step(run: Run) -> Failure | None:
+    """:func:`.checks_step.checks_step`, its modules (the runner's wrapping, the evidence,
+    coverage) imported when the checks first run: after the first model request, not before it.
+    """
+    from orch_tui.core.loop.checks_step import checks_step
+
+    return checks_step(run)
+
+
 STEPS: dict[RunState, Step] = {
     RunState.INIT: _start,
     RunState.PLANNING: _plan_step,
     RunState.GENERATING: model_step,
     RunState.PATCHING: model_step,
     RunState.REVIEWING: review_step,
-    RunState.TESTING: checks_step,
+    RunState.TESTING: _checks_step,
 }
 
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from orch_tui.core.attempt.project_map import unparsable_files
+from orch_tui.core.config.paths import shown_workspace
 from orch_tui.core.domain.events import Notice
-from orch_tui.core.loop.checks_step import shown_workspace
 
 if TYPE_CHECKING:
     from orch_tui.core.loop.run import Run

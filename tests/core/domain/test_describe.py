@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from orch_tui.core.config.paths import ProjectPaths
+from orch_tui.core.config.paths import ProjectPaths, shown_workspace
 from orch_tui.core.domain import events as ev  # TestsFinished by name would be collected
 from orch_tui.core.domain.asking import QuestionSource
 from orch_tui.core.domain.describe import describe, describe_decision, hunk_decisions
@@ -21,7 +21,6 @@ from orch_tui.core.domain.events import (
 from orch_tui.core.domain.roles import RoleVerdict
 from orch_tui.core.domain.state import RunState
 from orch_tui.core.domain.state_records import RoleRecord
-from orch_tui.core.loop.checks_step import shown_workspace
 from tests.core.domain.test_events import SAMPLES
 
 EXPECTED = {

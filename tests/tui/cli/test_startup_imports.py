@@ -315,3 +315,20 @@ def test_auto_probes_early_only_when_the_config_may_use_bubblewrap(
     monkeypatch.setattr(sandbox, "probe_early", lambda: calls.append(True))
     spec_run._probe_sandbox_early(run_parser().parse_args(["spec.md", "--auto"]))
     assert calls == ([True] if probed else [])
+
+
+def test_a_headless_runs_modules_leave_the_checks_step_to_after_the_first_request(
+    tmp_path: Path,
+) -> None:
+    """Issue 26: the checks' step, the evidence and sqlite3 (coverage's data) are imported by
+    the engine when the checks first run, after the first model request, not at a run's start."""
+    later = ("orch_tui.core.loop.checks_step", "orch_tui.core.loop.evidence_step", "sqlite3")
+    script = (
+        "import sys\n"
+        "import orch_tui.tui.cli.run, orch_tui.core.loop.engine\n"
+        f"print(*[m for m in {later!r} if m in sys.modules])\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, check=True
+    )
+    assert result.stdout.split() == []
