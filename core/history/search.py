@@ -122,8 +122,10 @@ class RunSearch:
         self._last = (query, rows)
         return Matches(self._runs, range(len(self._runs)) if rows is None else rows)
 
-    def _with_word(self, word: str, rows: list[int] | None) -> list[int]:
-        """The positions among ``rows`` (None: every run) of the runs that hold ``word``.
+    def _with_word(self, word: str, rows: list[int] | None) -> list[int] | None:
+        """The positions among ``rows`` (None: every run) of the runs that hold ``word``;
+        ``rows`` itself when they all do (no list of 100,000 new numbers to make, and for the
+        collector to walk).
 
         Each spec text is searched once for the word (a C-level pass) unless the runs left
         to check are far fewer than the specs (a narrowed result: each run's spec as it
@@ -141,7 +143,7 @@ class RunSearch:
                 return [row for row, label in enumerate(labels) if word in label]
             return [row for row in rows if word in labels[row]]
         if all(in_spec[:-1]) and not self._some_without_spec():
-            return list(candidates)
+            return rows
         return [row for row in candidates if in_spec[numbers[row]] or word in labels[row]]
 
     def _some_without_spec(self) -> bool:
