@@ -14,6 +14,7 @@ from textual.app import App
 from textual.color import Color
 from textual.command import CommandList
 from textual.widgets import Static
+from textual.widgets._footer import FooterKey
 
 from orch_tui.core.domain.state import RunState
 from orch_tui.core.loop.engine import RunOptions
@@ -174,15 +175,17 @@ def opened_run(project: TuiProject, released: list[str]) -> OpenedRun:
 
 
 async def test_the_launch_paints_the_frame_then_opens_the_run_behind_it(tmp_path: Path) -> None:
-    """``orch-tui SPEC`` on a terminal: the frame is up before the run is opened (the opening
-    thread starts after its first refresh), then the review screen replaces it and shows the
-    proposal of the engine it started."""
+    """``orch-tui SPEC`` on a terminal: the frame, its footer's keys included, is up before the
+    run is opened (the opening thread starts after its first refresh), then the review screen
+    replaces it and shows the proposal of the engine it started."""
     project = make_tui_project(tmp_path)
     seen: list[str] = []
+    keys: list[str] = []
     gate = threading.Event()
 
     def open_run() -> OpenedRun:
         seen.append(type(app.screen).__name__)
+        keys.extend(key.description for key in app.screen.query(FooterKey))
         gate.wait(10)
         return opened_run(project, [])
 
@@ -198,6 +201,7 @@ async def test_the_launch_paints_the_frame_then_opens_the_run_behind_it(tmp_path
         assert screen.query_one(DiffView).change is not None
         await pilot.press("q")
     assert seen == ["LoadingScreen"]
+    assert "Quit" in keys  # in the first frame, not two refreshes later
 
 
 async def test_a_run_that_cannot_open_ends_the_app_with_its_code(tmp_path: Path) -> None:

@@ -49,7 +49,7 @@ class LoadingScreen(Screen[None]):
                 yield Static(OPENING, id="diff", markup=False)
                 yield Static("Waiting for the model…", id="review-status")
                 yield Static(" Model  Tests", id="activity")
-        yield KeyFooter(compact=True)
+        yield KeyFooter(compact=True, at_once=True)  # its keys in the first frame
 
     def on_mount(self) -> None:
         self.query_one("#spec-pane").border_title = "Spec"

@@ -24,13 +24,22 @@ class KeyFooter(Footer):
     columns the review screen lost Quit, Help and History to a stray ``e Ed``. Here the keys
     whose actions are in ``kept`` always show, and the others are dropped longest first until
     the rest fits; every key still works, and ``?`` lists them all.
+
+    Textual's Footer shows no key before the screen first tells it its bindings, after the
+    screen's first refresh: its keys come two refreshes after the rest of the screen. With
+    ``at_once`` the keys are built with the footer, in the screen's first frame (the run's
+    loading frame, painted before anything else loads).
     """
 
     _rebuild_queued = False
 
-    def __init__(self, *, kept: Collection[str] = (), compact: bool = False) -> None:
+    def __init__(
+        self, *, kept: Collection[str] = (), compact: bool = False, at_once: bool = False
+    ) -> None:
         super().__init__(compact=compact)
         self._kept = frozenset(kept)
+        if at_once:
+            self.set_reactive(Footer._bindings_ready, True)
 
     def bindings_changed(self, screen: Screen[object]) -> None:
         if self._rebuild_queued:
