@@ -14,7 +14,7 @@ theme's own palette::
 from __future__ import annotations
 
 import tomllib
-from importlib.resources import files
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual.color import Color
@@ -104,8 +104,10 @@ def theme_variable_defaults(theme: Theme | None = None) -> dict[str, str]:
 
 
 def _load_themes() -> dict[str, Theme]:
-    """The themes in ``themes.toml`` (data, not code: one table of Theme fields per theme)."""
-    text = files(__package__).joinpath(THEMES_FILE).read_text(encoding="utf-8")
+    """The themes in ``themes.toml`` (data, not code: one table of Theme fields per theme),
+    read beside this module: ``importlib.resources`` (and the zipfile it loads) would be
+    imported before the run's first frame for it."""
+    text = Path(__file__).with_name(THEMES_FILE).read_text(encoding="utf-8")
     return {name: Theme(name=name, **fields) for name, fields in tomllib.loads(text).items()}
 
 
