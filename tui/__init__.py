@@ -11,6 +11,7 @@ start without it.
 - ``messages``: Messages between the engine thread, the review screen and the app.
 - ``keymap``: ``[ui] keymap``: remapped keys by binding id, checked against the ids the app has.
 - ``inbox_app``: ``orch-tui inbox``'s Textual app: the list of waiting batch runs and the review of one.
+- ``full_collections``: Full garbage collections held off while a screen keeps many long-lived objects.
 - ``batch_progress``: The batch's live table on a terminal: a row per run and a bar for the batch.
 - ``screens/``: The review screen, the history browser, the plan screen and the dialogs.
 - ``widgets/``: The diff view, the runs table, the file list, the header, the timeline.

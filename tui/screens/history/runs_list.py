@@ -9,7 +9,6 @@ however many runs there are.
 
 from __future__ import annotations
 
-import gc
 import threading
 import time
 from collections.abc import Sequence
@@ -32,6 +31,7 @@ from orch_tui.core.history.scan import RunSummary
 from orch_tui.core.history.search import RunSearch, sort_runs
 from orch_tui.core.util.terminal_text import escape_controls
 from orch_tui.core.util.wording import plural
+from orch_tui.tui import full_collections
 from orch_tui.tui.messages import ResumeRun
 from orch_tui.tui.screens.history.run import RunScreen
 from orch_tui.tui.screens.history.themed import ThemedScreen
@@ -162,15 +162,15 @@ class RunsScreen(ThemedScreen):
 
     @on(Settled)
     def _settled(self) -> None:
-        """Keep the collector's full collections off the runs: walking 100,000 runs' objects
-        (~0.1 s) in the middle of a filter keystroke, every few keys. (Unfrozen when the
-        screen goes, so that they can be collected then; the review screen does the same.)"""
-        gc.freeze()
+        """Keep the collector's full collections off while the runs are listed: walking 100,000
+        runs' objects (~0.1 s) in the middle of a filter keystroke, every few keys. (Let go
+        when the screen goes; the review screen holds them off the same way.)"""
+        full_collections.hold(self)
 
     def on_unmount(self) -> None:
         self._list_drawn.set()  # a worker waiting to go on stops waiting
         self._may_check.set()
-        gc.unfreeze()
+        full_collections.let_go(self)
 
     @on(Loaded)
     def _runs_read(self, message: Loaded) -> None:

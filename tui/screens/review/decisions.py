@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Callable, Sequence
 
 from textual import on
@@ -10,6 +9,7 @@ from textual import on
 from orch_tui.core.domain.proposal import FileChange, HunkDecision
 from orch_tui.core.loop.review import ReviewCursor
 from orch_tui.core.util.terminal_text import escape_controls
+from orch_tui.tui import full_collections
 from orch_tui.tui.messages import DecisionsFinal, ReviewRequested
 from orch_tui.tui.screens.dialogs import EditScreen, FeedbackScreen
 from orch_tui.tui.screens.review.coverage import ReviewCoverage
@@ -26,7 +26,7 @@ class DecisionsScreen(ReviewCoverage):
         self.query_one(DiffView).diff_layout = self.config.ui.diff_layout
 
     def on_unmount(self) -> None:
-        gc.unfreeze()  # quit during a review
+        full_collections.let_go(self)  # quit during a review
 
     @on(ReviewRequested)
     def _review_requested(self, message: ReviewRequested) -> None:
@@ -40,7 +40,7 @@ class DecisionsScreen(ReviewCoverage):
         self.query_one(DiffView).focus()
         # The proposal and the screen built for it live as long as the review: a full garbage
         # collection walking them all (~0.1 s on 200 files) every few keys is kept off them.
-        self.call_after_refresh(gc.freeze)
+        full_collections.hold(self)
         if self.trial_auto:  # once the proposal is drawn: its copy and checks would slow that
             self.call_after_refresh(self._start_auto_trial, message.session)
 
@@ -178,7 +178,7 @@ class DecisionsScreen(ReviewCoverage):
         self.session = None
         self.cursor = None
         self.trial_text = ""
-        gc.unfreeze()  # what the review held can be collected again
+        full_collections.let_go(self)  # the review is over
         self._refresh_review()
         self._set_status(status)
         self.post_message(DecisionsFinal())

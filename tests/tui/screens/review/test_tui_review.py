@@ -7,7 +7,6 @@ workspace, and every assertion reads what the person would see (widgets) or what
 
 from __future__ import annotations
 
-import gc
 import os
 from dataclasses import replace
 from pathlib import Path
@@ -22,6 +21,7 @@ from orch_tui.core.config.ui_state import load_ui_state
 from orch_tui.core.domain import events as ev
 from orch_tui.core.providers.base import AssistantTurn, ModelError, TextSink, TurnRequest
 from orch_tui.core.util.terminal_text import is_unsafe
+from orch_tui.tui import full_collections
 from orch_tui.tui.messages import EngineEvent
 from orch_tui.tui.screens.dialogs import (
     EditScreen,
@@ -130,18 +130,17 @@ async def test_Y_and_N_decide_whole_files_and_a_rejected_new_file_is_not_created
 ) -> None:
     project = make_tui_project(tmp_path)
     app = project.app()
-    gc.unfreeze()
     async with app.run_test(size=SIZE) as pilot:
         screen = await wait_for_review(pilot, app)
         await pilot.pause()
-        frozen = gc.get_freeze_count()  # the review's objects, kept out of full collections
+        held = full_collections.held()  # full collections kept off the review's objects
         await pilot.press("right_curly_bracket", "N")
         assert saved_decisions(project)["file_decisions"] == {"tests/test_calc.py": "rejected"}
         await pilot.press("left_curly_bracket", "Y")
         assert saved_decisions(project)["file_decisions"]["calc.py"] == "accepted"
         assert "2 accepted · 1 rejected · 0 undecided" in status_text(screen)
         await pilot.press("enter")
-        assert frozen > 0 and gc.get_freeze_count() == 0  # the review is over
+        assert held and not full_collections.held()  # the review is over
         await wait_for(pilot, lambda: app.engine.state.last_test, "the checks to run")
         assert project.read("calc.py") == CALC_FIXED
         assert project.read("tests/test_calc.py") is None
@@ -365,6 +364,7 @@ async def test_help_and_history_open_over_the_review_and_close_back_to_it(
         assert runs.runs[0].run_id == app.engine.state.run_id
         await pilot.press("escape")
         assert app.screen is screen and screen.session is not None
+        assert full_collections.held()  # the history let go; the review still holds
         await pilot.press("y")
         assert position(screen) == ("calc.py", 1)
         await pilot.press("q")
