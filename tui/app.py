@@ -22,7 +22,6 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.theme import Theme
 
-from orch_tui.core.checks.processes import kill_running_checks
 from orch_tui.core.config.files import ConfigError
 from orch_tui.core.config.ui_state import load_ui_state, save_ui_choice
 from orch_tui.core.loop.exit_codes import EXIT_INTERRUPTED
@@ -65,6 +64,15 @@ SWITCH_INTERVAL_S = 0.0005
 default is 5 ms). The engine and history workers make many short system calls, each of which
 gives the lock up; with the default, every one then waited up to 5 ms for the UI thread to
 yield while it laid out or painted, and the engine's start-up took several times its own time."""
+
+
+def kill_checks() -> None:
+    """Kill the checks still running. Their module (and what it loads: the leftovers' records,
+    hashlib) is imported here, not before the run's first frame; a check only ever runs
+    through it, so until it is loaded there is none to kill."""
+    from orch_tui.core.checks.processes import kill_running_checks
+
+    kill_running_checks()
 
 
 @dataclass(frozen=True)
@@ -208,12 +216,12 @@ class OrchApp(ThemedApp[int]):
         shutdown, which writes to it, was seen to hang for good (its output queue full, its
         writer waiting on an empty one), holding the project's lock. Every step is on disk
         already (a run survives kill -9), so the checks are killed and the process ends now."""
-        kill_running_checks()
+        kill_checks()
         os._exit(0 if self.browsing else EXIT_INTERRUPTED)
 
     def _stop_on_signal(self) -> None:
         """SIGTERM: kill the checks now, then leave as q does (the state is saved)."""
-        kill_running_checks()
+        kill_checks()
         self.action_leave()
 
     @property

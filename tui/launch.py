@@ -24,14 +24,13 @@ from typing import TYPE_CHECKING
 from textual import on
 from textual.message import Message
 
-from orch_tui.core.checks.processes import kill_running_checks
 from orch_tui.core.config.files import ConfigError, read_toml
 from orch_tui.core.config.paths import ProjectPaths
 from orch_tui.core.config.theme_names import DEFAULT_THEME
 from orch_tui.core.config.ui_state import load_ui_state
 from orch_tui.core.loop.exit_codes import EXIT_FAILED, EXIT_INTERRUPTED
 from orch_tui.themes import THEMES
-from orch_tui.tui.app import QUIT_GRACE_S, OrchApp, RunRequest, short_switch_interval
+from orch_tui.tui.app import QUIT_GRACE_S, OrchApp, RunRequest, kill_checks, short_switch_interval
 from orch_tui.tui.cli.executable import start_collecting
 from orch_tui.tui.cli.resume_hint import resume_hint
 from orch_tui.tui.cli.shared import Refused
@@ -164,7 +163,7 @@ def run_review(args: argparse.Namespace) -> int:
 def leave(app: OrchApp, code: int) -> int:
     # The app is closed: a check still running is a trial run of a review left behind, or the
     # real checks of a step that restarts on resume. Either way its process group goes now.
-    kill_running_checks()
+    kill_checks()
     thread = app.engine_thread
     if thread is not None and app.left_mid_review:
         thread.thread.join(QUIT_GRACE_S)  # an aborted review ends the engine thread at once

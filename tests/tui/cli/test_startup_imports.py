@@ -3,7 +3,8 @@
 Each module left out is time the person waits before anything is on screen, so the history
 screens and the requirement parser are imported when first used, never on a run's launch;
 nor is a process started just to load a library, nor ``importlib.resources`` (and the zipfile
-it loads) to read the themes before the first frame.
+it loads) to read the themes before the first frame, nor the checks' process module (killing
+the running checks on leaving loads it).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ LEFT_OUT = (
     "orch_tui.tui.widgets.run_columns",
     "packaging",
     "importlib.resources",
+    "orch_tui.core.checks.processes",
 )
 
 
