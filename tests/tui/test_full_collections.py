@@ -12,9 +12,16 @@ from orch_tui.tui import full_collections
 
 @pytest.fixture
 def threshold() -> Iterator[tuple[int, int, int]]:
-    before = gc.get_threshold()
+    before, enabled = gc.get_threshold(), gc.isenabled()
+    gc.enable()
     yield before
     gc.set_threshold(*before)
+    if not enabled:
+        gc.disable()
+
+
+def full_collections_run() -> int:
+    return int(gc.get_stats()[2]["collections"])
 
 
 def test_held_until_the_last_holder_lets_go_in_any_order(threshold: tuple[int, int, int]) -> None:
@@ -28,6 +35,21 @@ def test_held_until_the_last_holder_lets_go_in_any_order(threshold: tuple[int, i
     assert full_collections.held() and gc.get_threshold()[2] > 1_000_000
     full_collections.let_go(review)
     assert not full_collections.held() and gc.get_threshold() == threshold
+
+
+def test_no_full_collection_runs_while_held_and_one_comes_once_let_go(
+    threshold: tuple[int, int, int],
+) -> None:
+    """As many new containers as the collector tracks already: a full collection is due."""
+    review = object()
+    full_collections.hold(review)
+    before = full_collections_run()
+    kept = [[] for _ in range(len(gc.get_objects()))]
+    assert full_collections_run() == before
+    full_collections.let_go(review)
+    more = [[] for _ in range(len(kept))]
+    assert full_collections_run() > before
+    del kept, more
 
 
 def test_letting_go_without_holding_changes_nothing(threshold: tuple[int, int, int]) -> None:
