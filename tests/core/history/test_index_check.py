@@ -13,7 +13,7 @@ import pytest
 from bench.synthetic_runs import write_synthetic_runs
 from orch_tui.core.domain.events import Notice
 from orch_tui.core.history import index as history_index
-from orch_tui.core.history.index import build_index, recorded_then_checked
+from orch_tui.core.history.index import RunIndex, build_index, recorded_then_checked
 from orch_tui.core.runlog import layout as runlog
 from orch_tui.core.runlog import opened_runs
 from orch_tui.core.runlog.opened_runs import (
@@ -60,19 +60,26 @@ def test_the_check_of_many_runs_reads_only_the_unfinished_ones(
     assert set(looked) == unfinished and len(unfinished) < 12
 
 
+def reopened_and_edited_is_read_again(logs: Path, run_id: str, looked: list[str]) -> RunIndex:
+    """A writer reopens the finished run ``run_id`` and its log is then edited by hand: the
+    next launch looks at it again and shows the edit. Returns that launch's checked index."""
+    RunLog(logs, run_id)(Notice(message="looked at again"))
+    events = logs / run_id / runlog.EVENTS
+    events.write_text(events.read_text().replace('"stop_reason": "', '"stop_reason": "again: '))
+    looked.clear()
+    _recorded, checked = recorded_then_checked(logs)
+    assert run_id in looked
+    reason = {run.run_id: run.stop_reason for run in checked.runs}[run_id]
+    assert reason is not None and reason.startswith("again: ")
+    return checked
+
+
 def test_a_run_a_writer_opened_since_is_read_again(
     many: tuple[Path, list[str], list[str]],
 ) -> None:
     logs, ids, looked = many
     finished = next(run for run in build_index(logs).runs if run.finished).run_id
-    RunLog(logs, finished)(Notice(message="looked at again"))
-    events = logs / finished / runlog.EVENTS
-    events.write_text(events.read_text().replace('"stop_reason": "', '"stop_reason": "again: '))
-    looked.clear()
-    _recorded, checked = recorded_then_checked(logs)
-    assert finished in looked
-    reason = {run.run_id: run.stop_reason for run in checked.runs}[finished]
-    assert reason is not None and reason.startswith("again: ")
+    checked = reopened_and_edited_is_read_again(logs, finished, looked)
     looked.clear()
     _recorded, again = recorded_then_checked(logs)  # the index now holds it: not named since
     assert again.runs == checked.runs and finished not in looked
@@ -166,14 +173,7 @@ def test_rewriting_the_index_trims_the_file_and_a_writer_reopening_a_run_still_c
     assert (logs / OPENED_RUNS).read_text().startswith("#")
     assert (logs / OPENED_RUNS).stat().st_size < 200  # trimmed: what the index read is gone
     finished = next(run for run in checked.runs if run.finished).run_id
-    RunLog(logs, finished)(Notice(message="looked at again"))
-    events = logs / finished / runlog.EVENTS
-    events.write_text(events.read_text().replace('"stop_reason": "', '"stop_reason": "again: '))
-    looked.clear()
-    _recorded, again = recorded_then_checked(logs)
-    assert finished in looked
-    reason = {run.run_id: run.stop_reason for run in again.runs}[finished]
-    assert reason is not None and reason.startswith("again: ")
+    reopened_and_edited_is_read_again(logs, finished, looked)
 
 
 def test_a_file_in_logs_that_is_no_run_changes_nothing_and_a_new_folder_still_shows(
