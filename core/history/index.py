@@ -34,6 +34,7 @@ from orch_tui.core.history.index_file import (
     trusted_entry,
     write_index,
 )
+from orch_tui.core.history.logs_stamp import stamp_now, unchanged_since_stamp, write_stamp
 from orch_tui.core.history.scan import (
     FINISHED_NAMES,
     RunSummary,
@@ -214,13 +215,30 @@ def _holds(
     trusted: frozenset[str] = frozenset(),
 ) -> bool:
     """True when the run folders are the recorded ones, each with its recorded signature
-    (a ``trusted`` run's is not looked at).
+    (a ``trusted`` run's is not looked at). The folders are not listed when ``logs/`` is
+    unchanged since a check found them to be the index's (:mod:`logs_stamp`); a check that
+    lists them and finds them so stamps ``logs/`` for the next launch.
 
     The folders are compared as sets of names from one ``os.listdir`` (no ``stat``, no
     per-name Python code): listing 100,000 folders with ``scandir`` and looking each up was
     most of the check. A name the index does not know that is not a dot file (a new folder,
     or a file that is no run) has it look at the folders as :func:`_run_folders` does."""
     position = stored.position
+    unchanged = unchanged_since_stamp(logs)
+    stamp = None if unchanged else stamp_now(logs)
+    if not unchanged and not _same_folders(logs, position):
+        return False
+    prefix = os.path.join(logs, "")
+    for name in _paced(list(position.keys() - trusted), pace):
+        if stored.signatures[position[name]] != _signature(prefix + name):
+            return False
+    if stamp is not None:
+        write_stamp(logs, stamp)  # the folders listed are the index's: next time, no listing
+    return True
+
+
+def _same_folders(logs: Path, position: dict[str, int]) -> bool:
+    """Whether ``logs``'s run folders are exactly the index's runs."""
     names = _listing(logs)
     unknown = names.difference(position)
     if not all(map(methodcaller("startswith", "."), unknown)):
@@ -229,13 +247,7 @@ def _holds(
             return False
     else:
         names.difference_update(unknown)  # logs/'s own files
-    if len(names) != len(position):
-        return False
-    prefix = os.path.join(logs, "")
-    for name in _paced(list(names.difference(trusted)), pace):
-        if stored.signatures[position[name]] != _signature(prefix + name):
-            return False
-    return True
+    return len(names) == len(position)
 
 
 def _listing(logs: Path) -> set[str]:

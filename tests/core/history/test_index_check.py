@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from bench.synthetic_runs import write_synthetic_runs
 from orch_tui.core.domain.events import Notice
 from orch_tui.core.history import index as history_index
 from orch_tui.core.history.index import RunIndex, build_index, recorded_then_checked
+from orch_tui.core.history.logs_stamp import STAMP_NAME, unchanged_since_stamp
 from orch_tui.core.runlog import layout as runlog
 from orch_tui.core.runlog import opened_runs
 from orch_tui.core.runlog.opened_runs import (
@@ -191,3 +193,79 @@ def test_a_file_in_logs_that_is_no_run_changes_nothing_and_a_new_folder_still_sh
     _recorded, checked = recorded_then_checked(logs)
     assert "20990101-000000-copy" in {run.run_id for run in checked.runs}
     assert len(checked.runs) == 13
+
+
+def _listings(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """Every listing of logs/ a check makes, logged."""
+    listed: list[Path] = []
+    for name in ("_listing", "_run_folders"):
+        real = getattr(history_index, name)
+
+        def counted(logs: Path, real=real):  # type: ignore[no-untyped-def]
+            listed.append(logs)
+            return real(logs)
+
+        monkeypatch.setattr(history_index, name, counted)
+    return listed
+
+
+def _stamped_long_ago(logs: Path) -> None:
+    """logs/ as if last changed ten seconds ago, and a check that stamps it so."""
+    ago = time.time_ns() - 10_000_000_000
+    os.utime(logs, ns=(ago, ago))
+    recorded_then_checked_all(logs)
+    assert unchanged_since_stamp(logs)
+
+
+def recorded_then_checked_all(logs: Path) -> tuple[RunIndex, RunIndex]:
+    recorded, checked = recorded_then_checked(logs)
+    assert checked.checked
+    return recorded, checked
+
+
+def test_an_unchanged_logs_folder_is_not_listed_and_a_folder_added_is(
+    many: tuple[Path, list[str], list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    logs, ids, looked = many
+    note_opened(logs, ids[0])  # .opened-runs made now: a writer appending later changes no mtime
+    recorded_then_checked_all(logs)  # the stamp file made: logs/ changed just now
+    _stamped_long_ago(logs)
+    listed = _listings(monkeypatch)
+    recorded, checked = recorded_then_checked_all(logs)
+    assert listed == [] and checked.runs == recorded.runs and len(checked.runs) == 12
+    shutil.copytree(logs / ids[0], logs / "20990101-000000-copy")
+    _recorded, checked = recorded_then_checked_all(logs)
+    assert listed and "20990101-000000-copy" in {run.run_id for run in checked.runs}
+    _stamped_long_ago(logs)
+    listed.clear()
+    finished = next(run for run in checked.runs if run.finished).run_id
+    reopened_and_edited_is_read_again(logs, finished, looked)  # what a writer opened still shows
+
+
+def test_a_folder_added_in_the_stamped_mtimes_tick_still_shows(
+    many: tuple[Path, list[str], list[str]],
+) -> None:
+    """On a file system with coarse timestamps a folder added just after the stamp can leave
+    logs/'s mtime as stamped: a stamp read within RACY_NS of its mtime is not trusted."""
+    logs, ids, _looked = many
+    recorded_then_checked_all(logs)
+    recorded_then_checked_all(logs)  # stamped, the stamp file already there
+    stamped = logs.stat().st_mtime_ns
+    assert (logs / STAMP_NAME).read_text().split()[0] == str(stamped)
+    shutil.copytree(logs / ids[0], logs / "20990101-000000-copy")
+    os.utime(logs, ns=(stamped, stamped))  # the same tick, as a coarse clock would show it
+    _recorded, checked = recorded_then_checked_all(logs)
+    assert "20990101-000000-copy" in {run.run_id for run in checked.runs}
+
+
+@pytest.mark.parametrize("text", ["", "garbage", "1 2 3", "12"])
+def test_a_malformed_stamp_lists_the_folders(
+    many: tuple[Path, list[str], list[str]], monkeypatch: pytest.MonkeyPatch, text: str
+) -> None:
+    logs, _ids, _looked = many
+    recorded_then_checked_all(logs)
+    _stamped_long_ago(logs)
+    (logs / STAMP_NAME).write_text(text)  # in place: logs/'s mtime as stamped
+    listed = _listings(monkeypatch)
+    recorded_then_checked_all(logs)
+    assert listed
