@@ -21,7 +21,7 @@ from enum import StrEnum
 from functools import cached_property
 from typing import Any
 
-from orch_tui.core.domain.unified_diff import git_lines, line_opcodes, render_patch, unified_diff
+from orch_tui.core.domain.unified_diff import git_lines, render_patch, text_changes, unified_diff
 
 __all__ = [
     "ChangeKind",
@@ -116,7 +116,7 @@ class FileChange:
         old, new = self.old_lines, self.new_lines
         if self.kind is not ChangeKind.MODIFIED:
             return (Hunk(0, 0, len(old), 0, len(new)),)
-        changed = [op for op in line_opcodes(old, new) if op[0] != "equal"]
+        changed = text_changes(self.old_text or "", self.new_text or "")
         return tuple(
             Hunk(index, i1, i2, j1, j2) for index, (_tag, i1, i2, j1, j2) in enumerate(changed)
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import functools
 from collections.abc import Iterable, Sequence
 
 Opcode = tuple[str, int, int, int, int]
@@ -52,6 +53,18 @@ def line_opcodes(old: Sequence[str], new: Sequence[str]) -> list[Opcode]:
     if suffix:
         opcodes.append(("equal", old_mid_end, len(old), new_mid_end, len(new)))
     return opcodes
+
+
+@functools.lru_cache(maxsize=1024)
+def text_changes(old: str, new: str) -> tuple[Opcode, ...]:
+    """The non-equal opcodes between two texts' lines (:func:`git_lines`), remembered.
+
+    One file of a proposal is diffed for its hunks, the review's counts, the patch prompt and
+    the unified patch, often through different ``FileChange`` objects holding the same texts;
+    diffing is the costly part (a 200-file proposal: about a second each time), the lookup is
+    a hash the strings keep once computed. The cache holds references to texts, not copies.
+    """
+    return tuple(op for op in line_opcodes(git_lines(old), git_lines(new)) if op[0] != "equal")
 
 
 class RunMatcher(difflib.SequenceMatcher[str]):
@@ -185,7 +198,7 @@ def _emit(prefix: str, lines: Sequence[str], out: list[str]) -> None:
             out.append("\n" + NO_NEWLINE_MARKER)
 
 
-def _groups(changes: list[Opcode], context: int) -> list[list[Opcode]]:
+def _groups(changes: Sequence[Opcode], context: int) -> list[list[Opcode]]:
     """Group changes whose context windows touch or overlap into one @@ block each."""
     groups: list[list[Opcode]] = []
     for change in changes:
@@ -196,8 +209,9 @@ def _groups(changes: list[Opcode], context: int) -> list[list[Opcode]]:
     return groups
 
 
-def _hunk_blocks(old: list[str], new: list[str], context: int) -> list[str]:
-    changes = [op for op in line_opcodes(old, new) if op[0] != "equal"]
+def _hunk_blocks(
+    old: list[str], new: list[str], changes: Sequence[Opcode], context: int
+) -> list[str]:
     out: list[str] = []
     for group in _groups(changes, context):
         first, last = group[0], group[-1]
@@ -238,7 +252,8 @@ def unified_diff(path: str, old: str | None, new: str | None) -> str:
         return "".join(out)
     out.append(f"--- {'/dev/null' if old is None else name_a}\n")
     out.append(f"+++ {'/dev/null' if new is None else name_b}\n")
-    out.extend(_hunk_blocks(old_lines, new_lines, CONTEXT_LINES))
+    changes = text_changes(old or "", new or "")
+    out.extend(_hunk_blocks(old_lines, new_lines, changes, CONTEXT_LINES))
     return "".join(out)
 
 

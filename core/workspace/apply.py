@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import secrets
 import shutil
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from orch_tui.core.util.atomic import Commit, fsync_together
@@ -52,8 +52,7 @@ def apply_change(
             raise ValueError(f"{rel} names the same file as another entry with different text")
         targets[target] = text
 
-    for target in targets:
-        _remove_stale_temps(target)
+    _remove_stale_temps(targets)
     staged: list[tuple[Path, Path]] = []
     created_dirs: list[Path] = []
     try:
@@ -156,20 +155,30 @@ def _write_temp(target: Path, text: str) -> Path:
     return temp
 
 
-def _remove_stale_temps(target: Path) -> None:
-    """Delete temp files of ``target`` left by an apply that was killed half-way.
+def _remove_stale_temps(targets: Iterable[Path]) -> None:
+    """Delete temp files of ``targets`` left by an apply that was killed half-way.
 
     The engine re-applies the same change after a crash; without this, the killed
-    attempt's ``.name.<hex>.orch-tmp`` files would stay in the person's project.
+    attempt's ``.name.<hex>.orch-tmp`` files would stay in the person's project. Each folder
+    is listed once, however many of the targets it holds (200 files in one folder: one
+    listing, not 200).
     """
-    if not target.parent.is_dir():
-        return
-    prefix = f".{target.name}."
-    for entry in target.parent.iterdir():
-        name = entry.name
-        token = name[len(prefix) : -len(_TEMP_SUFFIX)]
-        if name.startswith(prefix) and name.endswith(_TEMP_SUFFIX) and len(token) == 8:
-            entry.unlink(missing_ok=True)
+    by_folder: dict[Path, set[str]] = {}
+    for target in targets:
+        by_folder.setdefault(target.parent, set()).add(target.name)
+    for folder, names in by_folder.items():
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:  # not there yet (or not a folder): nothing was left in it
+            continue
+        for entry in entries:
+            name = entry.name
+            if not (name.startswith(".") and name.endswith(_TEMP_SUFFIX)):
+                continue
+            stem = name[1 : -len(_TEMP_SUFFIX)]  # "<target>.<8 hex>"
+            target, dot, token = stem.rpartition(".")
+            if dot and len(token) == 8 and target in names:
+                Path(entry.path).unlink(missing_ok=True)
 
 
 def _remove_empty_dir(folder: Path) -> None:

@@ -139,3 +139,29 @@ def test_unidiff_counts_match_the_hunks(path: str, pair: tuple[str | None, str |
 def test_the_fast_matcher_finds_exactly_difflibs_blocks(old: list[str], new: list[str]) -> None:
     expected = difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
     assert RunMatcher(old, new).get_opcodes() == expected
+
+
+def test_a_files_texts_are_diffed_once_for_its_hunks_and_its_patch(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The proposal's hunks, the review's copy of a change and the unified patch of the same
+    texts share one diff (a 200-file proposal was diffed four times over)."""
+    from orch_tui.core.domain import unified_diff as module
+
+    diffed: list[int] = []
+
+    class Counting(module.RunMatcher):
+        def __init__(self, a: list[str], b: list[str]) -> None:
+            diffed.append(len(a))
+            super().__init__(a, b)
+
+    monkeypatch.setattr(module, "RunMatcher", Counting)
+    module.text_changes.cache_clear()
+    old = "".join(f"line {n}\n" for n in range(50))
+    new = old.replace("line 10\n", "line ten\n").replace("line 40\n", "")
+    first = FileChange("pkg/a.py", old, new)
+    again = FileChange("pkg/a.py", "".join(old), "".join(new))  # equal texts, other objects
+    patch = unified_diff("pkg/a.py", old, new)
+    assert len(first.hunks) == 2 and again.hunks == first.hunks
+    assert patch.count("@@ -") == 2
+    assert len(diffed) == 1  # the middle between the common prefix and suffix, once
