@@ -7,5 +7,6 @@
 - ``coverage_marks``: Coverage in the diff: per changed line whether a test runs it, per hunk which tests do.
 - ``coverage_gutter``: The coverage half of the diff view's painting: marks beside line numbers, hunk notes.
 - ``paint``: The painting half of the diff view: its rows as Strips of styled Segments.
+- ``idle_work``: The diff view's work while the reviewer reads: lexing, then styling, ahead of the keys.
 - ``view``: DiffView: a read-only, VS Code-style diff of one file change (Textual's Line API).
 """

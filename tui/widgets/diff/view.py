@@ -1,13 +1,13 @@
 """DiffView: a read-only, VS Code-style diff of one file change (Textual's Line API).
 
 The widget: what is shown (file, decisions, folds, layout), the cursor hunk and keys, the
-scrollable size, and lexing ahead of the view. Rows come from :mod:`rows`, drawn by :mod:`paint`.
+scrollable size. Rows come from :mod:`rows`, drawn by :mod:`paint`;
+:mod:`idle_work` lexes and styles ahead of the view while the reviewer reads.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.style import Style as RichStyle
@@ -17,13 +17,13 @@ from textual.cache import LRUCache
 from textual.geometry import Size
 from textual.strip import Strip
 from textual.style import Style
-from textual.timer import Timer
 
 from orch_tui.core.domain.proposal import HunkDecision
 from orch_tui.tui.widgets.diff.file_cache import FileCache, cached_file
 from orch_tui.tui.widgets.diff.highlight import LineHighlighter
-from orch_tui.tui.widgets.diff.lex_ahead import LexAhead, Target, first_screens
-from orch_tui.tui.widgets.diff.paint import MARK_WIDTH, DiffPaint, decision_at
+from orch_tui.tui.widgets.diff.idle_work import IdleWork
+from orch_tui.tui.widgets.diff.lex_ahead import LexAhead
+from orch_tui.tui.widgets.diff.paint import MARK_WIDTH, decision_at
 from orch_tui.tui.widgets.diff.rows import (
     CONTEXT_LINES,
     DiffRows,
@@ -31,9 +31,6 @@ from orch_tui.tui.widgets.diff.rows import (
     Ranges,
     RowKind,
     build_rows,
-    hunk_screen,
-    lines_near,
-    lines_of,
 )
 
 if TYPE_CHECKING:
@@ -43,17 +40,8 @@ __all__ = ["DiffView"]
 
 _EMPTY_ROWS = DiffRows(Layout.SPLIT, [], [])
 
-PRELEX_DELAY_S = 0.2
-"""How long the view must stay still before the lines around it are lexed in the background:
-longer than a key takes to be handled and painted, so a key never pays for lexing ahead (a
-key pressed sooner puts it off again). Keys held down lex only the view they show."""
-PRELEX_SLICE_S = 0.004
-"""Lexing done at a time in the background: a key pressed meanwhile waits at most about this."""
-PRELEX_GAP_S = 0.008
-"""The pause between two slices of background lexing, for keys and frames to get through."""
 
-
-class DiffView(DiffPaint, can_focus=True):
+class DiffView(IdleWork, can_focus=True):
     """A side-by-side (``split``) or ``unified`` diff of one FileChange."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
@@ -126,7 +114,7 @@ class DiffView(DiffPaint, can_focus=True):
         self._word_cache: LRUCache[tuple[int, int], tuple[Ranges, Ranges]] = LRUCache(1)
         self._text_cache: LRUCache[tuple[Any, ...], Strip] = LRUCache(1)
         self._files: dict[int, FileCache] = {}
-        self._prelex_timer: Timer | None = None
+        self._prelex_timer = None
         self._lex_ahead = LexAhead()
         self._ahead: tuple[FileChange, ...] = ()
         self._style_cache: dict[tuple[Any, ...], RichStyle] = {}
@@ -186,14 +174,21 @@ class DiffView(DiffPaint, can_focus=True):
         )
 
     def _refresh_hunks(self, *hunks: int) -> None:
-        """Drop the cached lines of ``hunks``' rows and repaint only those rows."""
+        """Drop the cached lines of ``hunks``' rows and repaint those of them on screen.
+
+        Only the rows in view: a region past the view's edge is not cut to the widget but
+        to the pane around it, so the screen would repaint whatever lies below the diff."""
+        top = round(self.scroll_y)
+        bottom = top + self.scrollable_content_region.height
         for hunk in set(hunks):
             if not 0 <= hunk < self._rows.hunk_count:
                 continue
             rows = self._rows.hunk_rows(hunk)
             for key in [key for key in self._line_cache.keys() if key[0] in rows]:
                 self._line_cache.discard(key)
-            self.refresh_lines(rows.start, len(rows))
+            start, stop = max(rows.start, top), min(rows.stop, bottom)
+            if start < stop:
+                self.refresh_lines(start, stop - start)
 
     def toggle_folds(self) -> None:
         """Unfold every unchanged region, or fold them all again."""
@@ -350,42 +345,3 @@ class DiffView(DiffPaint, can_focus=True):
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
         self._prelex_later()
-
-    # ------------------------------------------------------- background lexing
-
-    def _prelex_later(self, delay: float = PRELEX_DELAY_S) -> None:
-        """Lex around the view once it has been still for ``delay``, while the reviewer reads:
-        the next page, hunk or file then only styles lines Pygments has already seen."""
-        self._lex_ahead.clear()
-        if self._prelex_timer is not None:
-            self._prelex_timer.stop()
-            self._prelex_timer = None
-        if self._highlighters is not None and self.is_mounted:
-            self._prelex_timer = self.set_timer(delay, self._prelex)
-
-    def _prelex(self) -> None:
-        """Lex for about PRELEX_SLICE_S along the walk, then let the app run again."""
-        self._prelex_timer = None
-        if self._highlighters is None:
-            return
-        if not self._lex_ahead.started:
-            self._lex_ahead.start(self._targets(self._highlighters))
-        if not self._lex_ahead.run(time.perf_counter() + PRELEX_SLICE_S):
-            self._prelex_timer = self.set_timer(PRELEX_GAP_S, self._prelex)
-
-    def _targets(self, sides: tuple[LineHighlighter, LineHighlighter]) -> Iterator[Target]:
-        """The likeliest first: the next hunk's screen (``]`` ``y`` ``n``), the next file's
-        (``}``), the rest near the view (:func:`rows.lines_near`), the previous file's."""
-        layout, height = self.shown_layout, self.scrollable_content_region.height
-        of = lambda change: cached_file(self._files, change).highlighters  # noqa: E731
-        next_hunk = lines_of(self._rows, hunk_screen(self._rows, self.cursor_hunk + 1, height))
-        yield from ((sides[side], line) for side, line in next_hunk)
-        yield from first_screens(self._ahead[:1], of, layout, height)
-        yield from ((sides[side], line) for side, line in self._lines_near_view())
-        yield from first_screens(self._ahead[1:], of, layout, height)
-
-    def _lines_near_view(self) -> Iterator[tuple[int, int]]:
-        """(side, line) of the rows where the next keys lead (see :func:`rows.lines_near`)."""
-        height = max(1, self.scrollable_content_region.height)
-        top, hunk = round(self.scroll_y), self.cursor_hunk
-        return lines_near(self._rows, top, height, hunk)
