@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from textual.content import Content
 from textual.message import Message
+from textual.reactive import reactive
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
@@ -58,10 +59,20 @@ def file_prompt(
 
 
 class FileList(OptionList):
-    """The proposal's files; enter or a click on one posts :class:`FileList.Selected`."""
+    """The proposal's files; enter or a click on one posts :class:`FileList.Selected`.
+
+    A move of the highlight repaints the two lines it leaves and enters, and a decision the
+    decided file's line: Textual's OptionList repaints every line it shows for either (and
+    renders each option's text again after a prompt changes).
+    """
+
+    highlighted: reactive[int | None] = reactive(None, repaint=False)
+    """The highlighted file; its watcher repaints only the lines that change."""
 
     _path_width = 0
     """The paths' width in the last :meth:`show` (lines are aligned on it)."""
+    _highlight_shown: int | None = None
+    """The option drawn highlighted: the line to repaint when the highlight moves on."""
 
     class Selected(Message):
         """The person picked the file at ``index`` (in the proposal's path order)."""
@@ -101,7 +112,41 @@ class FileList(OptionList):
             self._path_width,
             edited=change.path in decisions.edits,
         )
-        self.replace_option_prompt_at_index(index, prompt)
+        option = self.get_option_at_index(index)
+        if self._heights.get(index) != 1 or prompt.cell_length > self._text_width:
+            self.replace_option_prompt_at_index(index, prompt)  # its height may change
+            return
+        option._set_prompt(prompt)
+        cache = self._option_render_cache
+        for key in [key for key in cache.keys() if key[0] is option]:
+            cache.discard(key)
+        self._refresh_option(index)
+
+    @property
+    def _text_width(self) -> int:
+        """Columns an option's text has before it wraps."""
+        padding = self.get_component_styles("option-list--option").padding
+        gutter = self._get_left_gutter_width()
+        return self.scrollable_content_region.width - gutter - padding.width
+
+    def watch_highlighted(self, highlighted: int | None) -> None:
+        super().watch_highlighted(highlighted)  # scrolls it into view (a scroll repaints all)
+        for index in {self._highlight_shown, highlighted}:
+            if index is not None:
+                self._refresh_option(index)
+        self._highlight_shown = highlighted
+
+    def _refresh_option(self, index: int) -> None:
+        """Repaint the lines of the option at ``index`` that are in view (a region below the
+        list would be cut to the pane around it, repainting the diff beneath)."""
+        line = self._index_to_line.get(index)
+        if line is None:
+            return
+        top = round(self.scroll_y)
+        start = max(line, top)
+        stop = min(line + self._heights[index], top + self.scrollable_content_region.height)
+        if start < stop:
+            self.refresh_lines(start, stop - start)
 
     @property
     def current(self) -> int | None:
