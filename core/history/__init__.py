@@ -8,8 +8,8 @@
 - ``detail``: One past run attempt by attempt, read from its logs; and its workspace between attempts.
 - ``export``: ``orch-tui history --export``: one run as a Markdown report.
 - ``grid``: Tests × attempts: each test's result in every attempt that ran the checks.
-- ``index``: The runs list: every run's summary, cached in ``logs/.index.json`` so ten thousand list at once.
-- ``index_file``: ``logs/.index.json`` as a file: the runs list's cache read back into columns, and written.
+- ``index``: The runs list: every run's summary, cached in ``logs/.index-7.json`` so ten thousand list at once.
+- ``index_file``: ``logs/.index-7.json`` as a file: the runs list's cache read back into columns, and written.
 - ``logs_stamp``: ``logs/.index-stamp``: ``logs/``'s mtime when its folders last matched the index, so a launch need not list them.
 - ``plan_history``: A planned run in history: its tasks, their outcomes, and the attempts under each.
 - ``resume``: Whether a past run can be resumed: only the run ``state.json`` holds, with its spec unchanged.

@@ -1,7 +1,7 @@
-"""The runs list: every run's summary, cached in ``logs/.index.json`` so ten thousand list at once.
+"""The runs list: every run's summary, cached in ``logs/.index-7.json`` so ten thousand list at once.
 
 ``logs/`` is the only truth (:mod:`~orch_tui.core.history.scan` summarises one run folder).
-``logs/.index.json`` caches every run's summary with a signature of what it was computed
+``logs/.index-7.json`` caches every run's summary with a signature of what it was computed
 from: the size and mtime of ``events.jsonl`` and the mtime of the run folder (an atomic
 rewrite or removal of ``run.json``/``spec.md`` changes it). Listing stats each run twice and
 summarises again only the runs whose signature changed; a missing or unreadable index is

@@ -1,7 +1,8 @@
-"""``logs/.index.json`` as a file: the runs list's cache read back into columns, and written.
+"""``logs/.index-7.json`` as a file: the runs list's cache read back into columns, and written.
 
-The file is columnar: one JSON array per summary field, one position per run, and one
-lowercase copy of each distinct spec text (for filtering) that runs point to by position.
+The file is columnar: one JSON array per summary field, one position per run (or, where
+values repeat, each distinct value once and a number per run), and one lowercase copy of
+each distinct spec text (for filtering) that runs point to by position.
 Reading it is a few list reads, not one object per run. A file that is missing, of another
 version or malformed reads as None, and the index is rebuilt from the run folders; a failed
 write is ignored (the index is a cache, never needed for a correct answer).
@@ -21,9 +22,17 @@ from orch_tui.core.runlog.opened_runs import Position
 from orch_tui.core.runlog.reader import read_json_file
 from orch_tui.core.util.atomic import write_bytes_atomic
 
-INDEX_NAME = ".index.json"
-INDEX_VERSION = 6
-"""6: durations leave out restores and the idle time after a run finished. 5: how far into ``logs/.opened-runs`` it had read. 4: a run's signature is one string (its
+INDEX_VERSION = 7
+INDEX_NAME = f".index-{INDEX_VERSION}.json"
+"""The file's name holds its version: a build that reads another version leaves that one's
+file alone (two builds over one ``logs/`` each keep theirs instead of rebuilding in turn).
+Writing it removes the files of earlier versions (:data:`OLD_INDEX_NAMES`)."""
+OLD_INDEX_NAMES = (
+    ".index.json",
+    *(f".index-{version}.json" for version in range(7, INDEX_VERSION)),
+)
+"""Where versions 1-6 kept the index, then where each later version before this one did."""
+"""7: a column whose values repeat is its distinct values and a number per run. 6: durations leave out restores and the idle time after a run finished. 5: how far into ``logs/.opened-runs`` it had read. 4: a run's signature is one string (its
 three numbers as lists of three took a third of the file's parse). 3: columnar. 2: a summary
 per run, with a ghost run's stop reason."""
 
@@ -64,7 +73,7 @@ def read_index(path: Path) -> Stored | None:
             columns["signature"],
             columns["spec"],
         )
-        stored = [columns[name] for name in STORED_FIELDS]
+        stored = [decoded_column(columns[name]) for name in STORED_FIELDS]
     except (KeyError, TypeError):
         return None
     every = [run_ids, signatures, spec_numbers, *stored]
@@ -78,6 +87,44 @@ def read_index(path: Path) -> Stored | None:
         specs=data["specs"],
         opened_at=Position(mark, offset),
     )
+
+
+def decoded_column(column: Any) -> list[Any]:
+    """A column as the file keeps it: a list, or each distinct value once and a string with
+    a character per run naming its value (``{"values": [...], "codes": "..."}``, value
+    ``n`` as ``chr(CODE_BASE + n)``), looked up by C-level passes, so a value repeated by
+    100,000 runs is one object, not 100,000, and no number per run is parsed (a list of
+    codes took five times as long). TypeError or KeyError when malformed."""
+    if type(column) is list:
+        return column
+    values, codes = column["values"], column["codes"]
+    if type(values) is not list or type(codes) is not str:
+        raise TypeError("a column's values are a list and its codes a string")
+    named = dict(zip(map(chr, range(CODE_BASE, CODE_BASE + len(values))), values, strict=True))
+    return list(map(named.__getitem__, codes))
+
+
+CODE_BASE = 35
+"""The character of a column's first value: ``#``, the first printable one JSON writes as
+itself after ``"``. (A code among the surrogates cannot be written: see :func:`encoded_column`.)"""
+_MOST_CODES = 0xD800 - CODE_BASE
+
+
+def encoded_column(column: list[Any]) -> list[Any] | dict[str, Any]:
+    """``column`` as :func:`decoded_column` reads it: values and codes when at most half its
+    values are distinct (a run's state, spec, stop reason) and they fit below the
+    surrogates, else as it is. Values are told apart by type too (``1`` and ``1.0`` stay
+    what they were)."""
+    table: dict[tuple[Any, type], int] = {}
+    codes = [
+        table.setdefault(key, len(table)) for key in zip(column, map(type, column), strict=True)
+    ]
+    if len(table) * 2 > len(column) or len(table) > _MOST_CODES:
+        return column
+    return {
+        "values": [value for value, _type in table],
+        "codes": "".join(map(chr, (CODE_BASE + code for code in codes))),
+    }
 
 
 _MAKE = partial(tuple.__new__, RunSummary)
@@ -119,13 +166,13 @@ def write_index(path: Path, entries: list[Entry], opened_at: Position) -> None:
         for entry in entries
     ]
     summaries = [entry.summary for entry in entries]
-    columns: dict[str, list[Any]] = {
+    columns: dict[str, Any] = {
         "run_id": [summary.run_id for summary in summaries],
         "signature": [entry.signature for entry in entries],
         "spec": spec_numbers,
     }
     for name in STORED_FIELDS:
-        columns[name] = [getattr(summary, name) for summary in summaries]
+        columns[name] = encoded_column([getattr(summary, name) for summary in summaries])
     data = {
         "version": INDEX_VERSION,
         "opened_at": opened_at.offset,
@@ -136,5 +183,7 @@ def write_index(path: Path, entries: list[Entry], opened_at: Position) -> None:
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
     try:
         write_bytes_atomic(path, text.encode("utf-8"), durable=False)
+        for name in OLD_INDEX_NAMES:
+            (path.parent / name).unlink(missing_ok=True)
     except OSError:
         pass

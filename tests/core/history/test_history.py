@@ -33,6 +33,7 @@ from orch_tui.core.history.grid import ABSENT, FAILED, PASSED, SKIPPED
 from orch_tui.core.history.grid import test_grid as grid_of  # aliased: pytest would collect test_*
 from orch_tui.core.history.index import build_index, list_runs, recorded_then_checked
 from orch_tui.core.history.index_file import INDEX_NAME, INDEX_VERSION
+from orch_tui.core.history.index_file import decoded_column as decoded
 from orch_tui.core.history.resume import mark_resumable, resume_blocker
 from orch_tui.core.history.scan import NEVER_STARTED, RunSummary
 from orch_tui.core.history.search import RunSearch, sort_runs
@@ -174,7 +175,9 @@ def test_index_entry_is_trusted_while_its_signature_holds(demo: DemoProject) -> 
     index = demo.logs / INDEX_NAME
     data = json.loads(index.read_text())
     position = data["runs"]["run_id"].index(demo.success)
-    data["runs"]["spec_name"][position] = "from-the-index.md"
+    names = decoded(data["runs"]["spec_name"])  # a column may be kept as values and codes
+    names[position] = "from-the-index.md"
+    data["runs"]["spec_name"] = names  # a plain list reads too
     index.write_text(json.dumps(data))
     names = {run.run_id: run.spec_name for run in list_runs(demo.logs)}
     assert names[demo.success] == "from-the-index.md"

@@ -23,6 +23,7 @@ from textual.widgets import DataTable, Input, OptionList, TabbedContent
 
 from bench.synthetic_runs import write_synthetic_runs
 from orch_tui.core.history import index as history_index
+from orch_tui.core.history.index_file import INDEX_NAME
 from orch_tui.core.history.scan import RunSummary
 from orch_tui.core.runlog import layout as runlog
 from orch_tui.core.util.terminal_text import is_unsafe
@@ -122,7 +123,7 @@ def stable(project: DemoProject, utc: None) -> DemoProject:
     state = json.loads(project.state.read_text())
     state["run_id"] = STABLE_IDS[2]
     project.state.write_text(json.dumps(state))
-    (project.logs / ".index.json").unlink(missing_ok=True)
+    (project.logs / INDEX_NAME).unlink(missing_ok=True)
     return DemoProject(project.root, *STABLE_IDS)
 
 

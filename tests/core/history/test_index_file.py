@@ -1,0 +1,63 @@
+"""The index file's columns: a column whose values repeat is kept as each value once and a
+code per run, read back as one object per value; a malformed one is no index."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from bench.synthetic_runs import write_synthetic_runs
+from orch_tui.core.history.index import list_runs
+from orch_tui.core.history.index_file import (
+    INDEX_NAME,
+    OLD_INDEX_NAMES,
+    decoded_column,
+    encoded_column,
+    read_index,
+)
+
+
+def test_repeated_values_are_kept_once_and_read_back_as_one_object(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    write_synthetic_runs(logs, 30)
+    listed = list_runs(logs)
+    columns = json.loads((logs / INDEX_NAME).read_text())["runs"]
+    assert isinstance(columns["state"], dict) and isinstance(columns["run_id"], list)
+    assert len(columns["state"]["codes"]) == 30 and len(columns["state"]["values"]) < 15
+    stored = read_index(logs / INDEX_NAME)
+    assert stored is not None and sorted(stored.rows) == sorted(listed)
+    by_state: dict[str, str] = {}
+    for row in stored.rows:
+        assert by_state.setdefault(row.state, row.state) is row.state  # one object per value
+
+
+def test_values_equal_across_types_keep_their_types() -> None:
+    column = [1, 1.0, 1, 1.0, None, None, True, True]
+    stored = json.loads(json.dumps(encoded_column(column)))
+    assert isinstance(stored, dict)
+    back = decoded_column(stored)
+    assert back == column and list(map(type, back)) == list(map(type, column))
+
+
+def test_a_malformed_column_is_no_index_and_the_list_is_rebuilt(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    write_synthetic_runs(logs, 12)
+    listed = list_runs(logs)
+    path = logs / INDEX_NAME
+    data = json.loads(path.read_text())
+    for codes in ("~" * 12, 7, None):  # a code past the values, not a string
+        data["runs"]["state"]["codes"] = codes
+        path.write_text(json.dumps(data))
+        assert read_index(path) is None
+        assert list_runs(logs) == listed
+        assert read_index(path) is not None  # rewritten
+
+
+def test_writing_the_index_removes_an_earlier_versions_file(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    write_synthetic_runs(logs, 3)
+    for name in OLD_INDEX_NAMES:
+        (logs / name).write_text("{}")
+    list_runs(logs)
+    assert (logs / INDEX_NAME).exists()
+    assert not any((logs / name).exists() for name in OLD_INDEX_NAMES)
