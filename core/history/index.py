@@ -21,7 +21,7 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from itertools import compress
-from operator import and_, attrgetter, methodcaller, not_
+from operator import attrgetter, methodcaller, not_, or_, truth
 from pathlib import Path
 
 from orch_tui.core.history.index_file import (
@@ -114,15 +114,21 @@ def _entries(
     logs: Path,
     stored: Stored | None,
     pace: Callable[[], object] | None = None,
-    trusted: frozenset[str] = frozenset(),
+    untrusted: frozenset[str] | None = None,
 ) -> tuple[list[Entry], bool]:
     """Every run folder's entry, from the stored index where its signature holds (or, for a
-    ``trusted`` run, without looking); and whether any run was summarised again."""
+    recorded run not ``untrusted``, without looking; None: every run is looked at); and
+    whether any run was summarised again."""
     entries: list[Entry] = []
     rescanned = False
     prefix = os.path.join(logs, "")
     for name in _paced(_run_folders(logs), pace):
-        if name in trusted and stored is not None and (entry := trusted_entry(stored, name)):
+        if (
+            untrusted is not None
+            and stored is not None
+            and name not in untrusted
+            and (entry := trusted_entry(stored, name))
+        ):
             entries.append(entry)
             continue
         folder = prefix + name
@@ -166,17 +172,17 @@ def recorded_then_checked(
     with collector_paused():
         stored = read_index(logs / INDEX_NAME)
         recorded = _recorded(stored) if stored is not None else None
-    trusted: frozenset[str] = frozenset()
+    untrusted: frozenset[str] | None = None
     read_to: Position | None = None
     if recorded is not None and stored is not None:
         yield recorded
         if len(stored.position) > FULL_CHECK_UP_TO:
-            trusted, read_to = _not_reopened(logs, stored, recorded)
-        if len(recorded.runs) == len(stored.position) and _holds(logs, stored, pace, trusted):
+            untrusted, read_to = _unsettled_or_reopened(logs, stored, recorded)
+        if len(recorded.runs) == len(stored.position) and _holds(logs, stored, pace, untrusted):
             yield replace(recorded, checked=True)  # every run as recorded: nothing to redo
             return
     with collector_paused():
-        checked = _checked(logs, stored, pace, trusted, read_to)
+        checked = _checked(logs, stored, pace, untrusted, read_to)
     yield checked
 
 
@@ -187,21 +193,24 @@ FULL_CHECK_UP_TO = 10_000
 (``orch-tui history`` without a terminal, or a deleted index) reads it again."""
 
 
-def _not_reopened(
+def _unsettled_or_reopened(
     logs: Path, stored: Stored, recorded: RunIndex
-) -> tuple[frozenset[str], Position | None]:
-    """The recorded runs that finished, undamaged, and were not opened since they were read,
-    and how far into ``logs/.opened-runs`` that was read (a run named after that is looked
-    at again next time). (Picked out by C-level iterators: a Python loop over 100,000 runs
-    took 30 ms.)"""
+) -> tuple[frozenset[str] | None, Position | None]:
+    """The recorded runs to look at again, the others trusted as recorded: those unfinished
+    or damaged, and those opened since they were read; and how far into
+    ``logs/.opened-runs`` that was read (a run named after that is looked at again next
+    time). None: every run (the file is not the one the index read). (Picked out by C-level
+    iterators, as a set of the few, not of the 100,000 trusted: a Python loop over 100,000
+    runs took 30 ms, a set of the trusted ones 40.)"""
     found = opened_since(logs, stored.opened_at)
     if found is None:
-        return frozenset(), None
+        return None, None
     opened, read_to = found
     runs = recorded.runs
     finished = map(FINISHED_NAMES.__contains__, map(_STATE, runs))
-    settled = map(and_, finished, map(not_, map(_DAMAGED, runs)))
-    return frozenset(compress(map(_RUN_ID, runs), settled)).difference(opened), read_to
+    unsettled = map(or_, map(not_, finished), map(truth, map(_DAMAGED, runs)))
+    looked_at = frozenset(compress(map(_RUN_ID, runs), unsettled))
+    return looked_at.union(filter(stored.position.__contains__, opened)), read_to
 
 
 _STATE = attrgetter("state")
@@ -212,10 +221,10 @@ def _holds(
     logs: Path,
     stored: Stored,
     pace: Callable[[], object] | None,
-    trusted: frozenset[str] = frozenset(),
+    untrusted: frozenset[str] | None = None,
 ) -> bool:
     """True when the run folders are the recorded ones, each with its recorded signature
-    (a ``trusted`` run's is not looked at). The folders are not listed when ``logs/`` is
+    (only the ``untrusted`` runs' are looked at, when not None). The folders are not listed when ``logs/`` is
     unchanged since a check found them to be the index's (:mod:`logs_stamp`); a check that
     lists them and finds them so stamps ``logs/`` for the next launch.
 
@@ -229,7 +238,7 @@ def _holds(
     if not unchanged and not _same_folders(logs, position):
         return False
     prefix = os.path.join(logs, "")
-    for name in _paced(list(position.keys() - trusted), pace):
+    for name in _paced(list(position if untrusted is None else untrusted), pace):
         if stored.signatures[position[name]] != _signature(prefix + name):
             return False
     if stamp is not None:
@@ -308,14 +317,14 @@ def _checked(
     logs: Path,
     stored: Stored | None,
     pace: Callable[[], object] | None = None,
-    trusted: frozenset[str] = frozenset(),
+    untrusted: frozenset[str] | None = None,
     read_to: Position | None = None,
 ) -> RunIndex:
     """Every run's entry, the index file rewritten when any changed (and ``.opened-runs``
     trimmed then). The index records how far into that file the runs were read: before the
-    folders are (a run opened meanwhile is named after it), or where ``trusted`` was read."""
+    folders are (a run opened meanwhile is named after it), or where ``untrusted`` was read."""
     opened_at = opened_position(logs) if read_to is None else read_to
-    entries, rescanned = _entries(logs, stored, pace, trusted)
+    entries, rescanned = _entries(logs, stored, pace, untrusted)
     entries.sort(key=lambda entry: _NEWEST(entry.summary), reverse=True)  # as a list shows them
     if rescanned or (stored is not None and len(stored.position) != len(entries)):
         write_index(logs / INDEX_NAME, entries, trim_opened(logs, opened_at))
