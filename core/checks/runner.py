@@ -148,7 +148,8 @@ def run_check(
         raise ValueError("max_output_bytes must be positive")
     report_dir = report_dir.resolve()
     junit_path = report_dir / f"{_file_safe(spec.name)}.junit.xml"
-    command = pin_config([_expand(arg, junit_path, workspace) for arg in spec.command], workspace)
+    placeholders = _placeholders(junit_path, workspace)
+    command = pin_config([_expand(arg, placeholders) for arg in spec.command], workspace)
 
     def not_started(error: str) -> CheckResult:
         return CheckResult(spec.name, command, None, False, 0.0, "", 0, [], error)
@@ -202,12 +203,20 @@ def run_check(
     )
 
 
-def _expand(arg: str, junit_path: Path, workspace: Path) -> str:
-    return (
-        arg.replace("{python}", sys.executable)
-        .replace("{junit}", str(junit_path))
-        .replace("{workspace}", str(workspace.resolve()))
-    )
+def _placeholders(junit_path: Path, workspace: Path) -> dict[str, str]:
+    """What a check's command may name, the workspace resolved once (not once per argument)."""
+    return {
+        "{python}": sys.executable,
+        "{junit}": str(junit_path),
+        "{workspace}": str(workspace.resolve()),
+    }
+
+
+def _expand(arg: str, placeholders: dict[str, str]) -> str:
+    for placeholder, value in placeholders.items():
+        if placeholder in arg:
+            arg = arg.replace(placeholder, value)
+    return arg
 
 
 def _file_safe(name: str) -> str:

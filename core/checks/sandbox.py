@@ -155,18 +155,28 @@ def _environments(command: Sequence[str], workspace: Path) -> list[Path]:
     Left out: what the system folders already hold, and any folder that is or holds the
     workspace (the project folder around it) or the home folder.
     """
-    candidates = list(_own_installation())
     found = shutil.which(command[0]) if command else None
-    if found:
-        candidates += [Path(found).parent.parent.resolve(), Path(found).resolve().parent.parent]
-    home = _resolved_home(os.environ.get("HOME", ""))
+    target = os.path.realpath(found) if found else None  # a recreated .venv: a new answer
+    return list(_environment_folders(found, target, workspace, os.environ.get("HOME", "")))
+
+
+@functools.lru_cache(maxsize=16)
+def _environment_folders(
+    found: str | None, target: str | None, workspace: Path, home: str
+) -> tuple[Path, ...]:
+    """:func:`_environments` for the program found at ``found`` (a link to ``target``): the
+    same for every check of a project, so worked out once per process, not per check."""
+    candidates = list(_own_installation())
+    if found and target:
+        candidates += [Path(found).parent.parent.resolve(), Path(target).parent.parent]
+    resolved_home = _resolved_home(home)
     folders: list[Path] = []
     for resolved in candidates:
         covered = any(resolved.is_relative_to(system) for system in SYSTEM_FOLDERS)
-        exposes = workspace.is_relative_to(resolved) or home.is_relative_to(resolved)
+        exposes = workspace.is_relative_to(resolved) or resolved_home.is_relative_to(resolved)
         if not covered and not exposes and resolved not in folders and resolved.is_dir():
             folders.append(resolved)
-    return folders
+    return tuple(folders)
 
 
 @functools.cache

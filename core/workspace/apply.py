@@ -176,8 +176,8 @@ def _remove_stale_temps(targets: Iterable[Path]) -> None:
             if not (name.startswith(".") and name.endswith(_TEMP_SUFFIX)):
                 continue
             stem = name[1 : -len(_TEMP_SUFFIX)]  # "<target>.<8 hex>"
-            target, dot, token = stem.rpartition(".")
-            if dot and len(token) == 8 and target in names:
+            name_of_target, dot, token = stem.rpartition(".")
+            if dot and len(token) == 8 and name_of_target in names:
                 Path(entry.path).unlink(missing_ok=True)
 
 

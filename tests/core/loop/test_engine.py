@@ -318,16 +318,17 @@ def test_hand_edit_is_what_lands(project: Path) -> None:
 def test_each_file_is_diffed_once_and_never_by_the_reviewer(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from orch_tui.core.domain import proposal
+    from orch_tui.core.domain import unified_diff
 
     diffed: list[int] = []
-    original = proposal.line_opcodes
+    original = unified_diff.line_opcodes
 
     def counting(old, new):  # type: ignore[no-untyped-def]
         diffed.append(len(old))
         return original(old, new)
 
-    monkeypatch.setattr(proposal, "line_opcodes", counting)
+    monkeypatch.setattr(unified_diff, "line_opcodes", counting)
+    unified_diff.text_changes.cache_clear()  # texts diffed by an earlier test are remembered
     during_review: list[int] = []
     until_review: list[int] = []
 

@@ -92,14 +92,19 @@ def test_each_state_comes_after_the_files_it_points_to(tmp_path, monkeypatch):
             needed = [folder / "decisions.json", folder / "applied.json"]
         elif state in ("PATCHING", "SUCCESS") and number in applied:
             done = number - 1 if state == "PATCHING" else number
-            needed = [run / f"attempt-{done:02d}" / "report.json"]
+            tested = run / f"attempt-{done:02d}"
+            needed = [tested / name for name in ("report.json", "coverage.json", "evidence.json")]
             needed += [workspace / rel for rel in applied[done]]
+            # written by the checks step, they go with the state after it: one wait, not three
+            since = max(n for n, saved in states if n < index and saved == ("TESTING", done))
+            folder_syncs = [e for e in disk.events[since:index] if e[:2] == ("fsync", str(tested))]
+            assert len(folder_syncs) == 1, f"{tested} fsynced {len(folder_syncs)}× before {state}"
         else:
             needed = [run / "run.json", run / "spec.md"] if state == "GENERATING" else []
         for path in needed:
             assert disk.durable_before(path, index), f"{path} before {state} {number}"
             checked += 1
-    assert checked == 13
+    assert checked == 17
     # and the last state's own rename is on disk before the run says it finished
     last = states[-1][0]
     assert ("fsync", str(project)) in [e[:2] for e in disk.events[last:]]
