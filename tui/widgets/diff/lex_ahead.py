@@ -17,7 +17,7 @@ from orch_tui.tui.widgets.diff.rows import CONTEXT_LINES, DiffRows, Layout, buil
 if TYPE_CHECKING:
     from orch_tui.core.domain.proposal import FileChange
 
-__all__ = ["LexAhead", "Target", "first_screen", "first_screens"]
+__all__ = ["LexAhead", "Target", "first_screen", "first_screen_rows", "first_screens"]
 
 Target = tuple[LineHighlighter, int]
 """A line to lex: its side's highlighter and its index there."""
@@ -62,10 +62,15 @@ class LexAhead:
 def first_screen(rows: DiffRows, height: int) -> Iterator[tuple[int, int]]:
     """(side, line) of the rows a view ``height`` rows high shows when it opens the file on
     its first hunk (where ``}`` and ``{`` land), as the widget scrolls to it."""
+    return lines_of(rows, first_screen_rows(rows, height))
+
+
+def first_screen_rows(rows: DiffRows, height: int) -> range:
+    """The rows of :func:`first_screen`."""
     top = 0
     if rows.hunk_count and rows.hunk_rows(0).stop > height:
         top = max(0, rows.hunk_rows(0).start - min(CONTEXT_LINES, height // 4))
-    return lines_of(rows, range(top, min(len(rows), top + height)))
+    return range(top, min(len(rows), top + height))
 
 
 def first_screens(

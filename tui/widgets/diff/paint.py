@@ -64,8 +64,7 @@ CHANGE_CONTEXT = 12
 """At most this many columns of a line before its change, when shown from the change on."""
 
 
-_ADDED = "diff-view--added"
-_REMOVED = "diff-view--removed"
+_ADDED, _REMOVED = "diff-view--added", "diff-view--removed"
 
 
 class DiffPaint(CoverageGutter):
@@ -317,7 +316,7 @@ class DiffPaint(CoverageGutter):
         key = (side, index, line_class, words)
         strip = self._text_cache.get(key)
         if strip is None:
-            strip = self._text_cache[key] = self._styled_text(side, index, line_class, words)
+            strip = self._text_cache[key] = self._styled_text(key)
         fill = self._rich(_classes(line_class))
         start = scroll_x
         if words and self._change is not None:
@@ -330,13 +329,15 @@ class DiffPaint(CoverageGutter):
         )
         return [hidden, *strip.crop_extend(start + 1, start + width, fill)]
 
-    def _styled_text(self, side: int, index: int, line_class: str | None, words: Ranges) -> Strip:
-        """A whole line's text with its syntax and changed-word styles."""
-        assert self._change is not None and self._highlighters is not None
-        lines = self._change.old_lines if side == 0 else self._change.new_lines
+    def _styled_text(self, key: tuple[Any, ...], of: FileCache | None = None) -> Strip:
+        """A line's syntax and changed-word styles (of the FileCache ``of`` or the file shown)."""
+        side, index, line_class, words = key  # the text cache's key
+        change, sides = (of.change, of.highlighters) if of else (self._change, self._highlighters)
+        assert change is not None and sides is not None
+        lines = change.old_lines if side == 0 else change.new_lines
         raw = lines[index]
         text = line_text(raw)
-        spans = self._highlighters[side].spans(index)
+        spans = sides[side].spans(index)
         line_classes = _classes(line_class)
         word_classes = (*line_classes, f"{line_class}-word") if line_class else line_classes
         breaks = sorted({0, len(text), *(p for s in spans for p in s[:2]), *_flat(words)})

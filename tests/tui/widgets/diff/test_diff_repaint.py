@@ -9,7 +9,6 @@ from textual.app import ComposeResult
 from textual.geometry import Region
 
 from orch_tui.core.domain.proposal import FileChange, HunkDecision
-from orch_tui.tui.widgets.diff.rows import Ranges
 from orch_tui.tui.widgets.diff.view import DiffView
 from tests.tui.widgets.diff.test_diff_view import DiffApp, numbered, settle_lexing
 
@@ -44,9 +43,9 @@ class RecordingDiffView(DiffView):
         self.regions.extend(regions)
         return super().refresh(*regions, **options)
 
-    def _styled_text(self, side: int, index: int, line_class: str | None, words: Ranges) -> Any:
+    def _styled_text(self, key: tuple[Any, ...], of: Any = None) -> Any:
         self.styled += 1
-        return super()._styled_text(side, index, line_class, words)
+        return super()._styled_text(key, of)
 
 
 class RecordingApp(DiffApp):
@@ -90,3 +89,23 @@ async def test_the_next_hunks_rows_are_styled_while_the_reviewer_reads() -> None
     assert top > 0  # the move scrolled to rows not shown before
     assert styled_by_the_move == 0
     assert any("value_71 = 71 + 1" in line for line in shown)  # hunk 1's first changed line
+
+
+@pytest.mark.parametrize("layout", ["split", "unified"])
+async def test_the_next_files_first_screen_is_styled_while_the_reviewer_reads(layout: str) -> None:
+    """``}`` opens the next file on its first hunk: its lines are styled in the idle time
+    before it (under the keys painting looks them up by), so the switch styles none."""
+    app = RecordingApp(hunks_of(3, changed=8), (U,) * 3, layout=layout)
+    following = hunks_of(3, changed=6)
+    async with app.run_test(size=(100, 20)) as pilot:
+        view = app.query_one(RecordingDiffView)
+        view.lex_ahead([following])
+        await settle_lexing(pilot, view)
+        view.styled = 0
+        view.show(following, (U,) * 3)
+        await pilot.pause()
+        styled_by_the_switch = view.styled
+        shown = [view.render_line(y).text for y in range(view.scrollable_content_region.height)]
+
+    assert styled_by_the_switch == 0
+    assert any("value_30 = 30 + 1" in line for line in shown)  # its first changed line
