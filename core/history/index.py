@@ -41,7 +41,7 @@ from orch_tui.core.history.scan import (
     in_newest_first_order,
     scan_run,
 )
-from orch_tui.core.history.search_texts import SearchTexts, collector_paused
+from orch_tui.core.history.search_texts import SearchTexts, Specs, collector_paused
 from orch_tui.core.runlog import layout as runlog
 from orch_tui.core.runlog.opened_runs import Position, opened_position, opened_since, trim_opened
 
@@ -291,19 +291,20 @@ def _recorded(stored: Stored) -> RunIndex:
     return replace(_newest_first(runs, *specs), checked=False)
 
 
-def _spec_numbers(stored: Stored) -> tuple[list[int], list[str]] | None:
+def _spec_numbers(stored: Stored) -> tuple[list[int], Specs] | None:
     """Each run's spec number as the file has it (-1 for none) and the spec texts it points
-    to; None when a number or a text is malformed. (C-level checks over the columns: the
-    file's spec numbers are used as they are, no text is looked up per run.)"""
+    to, read when first asked for; None when a number is malformed. (C-level checks over
+    the column: the file's spec numbers are used as they are, no text is looked up per
+    run.)"""
     numbers, specs = stored.spec_numbers, stored.specs
     kinds = set(map(type, numbers))
-    if not kinds <= {int, type(None)} or not set(map(type, specs)) <= {str}:
+    if not kinds <= {int, type(None)}:
         return None
     if type(None) in kinds:
         numbers = [-1 if number is None else number for number in numbers]
-    if numbers and (min(numbers) < -1 or max(numbers) >= len(specs)):
+    if numbers and (min(numbers) < -1 or max(numbers) >= specs.count):
         return None
-    return numbers, [*specs, ""]  # "" last: where -1 points
+    return numbers, lambda: [*specs.texts(), ""]  # "" last: where -1 points
 
 
 def _numbered(specs: Sequence[str | None]) -> tuple[list[int], list[str]]:
@@ -332,7 +333,7 @@ def _checked(
     return _newest_first(runs, *_numbered([entry.spec for entry in entries]))
 
 
-def _newest_first(runs: list[RunSummary], numbers: list[int], specs: list[str]) -> RunIndex:
+def _newest_first(runs: list[RunSummary], numbers: list[int], specs: Specs) -> RunIndex:
     """The index of ``runs`` (``numbers``: each one's spec in ``specs``) sorted newest first;
     what a filter searches is laid out when first asked for."""
     if in_newest_first_order(runs):  # as the index file keeps them

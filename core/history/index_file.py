@@ -10,7 +10,9 @@ write is ignored (the index is a cache, never needed for a correct answer).
 
 from __future__ import annotations
 
+import contextlib
 import json
+import threading
 from dataclasses import dataclass
 from functools import partial
 from itertools import repeat
@@ -19,7 +21,6 @@ from typing import Any
 
 from orch_tui.core.history.scan import RunSummary
 from orch_tui.core.runlog.opened_runs import Position
-from orch_tui.core.runlog.reader import read_json_file
 from orch_tui.core.util.atomic import write_bytes_atomic
 
 INDEX_VERSION = 7
@@ -32,7 +33,8 @@ OLD_INDEX_NAMES = (
     *(f".index-{version}.json" for version in range(7, INDEX_VERSION)),
 )
 """Where versions 1-6 kept the index, then where each later version before this one did."""
-"""7: a column whose values repeat is its distinct values and a number per run. 6: durations leave out restores and the idle time after a run finished. 5: how far into ``logs/.opened-runs`` it had read. 4: a run's signature is one string (its
+"""7: a column whose values repeat is its distinct values and a character per run; the spec
+texts a line of their own, after the rest. 6: durations leave out restores and the idle time after a run finished. 5: how far into ``logs/.opened-runs`` it had read. 4: a run's signature is one string (its
 three numbers as lists of three took a third of the file's parse). 3: columnar. 2: a summary
 per run, with a ghost run's stop reason."""
 
@@ -49,7 +51,7 @@ class Stored:
     spec_numbers: list[Any]
     rows: list[RunSummary]
     """Each run's summary, made straight from the columns (no tuple per run in between)."""
-    specs: list[Any]
+    specs: SpecTexts
     opened_at: Position
     """How far into ``logs/.opened-runs`` the runs were read from their folders. (The file's
     mark is optional, absent from an index written before the file was trimmed: such an
@@ -57,12 +59,19 @@ class Stored:
 
 
 def read_index(path: Path) -> Stored | None:
-    """The index file's columns, or None when it is missing, of another version or malformed."""
-    data, _problem = read_json_file(path)
+    """The index file's columns, or None when it is missing, of another version or malformed.
+    The spec texts, its last line, are parsed when first asked for (:class:`SpecTexts`)."""
+    try:
+        with open(path, "rb") as file:
+            head = file.readline()
+            texts = file.read()  # kept as bytes until asked for: not decoded, no objects
+        data = json.loads(head)
+    except (OSError, ValueError):  # missing, not JSON or not UTF-8
+        return None
     if not isinstance(data, dict):
         return None
     try:
-        if data["version"] != INDEX_VERSION or not isinstance(data["specs"], list):
+        if data["version"] != INDEX_VERSION or type(data["spec_count"]) is not int:
             return None
         offset, mark = data["opened_at"], data.get("opened_mark", "")
         if type(offset) is not int or offset < 0 or not isinstance(mark, str):
@@ -84,7 +93,7 @@ def read_index(path: Path) -> Stored | None:
         signatures=signatures,
         spec_numbers=spec_numbers,
         rows=list(map(_MAKE, zip(run_ids, *stored, repeat(False)))),
-        specs=data["specs"],
+        specs=SpecTexts(data["spec_count"], texts, path),
         opened_at=Position(mark, offset),
     )
 
@@ -127,6 +136,42 @@ def encoded_column(column: list[Any]) -> list[Any] | dict[str, Any]:
     }
 
 
+class SpecTexts:
+    """Every distinct lowercase spec text the index file holds, parsed from its last line the
+    first time they are asked for (by the filter, or a check that reads runs from the index).
+
+    The list is on screen without them: with a spec of its own per run, they are half of the
+    file and a third of its parse at 100,000 runs. Texts that prove malformed read as empty
+    (the filter then finds runs by id and spec name only) and the file is removed, so that
+    the next launch rebuilds it."""
+
+    def __init__(self, count: int, text: bytes, path: Path | None = None) -> None:
+        self.count = count
+        self._text = text
+        self._path = path
+        self._lock = threading.Lock()
+        self._parsed: list[str] | None = None
+
+    def texts(self) -> list[str]:
+        with self._lock:
+            if self._parsed is None:
+                self._parsed = self._parse()
+                self._text = b""
+            return self._parsed
+
+    def _parse(self) -> list[str]:
+        try:
+            texts = json.loads(self._text)
+        except ValueError:
+            texts = None
+        if type(texts) is list and len(texts) == self.count and set(map(type, texts)) <= {str}:
+            return texts
+        if self._path is not None:
+            with contextlib.suppress(OSError):
+                self._path.unlink()
+        return [""] * self.count
+
+
 _MAKE = partial(tuple.__new__, RunSummary)
 """``RunSummary._make`` without its Python frame and length check (zip makes each row the
 right length): a C call per run."""
@@ -143,7 +188,9 @@ def stored_run(stored: Stored, run_id: str, number: int) -> tuple[RunSummary, st
     """Run ``number`` of the index file and its spec text; None when its columns are malformed."""
     spec_number = stored.spec_numbers[number]
     try:
-        return stored.rows[number], None if spec_number is None else str(stored.specs[spec_number])
+        if spec_number is None:
+            return stored.rows[number], None
+        return stored.rows[number], stored.specs.texts()[spec_number]
     except (TypeError, IndexError):
         return None
 
@@ -178,11 +225,12 @@ def write_index(path: Path, entries: list[Entry], opened_at: Position) -> None:
         "opened_at": opened_at.offset,
         "opened_mark": opened_at.mark,
         "runs": columns,
-        "specs": list(specs),
+        "spec_count": len(specs),
     }
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    head = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    texts = json.dumps(list(specs), ensure_ascii=False, separators=(",", ":"))
     try:
-        write_bytes_atomic(path, text.encode("utf-8"), durable=False)
+        write_bytes_atomic(path, f"{head}\n{texts}".encode(), durable=False)
         for name in OLD_INDEX_NAMES:
             (path.parent / name).unlink(missing_ok=True)
     except OSError:

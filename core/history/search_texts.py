@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import gc
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from itertools import repeat
 from operator import attrgetter, itemgetter
@@ -30,6 +30,9 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
+Specs = list[str] | Callable[[], list[str]]
+"""Every spec text once, or what reads them when first needed."""
+
 NO_TEXT = ("", -1)
 """What a run unknown to the index can be found by: nothing."""
 
@@ -44,12 +47,13 @@ class SearchTexts:
     nothing up; a search in another order finds each run's through :attr:`RunIndex.search`.
     """
 
-    def __init__(self, runs: list[RunSummary], numbers: list[int], specs: list[str]) -> None:
+    def __init__(self, runs: list[RunSummary], numbers: list[int], specs: Specs) -> None:
         self._runs = runs
         self._numbers = numbers
         """Each run's spec, a position in ``specs`` (-1: none)."""
         self._specs = specs
-        """Every spec text once, lowercase."""
+        """Every spec text once, lowercase (or what reads them, the first time they are laid
+        out: the index file's texts are parsed then)."""
         self._lock = threading.Lock()
         self._laid_out: tuple[list[str], list[str], list[int], list[str]] | None = None
         self._by_id: dict[str, tuple[str, int]] | None = None
@@ -60,7 +64,8 @@ class SearchTexts:
         with self._lock:
             if self._laid_out is None:
                 with collector_paused():
-                    self._laid_out = _search_texts(self._runs, self._numbers, self._specs)
+                    specs = self._specs if isinstance(self._specs, list) else self._specs()
+                    self._laid_out = _search_texts(self._runs, self._numbers, specs)
             return self._laid_out
 
     def by_id(self) -> dict[str, tuple[str, int]]:

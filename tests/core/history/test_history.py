@@ -126,6 +126,11 @@ def demo(demo_runs: DemoProject, tmp_path: Path) -> DemoProject:
 # -- the list -----------------------------------------------------------------------------------
 
 
+def index_head(index: Path) -> Any:
+    """The index file's first line: everything but the spec texts (its last line)."""
+    return json.loads(index.read_text().split("\n", 1)[0])
+
+
 def test_list_runs_summarises_real_runs_newest_first(demo: DemoProject) -> None:
     runs = list_runs(demo.logs)
     assert [run.run_id for run in runs] == [demo.unfinished, demo.failed, demo.success]
@@ -146,7 +151,7 @@ def test_list_runs_summarises_real_runs_newest_first(demo: DemoProject) -> None:
 def test_index_is_written_reused_and_rebuilt(demo: DemoProject) -> None:
     first = list_runs(demo.logs)
     index = demo.logs / INDEX_NAME
-    assert set(json.loads(index.read_text())["runs"]["run_id"]) == {run.run_id for run in first}
+    assert set(index_head(index)["runs"]["run_id"]) == {run.run_id for run in first}
     # A stale entry is recomputed: the run grows an event after the index was written.
     events = demo.logs / demo.unfinished / runlog.EVENTS
     with events.open("a") as handle:
@@ -167,18 +172,18 @@ def test_index_is_written_reused_and_rebuilt(demo: DemoProject) -> None:
     index.write_text("{not json")
     rebuilt = list_runs(demo.logs)
     assert [r.run_id for r in rebuilt] == [r.run_id for r in first]
-    assert json.loads(index.read_text())["version"] == INDEX_VERSION
+    assert index_head(index)["version"] == INDEX_VERSION
 
 
 def test_index_entry_is_trusted_while_its_signature_holds(demo: DemoProject) -> None:
     list_runs(demo.logs)
     index = demo.logs / INDEX_NAME
-    data = json.loads(index.read_text())
+    data = index_head(index)
     position = data["runs"]["run_id"].index(demo.success)
     names = decoded(data["runs"]["spec_name"])  # a column may be kept as values and codes
     names[position] = "from-the-index.md"
     data["runs"]["spec_name"] = names  # a plain list reads too
-    index.write_text(json.dumps(data))
+    index.write_text(json.dumps(data) + "\n" + index.read_text().split("\n", 1)[1])
     names = {run.run_id: run.spec_name for run in list_runs(demo.logs)}
     assert names[demo.success] == "from-the-index.md"
 
@@ -282,14 +287,14 @@ def test_an_index_of_another_version_is_rebuilt(demo: DemoProject) -> None:
     index = demo.logs / INDEX_NAME
     index.write_text(json.dumps({"version": 1, "runs": {}, "specs": {}}))
     assert len(list_runs(demo.logs)) == 3
-    assert json.loads(index.read_text())["version"] == INDEX_VERSION
+    assert index_head(index)["version"] == INDEX_VERSION
 
 
 def test_a_removed_run_leaves_the_list_and_the_index(demo: DemoProject) -> None:
     list_runs(demo.logs)
     shutil.rmtree(demo.logs / demo.failed)
     assert demo.failed not in {run.run_id for run in list_runs(demo.logs)}
-    assert demo.failed not in json.loads((demo.logs / INDEX_NAME).read_text())["runs"]
+    assert demo.failed not in index_head(demo.logs / INDEX_NAME)["runs"]
 
 
 def test_the_recorded_runs_come_first_then_the_runs_as_their_folders_say(
