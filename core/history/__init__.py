@@ -11,6 +11,7 @@
 - ``index``: The runs list: every run's summary, cached in ``logs/.index-7.json`` so ten thousand list at once.
 - ``index_file``: ``logs/.index-7.json`` as a file: the runs list's cache read back into columns, and written.
 - ``logs_stamp``: ``logs/.index-stamp``: ``logs/``'s mtime when its folders last matched the index, so a launch need not list them.
+- ``packed_signatures``: The index file's signature column packed: three numbers a run in one base64 string.
 - ``plan_history``: A planned run in history: its tasks, their outcomes, and the attempts under each.
 - ``resume``: Whether a past run can be resumed: only the run ``state.json`` holds, with its spec unchanged.
 - ``scan``: One run folder summarised from its files: a line of the runs list.

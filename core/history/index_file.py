@@ -13,12 +13,14 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
 from itertools import repeat
 from pathlib import Path
 from typing import Any
 
+from orch_tui.core.history.packed_signatures import packed, unpacked
 from orch_tui.core.history.scan import RunSummary
 from orch_tui.core.runlog.opened_runs import Position
 from orch_tui.core.util.atomic import write_bytes_atomic
@@ -33,8 +35,9 @@ OLD_INDEX_NAMES = (
     *(f".index-{version}.json" for version in range(7, INDEX_VERSION)),
 )
 """Where versions 1-6 kept the index, then where each later version before this one did."""
-"""7: a column whose values repeat is its distinct values and a character per run; the spec
-texts a line of their own, after the rest. 6: durations leave out restores and the idle time after a run finished. 5: how far into ``logs/.opened-runs`` it had read. 4: a run's signature is one string (its
+"""7: a column whose values repeat is its distinct values and a character per run; the
+signatures packed (:mod:`packed_signatures`); the spec texts a line of their own, after the
+rest. 6: durations leave out restores and the idle time after a run finished. 5: how far into ``logs/.opened-runs`` it had read. 4: a run's signature is one string (its
 three numbers as lists of three took a third of the file's parse). 3: columnar. 2: a summary
 per run, with a ghost run's stop reason."""
 
@@ -47,7 +50,7 @@ class Stored:
     """The index file as read: positions by run id, and each run's columns."""
 
     position: dict[str, int]
-    signatures: list[Any]
+    signatures: Sequence[str]
     spec_numbers: list[Any]
     rows: list[RunSummary]
     """Each run's summary, made straight from the columns (no tuple per run in between)."""
@@ -83,9 +86,10 @@ def read_index(path: Path) -> Stored | None:
             columns["spec"],
         )
         stored = [decoded_column(columns[name]) for name in STORED_FIELDS]
-    except (KeyError, TypeError):
+        signatures = unpacked(signatures, len(run_ids))
+    except (KeyError, TypeError, ValueError):
         return None
-    every = [run_ids, signatures, spec_numbers, *stored]
+    every = [run_ids, spec_numbers, *stored]
     if not all(isinstance(column, list) and len(column) == len(run_ids) for column in every):
         return None
     return Stored(
@@ -215,7 +219,7 @@ def write_index(path: Path, entries: list[Entry], opened_at: Position) -> None:
     summaries = [entry.summary for entry in entries]
     columns: dict[str, Any] = {
         "run_id": [summary.run_id for summary in summaries],
-        "signature": [entry.signature for entry in entries],
+        "signature": packed([entry.signature for entry in entries]),
         "spec": spec_numbers,
     }
     for name in STORED_FIELDS:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from bench.synthetic_runs import write_synthetic_runs
+from orch_tui.core.history import index as history_index
 from orch_tui.core.history.index import list_runs, recorded_then_checked
 from orch_tui.core.history.index_file import (
     INDEX_NAME,
@@ -18,6 +19,7 @@ from orch_tui.core.history.index_file import (
     encoded_column,
     read_index,
 )
+from orch_tui.core.history.packed_signatures import packed, unpacked
 from orch_tui.core.history.search import RunSearch
 from tests.core.history.test_history import index_head
 
@@ -99,4 +101,34 @@ def test_malformed_spec_texts_read_as_empty_and_the_index_is_rebuilt(tmp_path: P
     stored = read_index(path)
     assert stored is not None and set(stored.specs.texts()) == {""}
     assert not path.exists()  # removed: the next launch rebuilds it
+    assert list_runs(logs) == listed and read_index(path) is not None
+
+
+def test_signatures_are_packed_and_read_back_as_each_folder_has_them(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    ids = write_synthetic_runs(logs, 12)
+    list_runs(logs)
+    path = logs / INDEX_NAME
+    assert isinstance(index_head(path)["runs"]["signature"], str)  # one string, not 12
+    stored = read_index(path)
+    assert stored is not None
+    for run_id in ids:
+        expected = history_index._signature(str(logs / run_id))
+        assert stored.signatures[stored.position[run_id]] == expected
+    assert stored.signatures[-1] == stored.signatures[len(ids) - 1]
+    assert packed(["1:2:3", "-1:-1:4"]) != ["1:2:3", "-1:-1:4"]
+    assert list(unpacked(packed(["1:2:3", "-1:-1:4"]), 2)) == ["1:2:3", "-1:-1:4"]
+    assert packed(["1:2:3", "not:a:number"]) == ["1:2:3", "not:a:number"]  # kept as they are
+
+
+@pytest.mark.parametrize("column", ["!!", "AAAA", 7, ["1:2:3"]])
+def test_malformed_signatures_are_no_index(tmp_path: Path, column: object) -> None:
+    logs = tmp_path / "logs"
+    write_synthetic_runs(logs, 3)
+    listed = list_runs(logs)
+    path = logs / INDEX_NAME
+    data, texts = index_head(path), path.read_text().split("\n", 1)[1]
+    data["runs"]["signature"] = column
+    path.write_text(json.dumps(data) + "\n" + texts)
+    assert read_index(path) is None
     assert list_runs(logs) == listed and read_index(path) is not None
