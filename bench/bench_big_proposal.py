@@ -33,6 +33,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -77,22 +78,40 @@ async def one_launch(
         if not keys:
             return times
         await pilot.pause(1.0)
+        frames = painted_frames(app.screen)
         profiler = cProfile.Profile()
         for key in KEYS:
             for _ in range(presses):
-                cpu = time.process_time()
+                frames.clear()
+                cpu, wall = time.process_time(), time.perf_counter()
                 if key == profile:
                     profiler.enable()
                 await pilot.press(key)
                 if key == profile:
                     profiler.disable()
                 handled = time.process_time()
+                if frames:  # the last frame painted before Pilot returned
+                    times.setdefault(f"{key} screen", []).append((frames[-1] - wall) * 1000)
                 await pilot.pause(0.3)
                 times.setdefault(f"{key} CPU", []).append((handled - cpu) * 1000)
                 times.setdefault(f"{key} after", []).append((time.process_time() - handled) * 1000)
         if profile:
             pstats.Stats(profiler).sort_stats("cumulative").print_stats(40)
     return times
+
+
+def painted_frames(screen: Any) -> list[float]:
+    """A list the end time of each frame the screen paints is appended to (cleared by the
+    caller before each key)."""
+    frames: list[float] = []
+    refresh = screen._compositor_refresh
+
+    def timed_refresh() -> None:
+        refresh()
+        frames.append(time.perf_counter())
+
+    screen._compositor_refresh = timed_refresh
+    return frames
 
 
 def main() -> None:
