@@ -160,14 +160,16 @@ class SpecTexts:
         with self._lock:
             if self._parsed is None:
                 self._parsed = self._parse()
-                self._text = b""
             return self._parsed
 
     def _parse(self) -> list[str]:
         try:
-            texts = json.loads(self._text)
+            decoded = self._text.decode()
+            self._text = b""  # let go before the texts are made
+            texts = json.loads(decoded)
         except ValueError:
             texts = None
+        self._text = b""
         if type(texts) is list and len(texts) == self.count and set(map(type, texts)) <= {str}:
             return texts
         if self._path is not None:
