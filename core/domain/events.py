@@ -9,13 +9,14 @@ writer and the history reader share that set.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from orch_tui.core.domain.asking import QuestionSource
 from orch_tui.core.domain.plan import TaskStatus
 from orch_tui.core.domain.roles import RoleDecision
+from orch_tui.core.util.plain_values import shallow_asdict
 from orch_tui.core.util.timestamps import utc_now
 
 if TYPE_CHECKING:
@@ -70,7 +71,9 @@ class Event:
         return self.kind.value
 
     def to_json(self) -> dict[str, Any]:
-        return {"event": self.kind, **asdict(self)}
+        """The logged line's fields: as ``asdict`` gives them, without its deep copy of every
+        value (a dozen events an attempt; nothing mutates the result, it is serialised)."""
+        return {"event": self.kind, **shallow_asdict(self)}
 
 
 @dataclass(kw_only=True)
