@@ -20,7 +20,9 @@ Prints medians and spreads, the ratio of the launch to the empty history's, and 
 run above the empty history's at ``--small`` and ``--runs`` runs and their ratio (flat cost
 per run: ≤ 1.2). Targets (issue 26): launch ≤ 1.5× the empty history, background ≤ 100 ms,
 peak < 120 MB, every keystroke < 25 ms. ``--build`` runs another executable in turn with the
-installed one; both read the same index file, so their ``INDEX_VERSION`` must match.
+installed one; since index version 7 each version keeps its own file (its version in its
+name), so a build of version 7 or later runs in turn with one before it; two builds before it
+share ``logs/.index.json`` and must have the same ``INDEX_VERSION``.
 """
 
 from __future__ import annotations
