@@ -14,6 +14,7 @@
 - ``packed_signatures``: The index file's signature column packed: three numbers a run in one base64 string.
 - ``plan_history``: A planned run in history: its tasks, their outcomes, and the attempts under each.
 - ``resume``: Whether a past run can be resumed: only the run ``state.json`` holds, with its spec unchanged.
+- ``run_labels``: What the filter finds a run by besides its spec text: its id and spec name in lowercase, as two lists.
 - ``scan``: One run folder summarised from its files: a line of the runs list.
 - ``search``: Runs sorted by a column and filtered as a person types.
 - ``search_texts``: What the filter searches: each run's label and every spec text once, laid out when first needed.

@@ -9,6 +9,7 @@ from operator import attrgetter, contains
 from typing import Any, overload
 
 from orch_tui.core.history.index import RunIndex
+from orch_tui.core.history.run_labels import RunLabels
 from orch_tui.core.history.scan import RunSummary, in_newest_first_order
 
 SORT_KEYS: dict[str, Callable[[RunSummary], Any]] = {
@@ -91,7 +92,7 @@ class RunSearch:
         self._runs = list(runs)
         self._index = index
         self._lock = threading.Lock()
-        self._texts: tuple[list[str], list[int]] | None = None
+        self._texts: tuple[RunLabels, list[int]] | None = None
         """Each run's label and spec number, in this order: laid out by :meth:`prepare` or
         the first word searched."""
         self._without_spec: bool | None = None
@@ -103,7 +104,7 @@ class RunSearch:
         that the first keystroke does not; every run matches an empty query without them."""
         self._laid_out()
 
-    def _laid_out(self) -> tuple[list[str], list[int]]:
+    def _laid_out(self) -> tuple[RunLabels, list[int]]:
         with self._lock:
             if self._texts is None:
                 self._texts = self._index.texts.rows_for(self._runs)
@@ -132,19 +133,26 @@ class RunSearch:
         comes). When every spec holds the word, every run with a spec matches, unseen: a
         common word over 100,000 runs of their own specs looks at no run."""
         labels, numbers = self._laid_out()
+        ids, names = labels.ids, labels.names
         specs = self._index.specs
         candidates = range(len(labels)) if rows is None else rows
         if len(candidates) * SPEC_PASS_RATIO < len(specs):
-            return [row for row in candidates if word in labels[row] or word in specs[numbers[row]]]
+            return [
+                row
+                for row in candidates
+                if word in ids[row] or word in names[row] or word in specs[numbers[row]]
+            ]
         in_spec = list(map(contains, specs, repeat(word)))
         in_spec[-1] = False  # the "" of the runs with no spec
         if not any(in_spec):
-            if rows is None:
-                return [row for row, label in enumerate(labels) if word in label]
-            return [row for row in rows if word in labels[row]]
+            return labels.rows_with(word, rows)
         if all(in_spec[:-1]) and not self._some_without_spec():
             return rows
-        return [row for row in candidates if in_spec[numbers[row]] or word in labels[row]]
+        return [
+            row
+            for row in candidates
+            if in_spec[numbers[row]] or word in ids[row] or word in names[row]
+        ]
 
     def _some_without_spec(self) -> bool:
         """Whether any run has no spec text (-1), found once."""

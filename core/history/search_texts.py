@@ -8,8 +8,9 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from itertools import repeat
-from operator import attrgetter, itemgetter
+from operator import attrgetter
 
+from orch_tui.core.history.run_labels import RunLabels
 from orch_tui.core.history.scan import RunSummary
 
 
@@ -33,9 +34,6 @@ def collector_paused() -> Iterator[None]:
 Specs = list[str] | Callable[[], list[str]]
 """Every spec text once, or what reads them when first needed."""
 
-NO_TEXT = ("", -1)
-"""What a run unknown to the index can be found by: nothing."""
-
 
 class SearchTexts:
     """The lowercase text each filter searches, laid out the first time it is asked for.
@@ -55,10 +53,10 @@ class SearchTexts:
         """Every spec text once, lowercase (or what reads them, the first time they are laid
         out: the index file's texts are parsed then)."""
         self._lock = threading.Lock()
-        self._laid_out: tuple[list[str], list[str], list[int], list[str]] | None = None
-        self._by_id: dict[str, tuple[str, int]] | None = None
+        self._laid_out: tuple[list[str], RunLabels, list[int], list[str]] | None = None
+        self._by_id: dict[str, int] | None = None
 
-    def laid_out(self) -> tuple[list[str], list[str], list[int], list[str]]:
+    def laid_out(self) -> tuple[list[str], RunLabels, list[int], list[str]]:
         """Each run's id, label and spec number, in the index's order, and every spec text
         once (see :attr:`RunIndex.search`)."""
         with self._lock:
@@ -68,36 +66,38 @@ class SearchTexts:
                     self._laid_out = _search_texts(self._runs, self._numbers, specs)
             return self._laid_out
 
-    def by_id(self) -> dict[str, tuple[str, int]]:
-        """Run id -> (label, spec number)."""
-        ids, labels, numbers, _specs = self.laid_out()
+    def by_id(self) -> dict[str, int]:
+        """Run id -> its position in the index's order."""
+        ids = self.laid_out()[0]
         with self._lock:
             if self._by_id is None:
                 with collector_paused():
-                    self._by_id = dict(zip(ids, zip(labels, numbers, strict=True), strict=True))
+                    self._by_id = dict(zip(ids, range(len(ids)), strict=True))
             return self._by_id
 
-    def rows_for(self, runs: Sequence[RunSummary]) -> tuple[list[str], list[int]]:
+    def rows_for(self, runs: Sequence[RunSummary]) -> tuple[RunLabels, list[int]]:
         """The labels and spec numbers of ``runs``, in their order (a run the index does not
-        know: :data:`NO_TEXT`). Not copies: the caller only reads them."""
+        know: an empty label and no spec). Not copies: the caller only reads them."""
         ids, labels, numbers, _specs = self.laid_out()
         with collector_paused():
             if list(map(_RUN_ID, runs)) == ids:  # the index's order: nothing to look up
                 return labels, numbers
-            by_id = self.by_id()
-            texts = list(map(by_id.get, map(_RUN_ID, runs), repeat(NO_TEXT)))
-            return list(map(itemgetter(0), texts)), list(map(itemgetter(1), texts))
+            unknown = len(ids)
+            rows = list(map(self.by_id().get, map(_RUN_ID, runs), repeat(unknown)))
+            if unknown in rows:
+                labels = RunLabels([*labels.ids, ""], [*labels.names, ""])
+                numbers = [*numbers, -1]
+            return labels.reordered(rows), list(map(numbers.__getitem__, rows))
 
 
 def _search_texts(
     runs: list[RunSummary], numbers: list[int], specs: list[str]
-) -> tuple[list[str], list[str], list[int], list[str]]:
+) -> tuple[list[str], RunLabels, list[int], list[str]]:
     """Each run's id, label and spec number, and every spec text once (see
-    :attr:`RunIndex.search`). No string holds a spec's text but the spec's own: a run's
-    label is its id and spec name, and only that is made per run."""
+    :attr:`RunIndex.search`). No string holds a spec's text but the spec's own, and no
+    string is made per run (:class:`RunLabels`)."""
     ids = list(map(_RUN_ID, runs))
-    labels = list(map(str.lower, map("{}\n{}".format, ids, map(_SPEC_NAME, runs))))
-    return ids, labels, numbers, specs
+    return ids, RunLabels.of(ids, list(map(_SPEC_NAME, runs))), numbers, specs
 
 
 _RUN_ID = attrgetter("run_id")

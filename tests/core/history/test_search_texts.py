@@ -3,10 +3,12 @@ kept once; and a query typed key by key finds what the whole query typed at once
 
 from __future__ import annotations
 
+import operator
 from pathlib import Path
 
 from bench.synthetic_runs import write_synthetic_runs
 from orch_tui.core.history.index import build_index
+from orch_tui.core.history.run_labels import RunLabels
 from orch_tui.core.history.scan import in_newest_first_order
 from orch_tui.core.history.search import RunSearch, sort_runs
 from orch_tui.core.runlog import layout as runlog
@@ -111,3 +113,17 @@ def test_runs_in_order_are_kept_and_runs_out_of_order_or_started_together_are_so
     tie = [runs[1]._replace(started=runs[0].started), runs[0]]  # the same second
     assert not in_newest_first_order(tie)
     assert sort_runs(tie, "started", True) == sorted(tie, key=lambda run: run.run_id)[::-1]
+
+
+def test_labels_make_no_string_per_run_and_still_find_a_word_in_any_case() -> None:
+    ids = ["20260101-000000-0001a", "20260101-000100-0001b", "20260101-000200-0001c"]
+    names = ["Shapes.md", "Shapes.md", "csv.md"]
+    labels = RunLabels.of(ids, names)
+    assert all(map(operator.is_, labels.ids, ids))  # lowercase already: the ids themselves
+    assert labels.names[0] is labels.names[1] == "shapes.md"  # one lowercase per name
+    assert labels[0] == "20260101-000000-0001a\nshapes.md"
+    assert labels.rows_with("shapes") == [0, 1] and labels.rows_with("0001c", [1, 2]) == [2]
+    assert labels.rows_with("md\n2026") == []  # a word never spans the id and the name
+    upper = RunLabels.of(["Run-A", "run-b"], ["x.md", "x.md"])
+    assert upper.ids == ["run-a", "run-b"] and upper.rows_with("run-a") == [0]
+    assert upper.reordered([1, 0]).ids == ["run-b", "run-a"]
