@@ -90,8 +90,8 @@ async def one_launch(
                 if key == profile:
                     profiler.disable()
                 handled = time.process_time()
-                if frames:  # the last frame painted before Pilot returned
-                    times.setdefault(f"{key} screen", []).append((frames[-1] - wall) * 1000)
+                if frames:  # the first frame painted after the key: the one showing it
+                    times.setdefault(f"{key} screen", []).append((frames[0] - wall) * 1000)
                 await pilot.pause(0.3)
                 times.setdefault(f"{key} CPU", []).append((handled - cpu) * 1000)
                 times.setdefault(f"{key} after", []).append((time.process_time() - handled) * 1000)
