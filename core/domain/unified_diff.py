@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import difflib
-import functools
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 
 Opcode = tuple[str, int, int, int, int]
@@ -55,16 +56,47 @@ def line_opcodes(old: Sequence[str], new: Sequence[str]) -> list[Opcode]:
     return opcodes
 
 
-@functools.lru_cache(maxsize=1024)
 def text_changes(old: str, new: str) -> tuple[Opcode, ...]:
     """The non-equal opcodes between two texts' lines (:func:`git_lines`), remembered.
 
     One file of a proposal is diffed for its hunks, the review's counts, the patch prompt and
     the unified patch, often through different ``FileChange`` objects holding the same texts;
     diffing is the costly part (a 200-file proposal: about a second each time), the lookup is
-    a hash the strings keep once computed. The cache holds references to texts, not copies.
+    a hash the strings keep once computed. What is remembered holds the texts themselves (by
+    reference), so it is bounded by their size: the least recently used go first.
     """
-    return tuple(op for op in line_opcodes(git_lines(old), git_lines(new)) if op[0] != "equal")
+    key = (old, new)
+    with _REMEMBERED_LOCK:
+        found = _REMEMBERED.get(key)
+        if found is not None:
+            _REMEMBERED.move_to_end(key)
+            return found
+    changes = tuple(op for op in line_opcodes(git_lines(old), git_lines(new)) if op[0] != "equal")
+    global _remembered_chars
+    with _REMEMBERED_LOCK:
+        if key not in _REMEMBERED:
+            _REMEMBERED[key] = changes
+            _remembered_chars += len(old) + len(new)
+        while _remembered_chars > REMEMBERED_CHARS and len(_REMEMBERED) > 1:
+            (gone_old, gone_new), _ = _REMEMBERED.popitem(last=False)
+            _remembered_chars -= len(gone_old) + len(gone_new)
+    return changes
+
+
+def forget_text_changes() -> None:
+    """Forget every remembered diff (tests that count diffs start from none)."""
+    global _remembered_chars
+    with _REMEMBERED_LOCK:
+        _REMEMBERED.clear()
+        _remembered_chars = 0
+
+
+REMEMBERED_CHARS = 20_000_000
+"""The texts :func:`text_changes` may keep alive, in characters (a 200-file proposal of the big
+proposals' benchmark, old and new: about 10 million)."""
+_REMEMBERED: OrderedDict[tuple[str, str], tuple[Opcode, ...]] = OrderedDict()
+_REMEMBERED_LOCK = threading.Lock()  # the engine's thread and the review screen's both diff
+_remembered_chars = 0
 
 
 class RunMatcher(difflib.SequenceMatcher[str]):

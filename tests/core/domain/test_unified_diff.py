@@ -156,7 +156,7 @@ def test_a_files_texts_are_diffed_once_for_its_hunks_and_its_patch(
             super().__init__(a, b)
 
     monkeypatch.setattr(module, "RunMatcher", Counting)
-    module.text_changes.cache_clear()
+    module.forget_text_changes()
     old = "".join(f"line {n}\n" for n in range(50))
     new = old.replace("line 10\n", "line ten\n").replace("line 40\n", "")
     first = FileChange("pkg/a.py", old, new)
@@ -165,3 +165,31 @@ def test_a_files_texts_are_diffed_once_for_its_hunks_and_its_patch(
     assert len(first.hunks) == 2 and again.hunks == first.hunks
     assert patch.count("@@ -") == 2
     assert len(diffed) == 1  # the middle between the common prefix and suffix, once
+
+
+def test_remembered_diffs_are_bounded_by_the_size_of_their_texts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The texts a remembered diff keeps alive stay under a bound: the least recent go."""
+    from orch_tui.core.domain import unified_diff as module
+
+    diffed: list[int] = []
+
+    class Counting(module.RunMatcher):
+        def __init__(self, a: list[str], b: list[str]) -> None:
+            diffed.append(len(a))
+            super().__init__(a, b)
+
+    monkeypatch.setattr(module, "RunMatcher", Counting)
+    monkeypatch.setattr(module, "REMEMBERED_CHARS", 250)
+    module.forget_text_changes()
+    # 160 characters a pair: two pairs are over the bound
+    pairs = [(f"a{n}\nsame\n" * 10, f"b{n}\nsame\n" * 10) for n in range(3)]
+    for old, new in pairs:
+        module.text_changes(old, new)
+    assert len(diffed) == 3
+    module.text_changes(*pairs[2])  # the latest is remembered
+    assert len(diffed) == 3
+    module.text_changes(*pairs[0])  # the first was let go for the later ones
+    assert len(diffed) == 4
+    module.forget_text_changes()

@@ -328,7 +328,7 @@ def test_each_file_is_diffed_once_and_never_by_the_reviewer(
         return original(old, new)
 
     monkeypatch.setattr(unified_diff, "line_opcodes", counting)
-    unified_diff.text_changes.cache_clear()  # texts diffed by an earlier test are remembered
+    unified_diff.forget_text_changes()  # texts diffed by an earlier test are remembered
     during_review: list[int] = []
     until_review: list[int] = []
 
