@@ -3,10 +3,12 @@ kept as two lists of strings that exist already (see :class:`RunLabels`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import compress, repeat
 from operator import contains, or_
 from typing import overload
+
+_SEPARATOR = "\n"
 
 
 class RunLabels(Sequence[str]):
@@ -19,6 +21,9 @@ class RunLabels(Sequence[str]):
     def __init__(self, ids: list[str], names: list[str]) -> None:
         self.ids = ids
         self.names = names
+        self._ids_joined: str | None = None
+        self._id_chars: set[str] = set()
+        self._distinct_names: set[str] = set()
 
     @classmethod
     def of(cls, ids: list[str], names: list[str]) -> RunLabels:
@@ -45,10 +50,29 @@ class RunLabels(Sequence[str]):
     def rows_with(self, word: str, rows: Iterable[int] | None = None) -> list[int]:
         """The rows among ``rows`` (None: every row) whose label holds ``word``."""
         ids, names = self.ids, self.names
-        if rows is None:  # C-level passes over both lists
-            found = map(or_, map(contains, ids, repeat(word)), map(contains, names, repeat(word)))
-            return list(compress(range(len(ids)), found))
+        if rows is None:  # C-level passes over both lists, none when no label holds it
+            found = self.holding(word)
+            return [] if found is None else list(compress(range(len(ids)), found))
         return [row for row in rows if word in ids[row] or word in names[row]]
+
+    def holding(self, word: str, rows: Sequence[int] | None = None) -> Iterator[bool] | None:
+        """Whether each of ``rows`` (None: every row) holds ``word``, as C-level passes; None
+        when no label does, found without a look at any run: a word with a character no id
+        has is in no id (generated ids are digits, hex and dashes), else every id joined into
+        one string (made once) is searched; each distinct spec name is searched once. A word
+        in no label is the common case (a word of a spec's text): the filter then looks at
+        the runs' spec numbers alone."""
+        if self._ids_joined is None:
+            self._ids_joined = _SEPARATOR.join(self.ids)
+            self._id_chars = set(self._ids_joined)
+            self._distinct_names = set(self.names)
+        # A word spanning two joined ids only costs the passes below, which find nothing.
+        in_ids = set(word) <= self._id_chars and word in self._ids_joined
+        if not in_ids and not any(map(contains, self._distinct_names, repeat(word))):
+            return None
+        ids = self.ids if rows is None else map(self.ids.__getitem__, rows)
+        names = self.names if rows is None else map(self.names.__getitem__, rows)
+        return map(or_, map(contains, ids, repeat(word)), map(contains, names, repeat(word)))
 
     def reordered(self, rows: Sequence[int]) -> RunLabels:
         """The labels of ``rows``, in that order."""

@@ -127,3 +127,33 @@ def test_labels_make_no_string_per_run_and_still_find_a_word_in_any_case() -> No
     upper = RunLabels.of(["Run-A", "run-b"], ["x.md", "x.md"])
     assert upper.ids == ["run-a", "run-b"] and upper.rows_with("run-a") == [0]
     assert upper.reordered([1, 0]).ids == ["run-b", "run-a"]
+
+
+class _Counted(list[str]):
+    """A list that counts the items read from it one by one."""
+
+    reads = 0
+
+    def __getitem__(self, item):  # type: ignore[no-untyped-def]
+        _Counted.reads += 1
+        return super().__getitem__(item)
+
+
+def test_a_word_of_some_specs_in_no_label_reads_no_run_label(tmp_path: Path) -> None:
+    """A word in some specs' texts and in no id or spec name (the common case: ``tag00``
+    over 100,000 runs matches 10,000) is found from the runs' spec numbers in C-level passes:
+    no run's id or name is read one by one; a word in a label still finds it."""
+    logs = tmp_path / "logs"
+    ids = _runs(logs)
+    index = build_index(logs)
+    search = RunSearch(index.runs, index)
+    labels, numbers = index.texts.rows_for(index.runs)
+    counted = RunLabels(_Counted(labels.ids), _Counted(labels.names))
+    search._texts = (counted, numbers)
+    _Counted.reads = 0
+    assert sorted(_matching("stripes", search)) == sorted(ids[:5] + [ids[6]])
+    assert _Counted.reads == 0
+    assert counted.holding("zigzags") is None
+    assert _matching(ids[7][-6:], RunSearch(index.runs, index)) == [ids[7]]  # no spec: its id
+    name = labels.names[0]
+    assert list(counted.holding(name) or []) == [name in label for label in labels.names]
