@@ -28,7 +28,6 @@ from orch_tui.core.loop.exit_codes import EXIT_INTERRUPTED
 from orch_tui.themes import THEMES
 from orch_tui.tui.bridge import EngineThread, Mailbox, TuiReviewer
 from orch_tui.tui.cli.executable import start_collecting
-from orch_tui.tui.keymap import keymap_problem
 from orch_tui.tui.messages import (
     ContinueRun,
     DecisionsFinal,
@@ -374,6 +373,8 @@ def run_history_app(paths: ProjectPaths, config: Config) -> ResumeRequest | None
 
     ConfigError: ``[ui] keymap`` names a binding id the app does not have.
     """
+    from orch_tui.tui.keymap import keymap_problem  # it imports every screen: not at a run's start
+
     problem = keymap_problem(config.ui.keymap)
     if problem:
         raise ConfigError(f"{paths.config}: {problem}")

@@ -32,8 +32,8 @@ from orch_tui.core.loop.exit_codes import EXIT_FAILED, EXIT_INTERRUPTED
 from orch_tui.themes import THEMES
 from orch_tui.tui.app import QUIT_GRACE_S, OrchApp, RunRequest, kill_checks, short_switch_interval
 from orch_tui.tui.cli.executable import start_collecting
+from orch_tui.tui.cli.failing import Refused
 from orch_tui.tui.cli.resume_hint import resume_hint
-from orch_tui.tui.cli.shared import Refused
 from orch_tui.tui.screens.loading import LoadingScreen
 
 if TYPE_CHECKING:

@@ -9,7 +9,8 @@
 - ``state_commands``: The subcommands about the project and its run: status, reset, restore.
 - ``doctor_command``: ``orch-tui doctor``: the project's readiness, one line a check (``core.doctor``).
 - ``history_command``: ``orch-tui history``: the browser, the runs as text, an export, the costs.
-- ``shared``: What the commands share: failing with a message, the project's paths and config, its lock.
+- ``failing``: Failing with a message: ``fail`` and ``Refused``, with nothing of the project loaded.
+- ``shared``: What the commands share: the project's paths and config, its lock (and ``failing``'s).
 - ``printer``: ``--auto`` output: one line per step, or one JSON event per line with ``--json``.
 - ``batch_command``: ``orch-tui batch``: many specs at once, each its own headless run in its own folder.
 - ``__main__``: ``python -m orch_tui.tui.cli``: the ``orch-tui`` executable by module (batch workers use it).

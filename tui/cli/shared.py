@@ -1,8 +1,8 @@
-"""What the commands share: failing with a message, the project's paths and config, its lock."""
+"""What the commands share: the project's paths and config, its lock (and ``failing``'s
+:func:`fail` and :class:`Refused`, which most of them use with these)."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -11,27 +11,16 @@ from orch_tui.core.config.files import ConfigError, SandboxMode, read_toml
 from orch_tui.core.config.glance import glance_config
 from orch_tui.core.config.paths import ProjectPaths
 from orch_tui.core.domain.asking import Question
-from orch_tui.core.loop.exit_codes import EXIT_FAILED
 from orch_tui.core.util.terminal_text import escape_controls
 from orch_tui.core.workspace.lock import ProjectLock, ProjectLocked
+
+# Re-exported: the commands import them from here with the rest.
+from orch_tui.tui.cli.failing import Refused as Refused
+from orch_tui.tui.cli.failing import fail as fail
 
 if TYPE_CHECKING:
     from orch_tui.core.config.models import Config
     from orch_tui.core.config.plain import PlainConfig
-
-
-def fail(message: str, code: int = EXIT_FAILED) -> int:
-    print(f"orch-tui: {message}", file=sys.stderr)
-    return code
-
-
-class Refused(Exception):
-    """A run that cannot start: the message :func:`fail` prints and the exit code."""
-
-    def __init__(self, message: str, code: int = EXIT_FAILED) -> None:
-        super().__init__(message)
-        self.message = message
-        self.code = code
 
 
 def load_project(

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from orch_tui.tui.cli.shared import fail
+from orch_tui.tui.cli.failing import fail
 
 
 def has_terminal() -> bool:

@@ -277,6 +277,14 @@ AT_THE_FRAME = (
     "orch_tui.tui.screens.review.screen",
     "pydantic",
     "importlib.metadata",  # the version, read only for --version
+    # The commands' shared helpers (the config glance, the lock, the questions) and the keymap
+    # check (it walks every screen module with pkgutil): none is needed to paint the frame.
+    "orch_tui.tui.cli.shared",
+    "orch_tui.core.config.glance",
+    "orch_tui.core.workspace.lock",
+    "orch_tui.core.domain.asking",
+    "orch_tui.tui.keymap",
+    "pkgutil",
 )
 
 
