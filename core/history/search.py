@@ -102,7 +102,7 @@ class RunSearch:
     def prepare(self) -> None:
         """Lay out the texts to search now (a worker does, once the list is on screen), so
         that the first keystroke does not; every run matches an empty query without them."""
-        self._laid_out()
+        self._laid_out()[0].prepare()
 
     def _laid_out(self) -> tuple[RunLabels, list[int]]:
         with self._lock:
