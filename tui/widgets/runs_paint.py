@@ -136,16 +136,18 @@ class RunsPaint(ScrollView):
         run = self._runs[row]
         base = "runs-table--cursor" if cursor else "runs-table--stripe" if row % 2 else None
         plain = self._rich(base)
+        pad = Segment(" " * PAD, plain)
         segments = []
         widths = self.column_widths
         for index, (column, text) in enumerate(zip(RUN_COLUMNS, cell_texts(run), strict=True)):
-            pad = Segment(" " * PAD, plain)
             if column.key == "state":
                 segments.extend(self._state(run, widths[index], base, cursor, pad))
                 continue
             fitted = fit(text, widths[index], right=column.right)
             segments.extend((pad, Segment(fitted, plain), pad))
-        return Strip(segments)
+        # Every cell is fitted to its column: the row's width is known, not measured again
+        # segment by segment (by the Strip, then by each crop of it).
+        return Strip(segments, sum(widths) + 2 * PAD * len(widths))
 
     def _state(
         self, run: RunSummary, width: int, base: str | None, cursor: bool, pad: Segment

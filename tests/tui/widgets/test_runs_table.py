@@ -408,3 +408,23 @@ async def test_the_screen_sorts_1000_runs_by_a_clicked_heading(
         await pilot.click(table, offset=(tokens_x, 0))
         await pilot.pause()
         assert [run.tokens for run in table.runs] == sorted(tokens)
+
+
+async def test_a_row_states_its_width_as_its_cells_measure_it() -> None:
+    """A row's Strip is given its width (every cell fitted to its column) instead of
+    measuring its segments; the width stated is the width painted, with wide characters,
+    a resumable mark and a cut spec name among the cells."""
+    runs = [
+        make_run(0, spec_name="表" * 40, stop_reason="ok ✓"),
+        make_run(1, state="REVIEWING", resumable=True),
+        make_run(2, damaged="unreadable"),
+    ]
+    app = TableHost(runs)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        table = app.query_one(CountingTable)
+        for row in range(len(runs)):
+            for cursor in (False, True):
+                strip = table._row(row, cursor)
+                assert strip.cell_length == Strip(list(strip)).cell_length
+                assert strip.cell_length == table.scrollable_content_region.width
