@@ -62,6 +62,7 @@ def test_the_wheel_installs_only_orch_tui_at_the_top_level(tmp_path: Path) -> No
         "orch_tui/core/attempt/prompts/system.md",
         "orch_tui/core/demo/spec.md",
         "orch_tui/tui/app.tcss",
+        "orch_tui/tui/screens/dialogs.tcss",
         "orch_tui/themes/themes.toml",
         "orch_tui/core/loop/engine.py",
         "orch_tui/tui/screens/history/history.tcss",

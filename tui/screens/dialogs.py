@@ -14,6 +14,9 @@ from textual.widgets import Input, Label, Markdown, TextArea
 
 from orch_tui.core.util.terminal_text import escape_controls
 
+DIALOG_CSS = "dialogs.tcss"
+"""The dialogs' rules, parsed when a dialog is first shown rather than with the app's."""
+
 _LANGUAGES = {
     ".py": "python",
     ".md": "markdown",
@@ -41,6 +44,8 @@ def language_for(path: str, available: Iterable[str]) -> str | None:
 
 class EditScreen(ModalScreen[str | None]):
     """Edit the proposed text of one file; what is saved is what lands."""
+
+    CSS_PATH = DIALOG_CSS
 
     BINDINGS: ClassVar[list[BindingType]] = [
         # Not a priority binding: ctrl+s then waits behind the keys typed before it.
@@ -76,6 +81,8 @@ class EditScreen(ModalScreen[str | None]):
 
 class FeedbackScreen(ModalScreen[str | None]):
     """Reject the whole proposal with a reason the model reads."""
+
+    CSS_PATH = DIALOG_CSS
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="feedback.cancel"),
@@ -141,6 +148,8 @@ as decided does to the tests; the real run after `enter` still decides.
 class HelpScreen(ModalScreen[None]):
     """The keys; at most as large as the terminal, and it scrolls (arrows, page keys, wheel)."""
 
+    CSS_PATH = DIALOG_CSS
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,question_mark,q", "close", "Close", id="help.close"),
     ]
@@ -158,6 +167,8 @@ class HelpScreen(ModalScreen[None]):
 
 class StoppedScreen(ModalScreen[str]):
     """The run stopped on an error: what happened and what the person can do."""
+
+    CSS_PATH = DIALOG_CSS
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("r", "choose('retry')", "Retry", id="stopped.retry"),
@@ -212,6 +223,8 @@ class StoppedScreen(ModalScreen[str]):
 class RewrittenScreen(ModalScreen[bool]):
     """Tests were rewritten to pass: SUCCESS only with the person's explicit yes."""
 
+    CSS_PATH = DIALOG_CSS
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "answer(True)", "Accept", id="rewritten.accept"),
         Binding("n,escape", "answer(False)", "Refuse", id="rewritten.refuse"),
@@ -239,6 +252,8 @@ class RewrittenScreen(ModalScreen[bool]):
 
 class ConfirmScreen(ModalScreen[bool]):
     """A yes/no question before something that changes files (history's ``R``)."""
+
+    CSS_PATH = DIALOG_CSS
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "answer(True)", "Yes", id="confirm.yes"),

@@ -25,7 +25,7 @@ MAX_OPTIONS = 9
 class NeedsHelpScreen(ModalScreen[str | None]):
     """Dismissed with the person's answer, or None when they close it unanswered."""
 
-    CSS_PATH = "needs_help.tcss"
+    CSS_PATH = ["dialogs.tcss", "needs_help.tcss"]  # .dialog and ModalScreen: dialogs.tcss
     AUTO_FOCUS = ""
     """Nothing focused at first, so a digit picks an option instead of typing into the box."""
     BINDINGS: ClassVar[list[BindingType]] = [

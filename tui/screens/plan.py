@@ -116,7 +116,7 @@ class PlanScreen(Screen[Plan | None]):
 class PlanEditScreen(ModalScreen[Plan | None]):
     """The plan as Markdown; ctrl+s reads it back, and an error stays on screen by the text."""
 
-    CSS_PATH = "plan.tcss"
+    CSS_PATH = ["dialogs.tcss", "plan.tcss"]  # .dialog and ModalScreen: dialogs.tcss
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "save", "Save", id="plan_edit.save"),

@@ -260,6 +260,8 @@ frame_mounted = LoadingScreen.on_mount
 def on_mount(self):
     frame_mounted(self)
     seen["loaded at the frame"] = sorted(m for m in HEAVY if m in sys.modules)
+    sources = self.app.stylesheet.source.values()
+    seen["dialog rules at the frame"] = any("#edit-dialog" in css for css, *_ in sources)
 
 LoadingScreen.on_mount = on_mount
 spec_run.has_terminal = lambda: True  # the review screen's path, without a terminal to draw on
@@ -290,7 +292,7 @@ AT_THE_FRAME = (
 
 def test_the_review_screens_frame_mounts_before_the_run_is_loaded(tmp_path: Path) -> None:
     """Issue 26: ``orch-tui SPEC`` paints its frame before the config models, the state and the
-    engine are imported; they load behind it, and a config error found there still ends the
+    engine are imported, and before the dialogs' rules are parsed; they load behind it, and a config error found there still ends the
     command with the message and exit code of the full read."""
     (tmp_path / "spec.md").write_text("# A spec\n\nSomething.\n", encoding="utf-8")
     (tmp_path / "orchestrator.toml").write_text("[loop]\nmax_retrys = 3\n", encoding="utf-8")
@@ -306,6 +308,7 @@ def test_the_review_screens_frame_mounts_before_the_run_is_loaded(tmp_path: Path
     seen, code = result.stdout.split("SEEN", 1)[1].rsplit(maxsplit=1)
     loaded = json.loads(seen)
     assert loaded["loaded at the frame"] == []
+    assert loaded["dialog rules at the frame"] is False  # parsed when a dialog first opens
     assert "orch_tui.core.config.models" in loaded["loaded at the end"]  # the probe sees them
     assert code == "1"
     assert "orchestrator.toml" in result.stderr and "max_retrys" in result.stderr
