@@ -1,0 +1,133 @@
+"""The history filter's keys in-process at 100,000 runs (run by hand, not by the suite).
+
+    python bench/bench_history_keys.py [--logs DIR] [--repeat 2] [--rounds 2]
+                                       [--build NAME=PYTHONPATH]
+    valgrind --tool=callgrind --collect-atstart=no --toggle-collect=functools_reduce \\
+        python bench/bench_history_keys.py --search-only [--word tag00] [--repeat 3]
+
+Over the cloned runs ``bench_history_scale.py`` makes (``--logs``), the runs screen in a
+bare app at 160×50 (Pilot), once the folder check is done: ``tag0042`` typed into the filter
+key by key, ``--repeat`` times; for each key the process's CPU from Pilot's press to the
+screen refreshed. With ``--build``, each build named runs in turn with this one, ``--rounds``
+times, as a process of its own whose ``PYTHONPATH`` (a folder holding ``orch_tui/core``,
+``orch_tui/tui`` and ``orch_tui/themes``, e.g. links into a copy of an earlier tree) comes
+before the installed package. Prints each build's CPU per key, medians over its launches.
+
+``--search-only`` times no screen: it reads the index, lays out the filter's texts, then
+``--repeat`` times types ``--word`` but its last character after an empty filter, then the
+last character inside ``functools.reduce``, so that callgrind (``--toggle-collect``) counts
+the instructions of that key's search alone, whatever the machine's load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from functools import reduce
+from pathlib import Path
+
+KEYS = "tag0042"
+
+
+def search_only(logs: Path, word: str, repeat: int) -> None:
+    from orch_tui.core.history.index import recorded_then_checked
+    from orch_tui.core.history.search import RunSearch
+
+    index = list(recorded_then_checked(logs))[-1]
+    search = RunSearch(index.runs, index)
+    search.prepare()
+    for _ in range(repeat):
+        search.matching("")
+        search.matching(word[:-1])
+        found = reduce(lambda _a, _b: len(search.matching(word)), [0, 1])
+    print(f"{word}: {found} runs")
+
+
+async def keys_in_process(logs: Path, repeat: int) -> list[list[float]]:
+    from textual.app import App
+
+    from orch_tui.themes import DEFAULT_THEME, register_themes, theme_variable_defaults
+    from orch_tui.tui.screens.history.runs_list import RunsScreen
+
+    class Host(App[None]):
+        def get_theme_variable_defaults(self) -> dict[str, str]:
+            return theme_variable_defaults(self.current_theme)
+
+        def on_mount(self) -> None:
+            register_themes(self)
+            self.theme = DEFAULT_THEME
+            self.push_screen(RunsScreen(logs, logs.parent / "state.json"))
+
+    app = Host()
+    rounds: list[list[float]] = []
+    async with app.run_test(size=(160, 50)) as pilot:
+        deadline = time.monotonic() + 300
+        while not (isinstance(app.screen, RunsScreen) and app.screen.loaded):
+            await asyncio.sleep(0.05)
+            if time.monotonic() > deadline:
+                raise SystemExit("the runs screen never finished loading")
+        await asyncio.sleep(2.0)  # settled: the check done, the filter's texts laid out
+        for _ in range(repeat):
+            await pilot.press("slash")
+            await pilot.pause()
+            keys = []
+            for key in KEYS:
+                start = time.process_time()
+                await pilot.press(key)
+                await pilot.pause()
+                keys.append(round((time.process_time() - start) * 1000, 1))
+            rounds.append(keys)
+            await pilot.press("escape")
+            await pilot.pause()
+            await asyncio.sleep(0.3)
+    return rounds
+
+
+def one_launch(path: str, logs: Path, repeat: int) -> list[list[float]]:
+    env = dict(os.environ)
+    if path:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [path, env.get("PYTHONPATH", "")]))
+    command = [sys.executable, __file__, "--child", "--logs", str(logs), "--repeat", str(repeat)]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    default_logs = Path("/tmp/orch-history-bench/clones-100000/logs")
+    parser.add_argument("--logs", type=Path, default=default_logs)
+    parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--build", action="append", default=[], metavar="NAME=PYTHONPATH")
+    parser.add_argument("--search-only", action="store_true")
+    parser.add_argument("--word", default="tag00")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.search_only:
+        search_only(args.logs, args.word, args.repeat)
+        return
+    if args.child:
+        print(json.dumps(asyncio.run(keys_in_process(args.logs, args.repeat))))
+        return
+    builds = [("this", ""), *(tuple(build.split("=", 1)) for build in args.build)]
+    per_key: dict[str, list[list[float]]] = {name: [] for name, _path in builds}
+    for _ in range(args.rounds):
+        for name, path in builds:
+            load = os.getloadavg()[0]
+            rounds = one_launch(path, args.logs, args.repeat)
+            print(f"{name} (load {load:.1f}): {rounds}", flush=True)
+            per_key[name].extend(rounds)
+    for name, rounds in per_key.items():
+        medians = [statistics.median(keys) for keys in zip(*rounds, strict=True)]
+        shown = ", ".join(f"{KEYS[: n + 1]} {ms:.1f}" for n, ms in enumerate(medians))
+        print(f"{name}: median CPU per key, ms: {shown}")
+
+
+if __name__ == "__main__":
+    main()
