@@ -264,6 +264,21 @@ def on_mount(self):
     seen["dialog rules at the frame"] = any("#edit-dialog" in css for css, *_ in sources)
 
 LoadingScreen.on_mount = on_mount
+app_display = App._display
+
+def display(self, screen, renderable):  # a frame drawn: what Textual holds in a batch is not
+    if renderable is not None and not self._batch_count:
+        seen.setdefault("first drawn", len(seen))
+    app_display(self, screen, renderable)
+
+App._display = display
+open_the_run = OpeningApp._open
+
+def opening(self):  # on the opening thread, as it starts
+    seen.setdefault("opened", len(seen))
+    open_the_run(self)
+
+OpeningApp._open = opening
 spec_run.has_terminal = lambda: True  # the review screen's path, without a terminal to draw on
 OpeningApp.run = lambda self, *args, **kwargs: App.run(self, headless=True)
 from orch_tui.tui.cli.commands import main
@@ -292,8 +307,9 @@ AT_THE_FRAME = (
 
 def test_the_review_screens_frame_mounts_before_the_run_is_loaded(tmp_path: Path) -> None:
     """Issue 26: ``orch-tui SPEC`` paints its frame before the config models, the state and the
-    engine are imported, and before the dialogs' rules are parsed; they load behind it, and a config error found there still ends the
-    command with the message and exit code of the full read."""
+    engine are imported, and before the dialogs' rules are parsed; they load behind it, once
+    it is drawn, and a config error found there still ends the command with the message and
+    exit code of the full read."""
     (tmp_path / "spec.md").write_text("# A spec\n\nSomething.\n", encoding="utf-8")
     (tmp_path / "orchestrator.toml").write_text("[loop]\nmax_retrys = 3\n", encoding="utf-8")
     result = subprocess.run(
@@ -309,6 +325,7 @@ def test_the_review_screens_frame_mounts_before_the_run_is_loaded(tmp_path: Path
     loaded = json.loads(seen)
     assert loaded["loaded at the frame"] == []
     assert loaded["dialog rules at the frame"] is False  # parsed when a dialog first opens
+    assert loaded["first drawn"] < loaded["opened"]  # the opening thread waits for the frame
     assert "orch_tui.core.config.models" in loaded["loaded at the end"]  # the probe sees them
     assert code == "1"
     assert "orchestrator.toml" in result.stderr and "max_retrys" in result.stderr
