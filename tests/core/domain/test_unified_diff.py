@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import subprocess
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from unidiff import PatchSet
 
+from orch_tui.core.domain import unified_diff as unified_diff_module
 from orch_tui.core.domain.proposal import FileChange, render_patch, unified_diff
 from orch_tui.core.domain.unified_diff import RunMatcher
 
@@ -141,22 +143,26 @@ def test_the_fast_matcher_finds_exactly_difflibs_blocks(old: list[str], new: lis
     assert RunMatcher(old, new).get_opcodes() == expected
 
 
-def test_a_files_texts_are_diffed_once_for_its_hunks_and_its_patch(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """The proposal's hunks, the review's copy of a change and the unified patch of the same
-    texts share one diff (a 200-file proposal was diffed four times over)."""
-    from orch_tui.core.domain import unified_diff as module
+@pytest.fixture
+def diffed(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    """The old side's line count of every diff made from here on (none remembered at the
+    start, none left remembered after)."""
+    counted: list[int] = []
 
-    diffed: list[int] = []
-
-    class Counting(module.RunMatcher):
+    class Counting(unified_diff_module.RunMatcher):
         def __init__(self, a: list[str], b: list[str]) -> None:
-            diffed.append(len(a))
+            counted.append(len(a))
             super().__init__(a, b)
 
-    monkeypatch.setattr(module, "RunMatcher", Counting)
-    module.forget_text_changes()
+    monkeypatch.setattr(unified_diff_module, "RunMatcher", Counting)
+    unified_diff_module.forget_text_changes()
+    yield counted
+    unified_diff_module.forget_text_changes()
+
+
+def test_a_files_texts_are_diffed_once_for_its_hunks_and_its_patch(diffed: list[int]) -> None:
+    """The proposal's hunks, the review's copy of a change and the unified patch of the same
+    texts share one diff (a 200-file proposal was diffed four times over)."""
     old = "".join(f"line {n}\n" for n in range(50))
     new = old.replace("line 10\n", "line ten\n").replace("line 40\n", "")
     first = FileChange("pkg/a.py", old, new)
@@ -168,28 +174,16 @@ def test_a_files_texts_are_diffed_once_for_its_hunks_and_its_patch(
 
 
 def test_remembered_diffs_are_bounded_by_the_size_of_their_texts(
-    monkeypatch: pytest.MonkeyPatch,
+    diffed: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The texts a remembered diff keeps alive stay under a bound: the least recent go."""
-    from orch_tui.core.domain import unified_diff as module
-
-    diffed: list[int] = []
-
-    class Counting(module.RunMatcher):
-        def __init__(self, a: list[str], b: list[str]) -> None:
-            diffed.append(len(a))
-            super().__init__(a, b)
-
-    monkeypatch.setattr(module, "RunMatcher", Counting)
-    monkeypatch.setattr(module, "REMEMBERED_CHARS", 250)
-    module.forget_text_changes()
+    monkeypatch.setattr(unified_diff_module, "REMEMBERED_CHARS", 250)
     # 160 characters a pair: two pairs are over the bound
     pairs = [(f"a{n}\nsame\n" * 10, f"b{n}\nsame\n" * 10) for n in range(3)]
     for old, new in pairs:
-        module.text_changes(old, new)
+        unified_diff_module.text_changes(old, new)
     assert len(diffed) == 3
-    module.text_changes(*pairs[2])  # the latest is remembered
+    unified_diff_module.text_changes(*pairs[2])  # the latest is remembered
     assert len(diffed) == 3
-    module.text_changes(*pairs[0])  # the first was let go for the later ones
+    unified_diff_module.text_changes(*pairs[0])  # the first was let go for the later ones
     assert len(diffed) == 4
-    module.forget_text_changes()

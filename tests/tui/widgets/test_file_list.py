@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 from textual.app import App, ComposeResult
-from textual.strip import Strip
 
 from orch_tui.core.domain.proposal import Decisions, FileChange, HunkDecision, Proposal
 from orch_tui.tui.widgets.file_list import FileList, file_prompt
+from tests.support.painted_lines import PaintedLines
 
 
 @pytest.fixture
@@ -64,16 +64,8 @@ async def test_a_decision_redraws_only_its_files_line_as_show_would() -> None:
     assert partly == whole and "✓" in partly[2] and "● 1" in partly[3]
 
 
-class PaintedFileList(FileList):
+class PaintedFileList(PaintedLines, FileList):
     """Records the lines (in view) Textual asks it for: the dirty ones only."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.painted: list[int] = []
-
-    def render_line(self, y: int) -> Strip:
-        self.painted.append(y)
-        return super().render_line(y)
 
 
 def many_files(count: int) -> Proposal:

@@ -18,6 +18,7 @@ from orch_tui.tui.widgets.diff.paint import window_start
 from orch_tui.tui.widgets.diff.rows import RowKind
 from orch_tui.tui.widgets.diff.view import DiffView
 from orch_tui.tui.widgets.file_list import FileList
+from tests.support.painted_lines import PaintedLines
 
 OLD = '''"""Greeting helpers."""
 import os
@@ -710,16 +711,8 @@ async def test_switching_between_a_short_and_a_long_file_lays_nothing_out(
     assert layouts == 0
 
 
-class PaintCountingDiffView(DiffView):
+class PaintCountingDiffView(PaintedLines, DiffView):
     """Records the view's lines Textual asks for when it repaints (dirty lines only)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.painted: list[int] = []
-
-    def render_line(self, y: int) -> Strip:
-        self.painted.append(y)
-        return super().render_line(y)
 
 
 class PaintCountingApp(DiffApp):
