@@ -10,7 +10,9 @@
   down when orch-tui dies. Needed for bubblewrap: bwrap changes its credentials while it sets
   the sandbox up, which clears the parent-death signal; it arms its own again afterwards, but a
   kill -9 of orch-tui in between (a few milliseconds) left bwrap and the check running forever
-  (measured: 21 of 40 kills landing in the first 10 ms).
+  (measured: 21 of 40 kills landing in the first 10 ms). The guard also ends only after every
+  process the command left has ended (it is their subreaper): the sandbox's init outlives
+  bwrap's own exit by a moment.
 
 Both do nothing where ``prctl`` is missing (macOS); what that leaves open is in the README.
 """
@@ -70,9 +72,19 @@ _PARENT = os.getpid()
 # Runs as ``python -I -S -c GUARD command...``, in its own process group (the check's): on
 # SIGTERM, its parent-death signal, it kills the whole group, the command and all it started.
 # The command starts only once the handler is in place, so no moment is left unguarded.
+#
+# It is also the subreaper of what the command leaves, and exits only once that has ended too.
+# bubblewrap's outer process exits as soon as the check's first process reports its status;
+# the sandbox's init, its child, exits a moment later, once the kernel has killed everything
+# left in the PID namespace (a ``setsid()`` child still running code in between). Reparented
+# to the guard, that init is waited for, so a check has ended only when its sandbox is empty.
 _GUARD = """\
-import os, signal, sys
+import ctypes, os, signal, sys
 signal.signal(signal.SIGTERM, lambda *_: os.killpg(0, signal.SIGKILL))
+try:
+    ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+except (AttributeError, OSError):
+    pass
 pid = os.fork()
 if pid == 0:
     try:
@@ -80,6 +92,11 @@ if pid == 0:
     finally:
         os._exit(127)
 code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+while True:
+    try:
+        os.wait()
+    except ChildProcessError:
+        break
 if code < 0:
     signal.signal(-code, signal.SIG_DFL)
     os.kill(os.getpid(), -code)

@@ -13,7 +13,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import time
 import uuid
 from pathlib import Path
 
@@ -89,7 +88,6 @@ def test_a_sandboxed_check_cannot_see_the_orchestrator_process(workspace: Path) 
 
 WRITE = """\
 import sys
-import time
 from pathlib import Path
 for target in sys.argv[1:]:
     try:
@@ -169,20 +167,7 @@ def test_a_setsid_child_of_a_passing_sandboxed_check_does_not_survive(workspace:
     result = attack(ESCAPE, workspace, BWRAP, token)
 
     assert result.passed and "SPAWNED" in result.output
-    assert gone_within(token, seconds=5)  # it would sleep 120 s outside a PID namespace
-
-
-def gone_within(token: str, seconds: float) -> bool:
-    """Whether every process naming ``token`` is gone within ``seconds``. bubblewrap's outer
-    process exits as soon as the check's first process reports its status; the namespace's
-    init exits, and the kernel kills what is left in it, a moment later (under load, after
-    the check has returned)."""
-    deadline = time.monotonic() + seconds
-    while processes_with(token):
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.02)
-    return True
+    assert processes_with(token) == []  # gone when the check has ended: its sandbox is empty
 
 
 @needs_bwrap
