@@ -20,9 +20,9 @@ from orch_tui.core.domain.state import RunState
 from orch_tui.core.loop.engine import RunOptions
 from orch_tui.core.loop.exit_codes import EXIT_INTERRUPTED
 from orch_tui.tui.app import SWITCH_INTERVAL_S, OrchApp, ResumeRequest, RunRequest
+from orch_tui.tui.cli.failing import Refused
 from orch_tui.tui.cli.parse import run_parser
 from orch_tui.tui.cli.run import OpenedRun
-from orch_tui.tui.cli.shared import Refused
 from orch_tui.tui.launch import OpeningApp, run_review
 from orch_tui.tui.screens.history.runs_list import RunsScreen
 from orch_tui.tui.screens.loading import LoadingScreen

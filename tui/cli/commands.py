@@ -80,7 +80,8 @@ def run_subcommand(command: str, args: argparse.Namespace) -> int:
     """One subcommand, its arguments parsed. Each imports only what it needs, here and not at
     start-up: ``status`` never loads the engine, the history screens or the provider SDKs."""
     from orch_tui.core.config.files import ConfigError
-    from orch_tui.tui.cli.shared import fail, glance_project, holding_lock, load_project
+    from orch_tui.tui.cli.failing import fail
+    from orch_tui.tui.cli.shared import glance_project, holding_lock, load_project
 
     if command == "verify":
         from orch_tui.tui.cli.verify_command import run_verify

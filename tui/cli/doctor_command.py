@@ -10,7 +10,8 @@ from pathlib import Path
 
 from orch_tui.core.config.files import ConfigError
 from orch_tui.core.loop.exit_codes import EXIT_FAILED, EXIT_SUCCESS
-from orch_tui.tui.cli.shared import doctor_project, fail
+from orch_tui.tui.cli.failing import fail
+from orch_tui.tui.cli.shared import doctor_project
 
 
 def doctor(config_path: Path | None, model: str | None, provider: str | None) -> int:

@@ -11,8 +11,8 @@ from orch_tui.core.config.models import Config
 from orch_tui.core.config.paths import ProjectPaths
 from orch_tui.core.loop.exit_codes import EXIT_SUCCESS
 from orch_tui.core.util.terminal_text import escape_controls
+from orch_tui.tui.cli.failing import fail
 from orch_tui.tui.cli.parse import run_parser
-from orch_tui.tui.cli.shared import fail
 from orch_tui.tui.cli.spec_run import run_spec
 
 

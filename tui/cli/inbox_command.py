@@ -52,7 +52,8 @@ def run_inbox_command(argv: Sequence[str]) -> int:
     args = inbox_parser().parse_args(argv)
     from orch_tui.core.batch.inbox import waiting_runs
     from orch_tui.core.config.files import ConfigError
-    from orch_tui.tui.cli.shared import fail, load_project
+    from orch_tui.tui.cli.failing import fail
+    from orch_tui.tui.cli.shared import load_project
 
     try:
         paths, config = load_project(args.config)

@@ -49,15 +49,9 @@ from orch_tui.core.providers.factory import KeyLater, KeyMissing, ProviderChoice
 from orch_tui.core.providers.scripted import ScriptError
 from orch_tui.core.workspace.run_workspace import WorkspaceError
 from orch_tui.tui.cli.executable import start_collecting
+from orch_tui.tui.cli.failing import Refused, fail
 from orch_tui.tui.cli.resume_hint import resume_hint, resuming_command
-from orch_tui.tui.cli.shared import (
-    Refused,
-    acquire_lock,
-    fail,
-    holding_lock,
-    load_project,
-    question_lines,
-)
+from orch_tui.tui.cli.shared import acquire_lock, holding_lock, load_project, question_lines
 
 
 def _sigterm_as_interrupt(signum: int, frame: object) -> None:

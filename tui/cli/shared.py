@@ -1,5 +1,5 @@
-"""What the commands share: the project's paths and config, its lock (and ``failing``'s
-:func:`fail` and :class:`Refused`, which most of them use with these)."""
+"""What the commands share: the project's paths and config, its lock (failing with a message
+is :mod:`failing`)."""
 
 from __future__ import annotations
 
@@ -13,10 +13,7 @@ from orch_tui.core.config.paths import ProjectPaths
 from orch_tui.core.domain.asking import Question
 from orch_tui.core.util.terminal_text import escape_controls
 from orch_tui.core.workspace.lock import ProjectLock, ProjectLocked
-
-# Re-exported: the commands import them from here with the rest.
-from orch_tui.tui.cli.failing import Refused as Refused
-from orch_tui.tui.cli.failing import fail as fail
+from orch_tui.tui.cli.failing import Refused, fail
 
 if TYPE_CHECKING:
     from orch_tui.core.config.models import Config

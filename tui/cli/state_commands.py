@@ -14,7 +14,8 @@ from orch_tui.core.domain.state import RunState, State, StateError, StateStore
 from orch_tui.core.loop.exit_codes import EXIT_FAILED, EXIT_STATE, EXIT_SUCCESS
 from orch_tui.core.util.terminal_text import escape_controls
 from orch_tui.core.util.wording import planning_cost, plural
-from orch_tui.tui.cli.shared import fail, question_lines
+from orch_tui.tui.cli.failing import fail
+from orch_tui.tui.cli.shared import question_lines
 
 if TYPE_CHECKING:
     from orch_tui.core.domain.evidence import EvidenceFound

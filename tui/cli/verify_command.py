@@ -21,7 +21,8 @@ from orch_tui.core.checks.verify_run import NoRun, fresh_copy, run_changes, veri
 from orch_tui.core.config.files import ConfigError
 from orch_tui.core.config.models import Config, load_config
 from orch_tui.core.config.paths import ProjectPaths
-from orch_tui.tui.cli.shared import fail, holding_lock
+from orch_tui.tui.cli.failing import fail
+from orch_tui.tui.cli.shared import holding_lock
 
 EXIT_OK, EXIT_FAILED, EXIT_INTERRUPTED = 0, 1, 130
 BAR_WIDTH = 30
