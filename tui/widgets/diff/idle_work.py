@@ -19,7 +19,7 @@ from orch_tui.core.domain.proposal import ChangeKind
 from orch_tui.tui.widgets.diff.file_cache import FileCache, cached_file
 from orch_tui.tui.widgets.diff.highlight import LineHighlighter
 from orch_tui.tui.widgets.diff.lex_ahead import LexAhead, Target, first_screen_rows, first_screens
-from orch_tui.tui.widgets.diff.paint import DiffPaint
+from orch_tui.tui.widgets.diff.paint import _ADDED, _REMOVED, DiffPaint
 from orch_tui.tui.widgets.diff.rows import (
     Layout,
     Ranges,
@@ -140,7 +140,6 @@ class IdleWork(DiffPaint):
         return lines_near(self._rows, top, height, hunk)
 
 
-_ADDED, _REMOVED = "diff-view--added", "diff-view--removed"
 TextKey = tuple[int, int, str | None, tuple[int, int] | None]
 """A line a row shows: side, line, its line class and the (old, new) pair of its words."""
 
