@@ -3,7 +3,9 @@
 ``pip install 'orch-tui[ray]'``. A task gets the run's folder as a tar archive, runs the spec
 there (resuming from the run's own ``state.json``), and sends the folder back as an archive, so
 nothing needs storage shared between the nodes: the batch folder on this machine is the truth.
-A task whose worker or node dies is retried by Ray from the archive it was given.
+A task whose worker or node dies is retried by Ray from the archive it was given. The run's
+events come back as they happen through a Ray queue, which the driver drains between its
+waits: the live table and ``--json`` see them as under the local engine.
 
 With ``--workspace`` a run's folder holds a git worktree of the person's repository, which
 lives on this machine and cannot travel in an archive: the task then runs in the batch folder
@@ -14,6 +16,7 @@ does not stops the batch, naming the node and the folder.
 from __future__ import annotations
 
 import io
+import logging
 import os
 import socket
 import tarfile
@@ -22,7 +25,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from orch_tui.core.batch.driver import BatchDriver
 from orch_tui.core.batch.run_one import EXIT_INTERRUPTED, RunTask, run_in_folder
@@ -34,6 +37,27 @@ EXIT_NOT_HERE = -1000
 """A task in place on a node that cannot see the batch folder (no process exit code is this)."""
 TASK_RETRIES = 3
 CONNECT_TIMEOUT_S = 5
+
+log = logging.getLogger(__name__)
+
+
+class EventSink(Protocol):
+    """Where a task puts ``(run name, event)``: a ``ray.util.queue.Queue`` the driver drains."""
+
+    def put(self, item: Any) -> None: ...
+
+
+def _forwarding(sink: EventSink, name: str) -> Callable[[dict[str, Any]], None]:
+    """The run's events to the driver; a sink that is gone (its actor died) drops them, since
+    a run matters more than its progress lines."""
+
+    def forward(event: dict[str, Any]) -> None:
+        try:
+            sink.put((name, event))
+        except Exception:  # Ray raises its own errors for a dead actor or a lost connection
+            log.warning("the batch's event queue is gone; %s's events are not forwarded", name)
+
+    return forward
 
 
 def pack(folder: Path) -> bytes:
@@ -51,22 +75,22 @@ def unpack(data: bytes, folder: Path) -> None:
         archive.extractall(folder, filter="data")
 
 
-def run_packed(task: RunTask, archive: bytes) -> tuple[int, bytes]:
+def run_packed(task: RunTask, archive: bytes, events: EventSink) -> tuple[int, bytes]:
     """On a Ray worker: unpack the run's folder, run it, pack it again."""
     with tempfile.TemporaryDirectory(prefix="orch-batch-") as scratch:
         folder = Path(scratch) / task.name
         unpack(archive, folder)
         local = RunTask(task.name, folder, task.options)
-        code = run_in_folder(local, lambda event: None, threading.Event())
+        code = run_in_folder(local, _forwarding(events, task.name), threading.Event())
         return code, pack(folder)
 
 
-def run_in_place(task: RunTask) -> tuple[int, str]:
+def run_in_place(task: RunTask, events: EventSink) -> tuple[int, str]:
     """On a Ray worker that sees the batch folder: run there; a retried task resumes there.
     ``(exit code, "")``, or ``(EXIT_NOT_HERE, node)`` when this node cannot see the folder."""
     if not (task.folder / WORKTREE / ".git").exists():
         return EXIT_NOT_HERE, socket.gethostname()
-    return run_in_folder(task, lambda event: None, threading.Event()), ""
+    return run_in_folder(task, _forwarding(events, task.name), threading.Event()), ""
 
 
 def _check_reachable(address: str) -> None:
@@ -109,6 +133,9 @@ def run_on_ray(
     """Run the driver's runs as Ray tasks, ``jobs`` at a time; each folder comes back whole,
     or with ``in_place`` (``--workspace``) each task works in the batch folder itself."""
     ray = _connect(address)
+    from ray.util.queue import Queue
+
+    events = Queue(actor_options={"num_cpus": 0})
     options = {"num_cpus": 1, "max_retries": TASK_RETRIES}
     remote = ray.remote(**options)(run_in_place if in_place else run_packed)
     running: dict[Any, RunTask] = {}
@@ -119,11 +146,14 @@ def run_on_ray(
                 if task is None:
                     break
                 task = replace(task, folder=task.folder.resolve())  # the same path on a node
-                args = (task,) if in_place else (task, pack(task.folder))
+                args = (task, events) if in_place else (task, pack(task.folder), events)
                 running[remote.remote(*args)] = task
             if not running:
                 return
             done, _ = ray.wait(list(running), num_returns=1, timeout=0.5)
+            # A task puts its events before it returns: a finished run's are all here by now.
+            for name, event in events.get_nowait_batch(events.qsize()):
+                on_event(name, event)
             for ref in done:
                 task = running.pop(ref)
                 code, back = ray.get(ref)

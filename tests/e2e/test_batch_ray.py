@@ -149,8 +149,9 @@ def test_three_specs_on_a_ray_head_with_a_worker_killed_mid_run_then_one_in_a_wo
 ) -> None:
     address, fake, model = ray_head
     root = make_batch_project(tmp_path / "project")
+    command = [orch_tui(), "batch", "specs", "--engine", "ray", "--address", address, "--jobs", "2", "--json"]  # fmt: skip
     driver = subprocess.Popen(
-        [orch_tui(), "batch", "specs", "--engine", "ray", "--address", address, "--jobs", "2"],
+        command,
         cwd=root,
         env=ray_env(fake.url, tmp_path),
         stdout=subprocess.PIPE,
@@ -178,6 +179,16 @@ def test_three_specs_on_a_ray_head_with_a_worker_killed_mid_run_then_one_in_a_wo
         assert (folder / module / "workspace" / f"{module}.py").read_text() == "VALUE = 1\n"
     assert model.first_requests.count("beta") == 2  # asked again by the retried task
     assert run_process_of("beta") is None  # the killed worker's run died with it
+    # --json: each run's own events came back from its Ray task, ahead of its finished record
+    lines = [json.loads(line) for line in out.splitlines()]
+    for module in MODULES:
+        mine = [line for line in lines if line["run"] == module]
+        kinds = [line["event"] for line in mine]
+        assert {"run_started", "model_turn", "tests", "run_finished"} <= set(kinds), module
+        assert kinds[-1] == "batch_run" and mine[-1]["status"] == "finished", module
+        assert kinds.index("run_finished") < len(kinds) - 1, module
+    beta = [line["event"] for line in lines if line["run"] == "beta"]
+    assert beta.count("run_started") == 2  # the killed task's run, then the retried one
 
     # --workspace: each task works in place, in its run's own worktree of the person's repo
     repo = make_repo(tmp_path / "mine")

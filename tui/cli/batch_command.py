@@ -278,17 +278,34 @@ class LineProgress:
 
 
 class JsonProgress(LineProgress):
-    """``--json``: every run's events as JSON lines, with ``run`` naming the run."""
+    """``--json``: every run's events as JSON lines, with ``run`` naming the run.
+
+    Standard output carries these lines only: while the batch runs, whatever else is printed
+    to ``sys.stdout`` (Ray prints a dead worker's notice there) goes to standard error.
+    """
 
     _lock = threading.Lock()
 
+    def __init__(self) -> None:
+        self._out = sys.stdout
+
+    def __enter__(self) -> JsonProgress:
+        self._out = sys.stdout
+        sys.stdout = sys.stderr
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        sys.stdout = self._out
+
     def event(self, name: str, event: dict[str, Any]) -> None:
-        with self._lock:
-            print(json.dumps({"run": name, **event}, ensure_ascii=False), flush=True)
+        self._line({"run": name, **event})
 
     def changed(self, run: RunRecord) -> None:
+        self._line({"run": run.name, "event": "batch_run", **run.to_json()})
+
+    def _line(self, value: dict[str, Any]) -> None:
         with self._lock:
-            print(json.dumps({"run": run.name, "event": "batch_run", **run.to_json()}), flush=True)
+            print(json.dumps(value, ensure_ascii=False), file=self._out, flush=True)
 
 
 def _compare(root: Path, first: str, second: str) -> int:

@@ -40,3 +40,25 @@ def test_an_engine_out_of_space_is_a_message_and_the_record_is_kept(
     assert (
         json.loads((root / "batches" / "b" / "report.json").read_text())["runs"] == (record["runs"])
     )
+
+
+def test_json_keeps_standard_output_for_its_lines_and_sends_a_library_print_to_stderr(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = make_batch_project(tmp_path / "project")
+    monkeypatch.chdir(root)
+
+    def engine(driver: Any, jobs: int, on_event: Any, cancel: Any) -> None:
+        print("(raylet) A worker died or was killed")  # what Ray prints to sys.stdout
+        on_event("one", {"event": "run_started"})
+        while (task := driver.next_task()) is not None:
+            driver.finish(task, 130)
+
+    monkeypatch.setattr(batch_command, "run_local", engine)
+
+    run_batch_command(["specs", "--batch", "b", "--provider", "scripted", "--json"])
+
+    out, err = capsys.readouterr()
+    lines = [json.loads(line) for line in out.splitlines()]  # every line is JSON
+    assert {"run": "one", "event": "run_started"} in lines
+    assert "(raylet) A worker died" in err
