@@ -31,6 +31,13 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
 
 
 @pytest.fixture
+def anyio_backend() -> str:
+    """The async tests (Textual's Pilot) run on asyncio only, even where trio is installed
+    (anyio's own fixture would run each on every backend it finds)."""
+    return "asyncio"
+
+
+@pytest.fixture
 def fake_server() -> Iterator[Callable[..., FakeAnthropic]]:
     """Start a :class:`FakeAnthropic` on a free 127.0.0.1 port: ``fake_server(script, **kw)``.
 

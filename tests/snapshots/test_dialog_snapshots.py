@@ -103,8 +103,3 @@ async def test_at_80x24_the_advice_and_keys_show_and_the_message_scrolls_to_its_
             assert on_screen(asking.query_one(part), asking), part
         await pilot.press("escape")
         await pilot.press("q")
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"

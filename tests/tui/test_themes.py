@@ -22,11 +22,6 @@ from orch_tui.tui.widgets.diff.view import DiffView
 from orch_tui.tui.widgets.file_list import FileList
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def test_the_default_and_the_three_themes_exist() -> None:
     assert DEFAULT_THEME == "vscode-dark"
     assert set(THEMES) == {"vscode-dark", "vscode-light", "high-contrast"}

@@ -42,11 +42,6 @@ from tests.support.tui_support import (
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 async def test_r_in_the_history_app_returns_the_unfinished_run_to_resume(tmp_path: Path) -> None:
     project = make_tui_project(tmp_path)
     app = project.app()

@@ -92,11 +92,6 @@ def test_the_stand_in_raises_the_key_error_when_a_request_is_made() -> None:
         stand_in.complete(request, print)
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.mark.anyio
 async def test_the_review_screen_shows_a_finished_run_without_a_key(project: TuiProject) -> None:
     """``orch-tui spec.md`` in a terminal: the run opens behind the frame, with the key asked

@@ -35,11 +35,6 @@ PLAN = {
 }
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def plan_app(tmp_path: Path, plan: dict = PLAN) -> tuple[OrchApp, Path]:
     planning = [Turn([Turn.tool_use("submit_plan", plan)], "tool_use")]
     project = make_tui_project(tmp_path, [planning, FIRST_ATTEMPT])

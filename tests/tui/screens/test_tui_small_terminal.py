@@ -19,11 +19,6 @@ pytestmark = pytest.mark.anyio
 UNDECIDED = HunkDecision.UNDECIDED
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.mark.parametrize(("size", "rows"), [((80, 24), 8), ((100, 30), 12)])
 async def test_on_a_small_terminal_the_diff_takes_the_width_and_keeps_rows(
     tmp_path: Path, size: tuple[int, int], rows: int

@@ -10,12 +10,6 @@ from orch_tui.core.domain.proposal import Decisions, FileChange, HunkDecision, P
 from orch_tui.tui.widgets.file_list import FileList, file_prompt
 from tests.support.painted_lines import PaintedLines
 
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 CHANGE = FileChange("app.py", "x = 1\n", "x = 2\n")
 
 

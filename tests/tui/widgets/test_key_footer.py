@@ -16,11 +16,6 @@ from orch_tui.tui.widgets.key_footer import KeyFooter
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 class TwoInputs(App[None]):
     BINDINGS: ClassVar[list[BindingType]] = [Binding("f2", "noop", "Always")]
 

@@ -30,11 +30,6 @@ SIZE = (140, 30)
 COUNT = 1000
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def make_run(index: int, **changes: object) -> RunSummary:
     run = RunSummary(
         run_id=f"run-{index:04d}",

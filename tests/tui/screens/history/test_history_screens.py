@@ -73,11 +73,6 @@ class HistoryHost(App[None]):
 
 
 @pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
 def project(demo_runs: DemoProject, tmp_path: Path) -> DemoProject:
     root = tmp_path / "project"
     shutil.copytree(demo_runs.root, root)

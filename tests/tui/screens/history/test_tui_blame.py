@@ -39,11 +39,6 @@ SIZE = (120, 40)
 
 
 @pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
 def run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, str]:
     return blame_run(tmp_path / "project", monkeypatch)
 

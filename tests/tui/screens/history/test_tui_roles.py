@@ -24,11 +24,6 @@ _no_plugin_autoload = test_engine._no_plugin_autoload
 ADVICE = "add() subtracts: return a + b instead."
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 async def test_run_and_attempt_screens_show_judge_and_verifier_decisions(project: Path) -> None:
     config = fast_config()
     config.model.judge, config.model.verifier = "claude-haiku-4-5", "claude-opus-4-1"

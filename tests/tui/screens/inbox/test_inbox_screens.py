@@ -45,11 +45,6 @@ SIZE = (120, 40)
 
 
 @pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
 def project(tmp_path: Path) -> Path:
     return batch_project(tmp_path / "project")
 

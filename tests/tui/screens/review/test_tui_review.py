@@ -60,11 +60,6 @@ from tests.support.tui_support import (
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.fixture(autouse=True)
 def _fast_workspace_pytest(monkeypatch: pytest.MonkeyPatch) -> None:
     """The workspace's pytest runs skip plugin auto-loading (allowed through env_allow)."""

@@ -28,11 +28,6 @@ from tests.tui.widgets.diff.test_diff_view import row_text
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def notes(view: DiffView) -> list[str]:
     return [
         row_text(view, i).strip() for i, row in enumerate(view.rows) if row.kind is RowKind.NOTE

@@ -19,11 +19,6 @@ U = HunkDecision.UNDECIDED
 CHANGE = FileChange("calc.py", CALC.replace("a + b", "b + a").split("\n\n# mult")[0] + "\n", CALC)
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.fixture(scope="module")
 def cmap(tmp_path_factory: pytest.TempPathFactory) -> CoverageMap:
     root = tmp_path_factory.mktemp("diff-coverage")

@@ -16,11 +16,6 @@ pytestmark = pytest.mark.anyio
 U, A = HunkDecision.UNDECIDED, HunkDecision.ACCEPTED
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def hunks_of(count: int, changed: int, gap: int = 30) -> FileChange:
     """``count`` hunks of ``changed`` changed lines each, ``gap`` unchanged lines apart."""
     lines = count * (changed + gap)

@@ -54,11 +54,6 @@ pytestmark = pytest.mark.anyio
 U, A, R = HunkDecision.UNDECIDED, HunkDecision.ACCEPTED, HunkDecision.REJECTED
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def numbered(count: int) -> str:
     return "".join(f"value_{i} = {i}\n" for i in range(count))
 

@@ -19,11 +19,6 @@ U = HunkDecision.UNDECIDED
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def changed_at(path: str, lines: int, *at: int) -> FileChange:
     old = numbered(lines)
     new = old
