@@ -15,6 +15,7 @@ from orch_tui.tui.screens.dialogs import EditScreen, FeedbackScreen
 from orch_tui.tui.screens.review.coverage import ReviewCoverage
 from orch_tui.tui.widgets.diff.view import DiffView
 from orch_tui.tui.widgets.file_list import FileList
+from orch_tui.tui.widgets.following_log import FollowingLog
 
 
 class DecisionsScreen(ReviewCoverage):
@@ -30,6 +31,8 @@ class DecisionsScreen(ReviewCoverage):
 
     @on(ReviewRequested)
     def _review_requested(self, message: ReviewRequested) -> None:
+        for log in self.query(FollowingLog):  # what the model said and did, with its proposal
+            log.flush()
         self.session = message.session
         self.cursor = ReviewCursor(self.session.effective)
         self.cursor.first_undecided(self.session.decisions)

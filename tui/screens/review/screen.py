@@ -16,7 +16,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
-from textual.widgets import Log, Markdown, Static, TabbedContent, TabPane
+from textual.widgets import Markdown, Static, TabbedContent, TabPane
 
 from orch_tui.core.config.models import Config
 from orch_tui.core.config.paths import ProjectPaths
@@ -59,15 +59,16 @@ TEST_LOG_MAX_LINES = 10_000
 """Lines the test pane keeps; each run's captured output is in its test-output.txt."""
 
 
-def log_write(log: Log, text: str) -> None:
-    """Write ``text`` from the model or a check: Textual's Log passes ``\\x1b`` and C1 codes to
-    the terminal, so control characters other than newline and tab are spelt out first."""
-    log.write(escape_controls(text, newlines=True))
+def log_write(log: FollowingLog, text: str) -> None:
+    """Write ``text`` from the model or a check (batched: :meth:`FollowingLog.write_soon`):
+    Textual's Log passes ``\\x1b`` and C1 codes to the terminal, so control characters other
+    than newline and tab are spelt out first."""
+    log.write_soon(escape_controls(text, newlines=True))
 
 
-def log_line(log: Log, text: str) -> None:
+def log_line(log: FollowingLog, text: str) -> None:
     """Write ``text`` as a line of its own, even after streamed text that ended mid-line."""
-    prefix = "\n" if log.lines and log.lines[-1] else ""
+    prefix = "" if log.at_line_start else "\n"
     log_write(log, f"{prefix}{text}\n")
 
 
@@ -170,8 +171,8 @@ class ReviewScreen(DecisionsScreen):
         diff.focus()
 
     @property
-    def model_log(self) -> Log:
-        return self.query_one("#model-log", Log)
+    def model_log(self) -> FollowingLog:
+        return self.query_one("#model-log", FollowingLog)
 
     # -- engine events --------------------------------------------------------------------
 
@@ -199,7 +200,7 @@ class ReviewScreen(DecisionsScreen):
                 log_line(self.model_log, f"── attempt {event.attempt} ──")
                 self.query_one(TabbedContent).active = "model-tab"
             if event.state is RunState.TESTING:
-                self.query_one("#test-log", Log).clear()
+                self.query_one("#test-log", FollowingLog).clear()
                 self.query_one(TabbedContent).active = "tests-tab"
             timeline.note(event.attempt, event.state.lower())
         elif isinstance(event, ev.TaskStarted):
@@ -218,7 +219,7 @@ class ReviewScreen(DecisionsScreen):
                 event.attempt, f"{plural(len(event.files), 'file')} +{event.added} -{event.removed}"
             )
         elif isinstance(event, ev.CheckOutput):
-            log_write(self.query_one("#test-log", Log), event.text)
+            log_write(self.query_one("#test-log", FollowingLog), event.text)
         elif isinstance(event, ev.TestsFinished):
             self._tests_finished(event)
         elif isinstance(event, ev.NOTE_EVENTS):

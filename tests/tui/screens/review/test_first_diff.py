@@ -1,0 +1,58 @@
+"""What the review screen does before a big proposal's first diff (issue 26, item 4).
+
+The engine posts an event for every edit, and a 200-file proposal's edits arrive while the
+screen waits for the proposal: anything the screen does per edit, or per file before the
+first file's diff is painted, delays that diff."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from orch_tui.tui.widgets.following_log import FollowingLog
+from tests.support.e2e_support import attempt_turns
+from tests.support.tui_support import SIZE, make_tui_project, wait_for_review
+
+pytestmark = pytest.mark.anyio
+
+FILES = 40
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture(autouse=True)
+def _fast_workspace_pytest(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+
+
+def many_files_project(tmp_path: Path) -> Any:
+    paths = [f"pkg/mod_{n:02d}.py" for n in range(FILES)]
+    edits = [("create", path, f"VALUE = {n}\n") for n, path in enumerate(paths)]
+    return make_tui_project(tmp_path, [attempt_turns("Many.", edits)], seed={})
+
+
+async def test_the_edits_lines_reach_the_model_log_in_a_few_writes_before_the_first_diff(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    writes: list[str] = []
+    write = FollowingLog.write
+
+    def counted(log: FollowingLog, data: str, scroll_end: bool | None = None) -> FollowingLog:
+        if log.id == "model-log":
+            writes.append(data)
+        return write(log, data, scroll_end)
+
+    monkeypatch.setattr(FollowingLog, "write", counted)
+    app = many_files_project(tmp_path).app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await wait_for_review(pilot, app)
+        # One write per edit laid the screen out again on nearly every frame meanwhile.
+        assert len(writes) <= 4, writes
+        lines = [line for line in screen.model_log.lines if "✎" in line]
+        assert lines == [f"  ✎ create pkg/mod_{n:02d}.py" for n in range(FILES)]
+        await pilot.press("q")
