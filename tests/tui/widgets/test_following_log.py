@@ -10,11 +10,6 @@ from orch_tui.tui.widgets.following_log import BATCH_S, FollowingLog
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 class LogApp(App[None]):
     def compose(self) -> ComposeResult:
         yield FollowingLog()
