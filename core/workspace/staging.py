@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -33,6 +34,10 @@ class Staging:
         self.root = root
         self.protected = tuple(protected)
         self._overlay: dict[str, str | None] = {}
+        self._folders: Counter[str] = Counter()
+        """For each folder key, how many staged (not deleted) files are under it: the folders
+        that only staged files imply. Looked up instead of scanning the overlay, which made
+        every edit's checks cost as many steps as files staged before it (200 files: 60,000)."""
         self._base = os.path.realpath(root)
         """The workspace's real location, resolved once: the run made it and nothing moves it."""
 
@@ -78,7 +83,7 @@ class Staging:
             parent = "/".join(parts[:depth])
             if self._overlay.get(parent) is not None or (self.root / parent).is_file():
                 raise NotADirectoryError(f"{parent} is a file, not a directory")
-        self._overlay[key] = text
+        self._stage(key, text)
 
     def delete(self, rel: str) -> None:
         """Stage the file's removal (a file only staged is simply dropped).
@@ -95,9 +100,23 @@ class Staging:
         if self._overlay.get(key, "" if on_disk else None) is None:
             raise FileNotFoundError(f"{rel} does not exist")
         if on_disk:
-            self._overlay[key] = None
+            self._stage(key, None)
         else:
+            self._count_folders(key, staged=False)
             del self._overlay[key]
+
+    def _stage(self, key: str, text: str | None) -> None:
+        """Set the overlay's entry (None: deleted), keeping :attr:`_folders` counted."""
+        self._count_folders(key, staged=text is not None)
+        self._overlay[key] = text
+
+    def _count_folders(self, key: str, *, staged: bool) -> None:
+        """``key``'s entry becomes a staged file (``staged``) or not: count its folders."""
+        if (self._overlay.get(key) is not None) == staged:
+            return
+        parts = key.split("/")
+        for depth in range(1, len(parts)):
+            self._folders["/".join(parts[:depth])] += 1 if staged else -1
 
     def exists(self, rel: str) -> bool:
         real, key = self._locate(rel)
@@ -110,11 +129,7 @@ class Staging:
         return self._is_dir(*self._locate(rel))
 
     def _is_dir(self, real: str, key: str) -> bool:
-        if key == "" or os.path.isdir(real):
-            return True
-        return any(
-            path.startswith(f"{key}/") for path, text in self._overlay.items() if text is not None
-        )
+        return key == "" or self._folders[key] > 0 or os.path.isdir(real)
 
     def listing(self, rel: str = "", depth: int = 2) -> list[str]:
         """Paths under ``rel`` up to ``depth`` levels down, disk and overlay merged.

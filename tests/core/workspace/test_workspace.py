@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -233,6 +234,48 @@ def test_staging_exists_and_is_dir_see_virtual_folders(root: Path) -> None:
     assert not staging.is_dir("new/pkg/mod.py")
     assert staging.is_dir("src") and staging.is_dir("")
     assert not staging.is_dir("README.md")
+
+
+def test_a_folder_only_staged_files_imply_goes_when_they_are_deleted(root: Path) -> None:
+    staging = Staging(root)
+    staging.write("new/a/one.py", "1")
+    staging.write("new/a/one.py", "2")  # staged again: still one file under new/a
+    staging.write("new/two.py", "2")
+    staging.delete("new/a/one.py")
+    assert not staging.is_dir("new/a") and not staging.exists("new/a")
+    assert staging.is_dir("new")
+    staging.delete("new/two.py")
+    assert not staging.is_dir("new")
+    staging.write("new/a", "now a file")  # no folder left in its way
+    assert staging.exists("new/a") and not staging.is_dir("new/a")
+    staging.delete("README.md")  # on disk: staged as deleted
+    staging.write("src/x.py", "")
+    assert staging.is_dir("src") and not staging.exists("README.md")
+
+
+class CountedOverlay(dict[str, str | None]):
+    """An overlay that counts how often it is walked."""
+
+    walks = 0
+
+    def items(self) -> Any:
+        CountedOverlay.walks += 1
+        return super().items()
+
+    def __iter__(self) -> Any:
+        CountedOverlay.walks += 1
+        return super().__iter__()
+
+
+def test_staging_a_file_does_not_walk_the_files_staged_before(root: Path) -> None:
+    """A 200-file proposal's edits each walked the overlay to find implied folders: 60,000
+    steps for the proposal, on the engine's thread before the review screen got it."""
+    staging = Staging(root)
+    staging._overlay = CountedOverlay()
+    for n in range(50):
+        staging.write(f"pkg/mod_{n}.py", "")
+        assert staging.exists(f"pkg/mod_{n}.py") and staging.is_dir("pkg")
+    assert CountedOverlay.walks == 0
 
 
 def test_listing_merges_disk_and_overlay_and_skips_caches(root: Path) -> None:
