@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import re
 import tomllib
+from dataclasses import fields, is_dataclass
 from pathlib import Path
-
-from pydantic import BaseModel
 
 from orch_tui.core.config.models import Config
 
@@ -16,10 +15,10 @@ README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 def config_keys() -> list[str]:
     keys = []
-    for section in Config.model_fields:
+    for section in (field.name for field in fields(Config)):
         default = getattr(Config(), section)
-        if isinstance(default, BaseModel):
-            keys += [f"{section}.{key}" for key in type(default).model_fields]
+        if is_dataclass(default):
+            keys += [f"{section}.{field.name}" for field in fields(default)]
     return keys
 
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import ast
 import inspect
 import textwrap
+from dataclasses import asdict, fields, is_dataclass
 from pathlib import Path
 from typing import Any
 
 import tomli_w
-from pydantic import BaseModel
 
 from orch_tui.core.config.files import ConfigError
 from orch_tui.core.config.models import Config
@@ -36,7 +36,7 @@ def _comment(text: str | None) -> list[str]:
     return [f"# {line}".rstrip() for line in (text or "").splitlines()]
 
 
-def field_docstrings(model: type[BaseModel]) -> dict[str, str]:
+def field_docstrings(model: type) -> dict[str, str]:
     """The docstring under each field of ``model``'s class body, by field name."""
     try:
         source = textwrap.dedent(inspect.getsource(model))
@@ -57,20 +57,22 @@ def field_docstrings(model: type[BaseModel]) -> dict[str, str]:
     return docs
 
 
-def _section_lines(name: str, model: BaseModel, doc: str | None) -> list[str]:
+def _section_lines(name: str, section: Any, doc: str | None) -> list[str]:
     lines = ["", *_comment(doc), f"[{name}]"]
-    docs = field_docstrings(type(model))
-    for key in type(model).model_fields:
-        value = getattr(model, key)
+    docs = field_docstrings(type(section))
+    for key in (field.name for field in fields(section)):
+        value = getattr(section, key)
         lines += _comment(docs.get(key))
         if value is None:
             lines.append(f"# {key} =")
         else:
-            dumped = value.model_dump() if isinstance(value, BaseModel) else value
-            if isinstance(dumped, list) and dumped and isinstance(dumped[0], BaseModel):
-                dumped = [item.model_dump() for item in dumped]
+            dumped = [asdict(item) for item in value] if _dataclasses(value) else value
             lines.append(f"{key} = {_toml_value(dumped)}")
     return lines
+
+
+def _dataclasses(value: Any) -> bool:
+    return isinstance(value, list) and bool(value) and is_dataclass(value[0])
 
 
 def default_config_text() -> str:
@@ -78,14 +80,14 @@ def default_config_text() -> str:
     config = Config()
     docs = field_docstrings(Config)
     lines = [_HEADER.rstrip()]
-    for name in Config.model_fields:
+    for name in (field.name for field in fields(Config)):
         value = getattr(config, name)
-        if isinstance(value, BaseModel):
+        if is_dataclass(value):
             lines += _section_lines(name, value, docs.get(name))
     lines += ["", *_comment(docs.get("prices"))]
     for model_id, price in config.prices.items():
         lines.append(f'[prices."{model_id}"]')
-        lines += [f"{key} = {_toml_value(val)}" for key, val in price.model_dump().items()]
+        lines += [f"{key} = {_toml_value(val)}" for key, val in asdict(price).items()]
     return "\n".join(lines) + "\n"
 
 

@@ -1,29 +1,38 @@
-"""``orchestrator.toml`` parsed into typed models.
+"""``orchestrator.toml`` parsed into typed dataclasses.
 
 Every key has a default and a docstring; the docstrings are also the comments
 ``orch-tui init`` writes. An unknown key or a wrong type is a
 :class:`ConfigError` naming the file and the key, raised before any work.
-"""
+
+Dataclasses, not pydantic models: a plainly valid config (:mod:`~orch_tui.core.config.plain`)
+is built directly, without importing pydantic, which took longer than the rest of a run's
+start. Anything else is validated by pydantic through a ``TypeAdapter`` over these classes
+(:mod:`~orch_tui.core.config.checked`), converting and wording errors as the models did.
+Assigning to a field checks nothing: ``--model``, ``--provider`` and the remembered settings
+are checked where they come from."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
-
-from orch_tui.core.config.files import ConfigError, SandboxMode, read_toml
-from orch_tui.core.config.plain import DEFAULT_TEST_COMMAND, is_secret_env_name
+from orch_tui.core.config.constraints import Above, AtLeast, Checked, Prepared
+from orch_tui.core.config.files import SandboxMode, read_toml
+from orch_tui.core.config.plain import DEFAULT_TEST_COMMAND, is_secret_env_name, plainly_valid
 from orch_tui.core.config.theme_names import DEFAULT_THEME, ThemeName
 
 MAX_RETRIES_RANGE = (1, 50)
 
 
-class Section(BaseModel):
-    # nan or inf would silently switch a bound off (a budget nothing ever reaches). The
-    # attribute docstrings are read only where they are written out (``core.config_file``):
-    # pydantic's ``use_attribute_docstrings`` parses this module's source on every start (10 ms).
-    model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
+class Section:
+    """What every table shares: pydantic refuses an unknown key, nan and infinity (which would
+    silently switch a bound off: a budget nothing ever reaches); slots make a misspelt
+    assignment an error. The attribute docstrings are read only where they are written out
+    (``core.config.init_file``)."""
+
+    __slots__ = ()
+    __pydantic_config__: ClassVar[dict[str, Any]] = {"extra": "forbid", "allow_inf_nan": False}
 
 
 def _a_program_first(command: list[str]) -> list[str]:
@@ -33,6 +42,18 @@ def _a_program_first(command: list[str]) -> list[str]:
     return command
 
 
+def _no_secrets(names: list[str]) -> list[str]:
+    secrets = [name for name in names if is_secret_env_name(name)]
+    if secrets:
+        raise ValueError(f"{', '.join(secrets)} would hand an API key to generated code")
+    return names
+
+
+def _default_test_command() -> list[str]:
+    return list(DEFAULT_TEST_COMMAND)
+
+
+@dataclass(slots=True)
 class ModelConfig(Section):
     provider: Literal["anthropic", "openai", "claude-code", "scripted"] = "anthropic"
     """Where model turns come from: "anthropic" (the API), "openai" (any OpenAI-compatible server),
@@ -45,19 +66,19 @@ class ModelConfig(Section):
     """Base URL of an OpenAI-compatible server, e.g. "http://localhost:11434/v1" (OPENAI_BASE_URL
     wins when set; unset means OpenAI's own API)."""
 
-    max_tokens: int = Field(default=16000, ge=256)
+    max_tokens: Annotated[int, AtLeast(256)] = 16000
     """Upper bound on tokens the model may write in one response."""
 
-    max_tool_turns: int = Field(default=40, ge=1)
+    max_tool_turns: Annotated[int, AtLeast(1)] = 40
     """Requests one attempt may make before it is cut off (each tool round trip is one)."""
 
-    max_retries_sdk: int = Field(default=4, ge=0)
+    max_retries_sdk: Annotated[int, AtLeast(0)] = 4
     """Retries the SDK (Anthropic or OpenAI) makes itself on 429, 529, 5xx and connection errors."""
 
-    stream_retries: int = Field(default=2, ge=0)
+    stream_retries: Annotated[int, AtLeast(0)] = 2
     """Times a turn whose stream broke mid-way is asked again from the start."""
 
-    timeout_seconds: float = Field(default=600.0, gt=0)
+    timeout_seconds: Annotated[float, Above(0)] = 600.0
     """Most seconds one request to the model may take in all, streamed answer and SDK retries included."""
 
     escalate_to: str = ""
@@ -72,11 +93,12 @@ class ModelConfig(Section):
     tested; "insufficient" sends one more patch round with the gaps; empty = off."""
 
 
+@dataclass(slots=True)
 class LoopConfig(Section):
     max_retries: int = 5
     """Patch attempts after the first generation (clamped to 1..50 with a warning)."""
 
-    max_cost_usd: float | None = Field(default=None, ge=0)
+    max_cost_usd: Annotated[float, AtLeast(0)] | None = None
     """Stop the run once its model cost reaches this many dollars; unset means no budget."""
 
     plan: bool = False
@@ -85,45 +107,47 @@ class LoopConfig(Section):
     """With --auto, a stuck run (retries spent, no progress) "fail"s (exit 1) or "ask"s a person
     (exit 4, answered with --guidance). The TUI always asks."""
 
-    escalate_after: int = Field(default=2, ge=1)
+    escalate_after: Annotated[int, AtLeast(1)] = 2
     """Failed attempts after which model.escalate_to takes over (when it is set)."""
 
 
+@dataclass(slots=True)
 class CheckCommand(Section):
     name: str
     """Short name shown in the test output, e.g. "ruff"."""
 
-    command: list[str]
+    command: Annotated[list[str], Checked(_a_program_first)]
     """The command as a list of arguments (no shell). "{python}" is the project's interpreter."""
 
-    _program = field_validator("command")(_a_program_first)
 
-
+@dataclass(slots=True)
 class ChecksConfig(Section):
-    test_command: list[str] = list(DEFAULT_TEST_COMMAND)
+    test_command: Annotated[list[str], Checked(_a_program_first)] = field(
+        default_factory=_default_test_command
+    )
     """The test command, run in workspace/: "{python}" is the project's interpreter (see python),
     "{junit}" the report path, "{workspace}" the workspace folder."""
 
-    extra: list[CheckCommand] = []
+    extra: list[CheckCommand] = field(default_factory=list)
     """Further checks that must all pass, e.g. [{name = "ruff", command = ["ruff", "check", "."]}]."""
 
-    final: list[CheckCommand] = []
+    final: list[CheckCommand] = field(default_factory=list)
     """Commands run once after every task of a plan is done (or before SUCCESS without a plan),
     e.g. [{name = "e2e", command = ["{python}", "e2e.py"]}]; a failure sends one more patch round
     quoting it."""
 
-    timeout_seconds: float = Field(default=300.0, gt=0)
+    timeout_seconds: Annotated[float, Above(0)] = 300.0
     """A check still running after this many seconds is killed with its whole process group
     (at most 600: a larger value is clamped, with a warning)."""
 
-    max_output_bytes: int = Field(default=1_000_000, ge=1000)
+    max_output_bytes: Annotated[int, AtLeast(1000)] = 1_000_000
     """Captured output kept per check; the middle of anything larger is dropped."""
 
     python: str = ""
     """The interpreter "{python}" stands for, used as it is (a path or a name on PATH). Empty: the
     workspace's own .venv, created when missing, with the project's declared dependencies."""
 
-    env_allow: list[str] = []
+    env_allow: Annotated[list[str], Checked(_no_secrets)] = field(default_factory=list)
     """Environment variables passed to checks besides PATH, HOME, LANG, LC_ALL and PYTHONPATH."""
 
     sandbox: SandboxMode = "auto"
@@ -134,50 +158,43 @@ class ChecksConfig(Section):
     """Whether a test run whose every test was skipped passes; by default it fails, since it
     shows nothing working (a run with no test at all always fails)."""
 
-    tmp_size_mb: int = Field(default=512, ge=1)
+    tmp_size_mb: Annotated[int, AtLeast(1)] = 512
     """Size of the sandbox's private /tmp (a tmpfs, in memory), in MiB; writes beyond it fail."""
 
-    max_processes: int = Field(default=256, ge=8)
+    max_processes: Annotated[int, AtLeast(8)] = 256
     """Processes and threads a sandboxed check may have at once (RLIMIT_NPROC; not enforced
     when orch-tui runs as root, where the kernel exempts the sandbox's user from it)."""
 
-    max_memory_mb: int = Field(default=4096, ge=64)
+    max_memory_mb: Annotated[int, AtLeast(64)] = 4096
     """Address space of each sandboxed check process, in MiB (RLIMIT_AS); allocations beyond it
     fail with MemoryError."""
 
-    _program = field_validator("test_command")(_a_program_first)
 
-    @field_validator("env_allow")
-    @classmethod
-    def _no_secrets(cls, names: list[str]) -> list[str]:
-        secrets = [name for name in names if is_secret_env_name(name)]
-        if secrets:
-            raise ValueError(f"{', '.join(secrets)} would hand an API key to generated code")
-        return names
-
-
+@dataclass(slots=True)
 class FeedbackConfig(Section):
-    output_chars: int = Field(default=8000, ge=500)
+    output_chars: Annotated[int, AtLeast(500)] = 8000
     """Characters of raw test output sent back to the model (head and tail kept)."""
 
-    max_failures: int = Field(default=20, ge=1)
+    max_failures: Annotated[int, AtLeast(1)] = 20
     """Failing tests described in detail in a patch prompt."""
 
-    traceback_lines: int = Field(default=30, ge=1)
+    traceback_lines: Annotated[int, AtLeast(1)] = 30
     """Lines kept of each failing test's traceback (the last ones)."""
 
-    file_chars: int = Field(default=200_000, ge=1000)
+    file_chars: Annotated[int, AtLeast(1000)] = 200_000
     """Characters of workspace files sent with a patch prompt, in total."""
 
 
+@dataclass(slots=True)
 class PathsConfig(Section):
     workspace: str = ""
     """The folder the run works in, relative to this file: an existing project or git repository.
     Empty means workspace/ (created and emptied by orch-tui); --workspace overrides it."""
 
 
+@dataclass(slots=True)
 class SafetyConfig(Section):
-    protected_paths: list[str] = []
+    protected_paths: list[str] = field(default_factory=list)
     """Glob patterns (relative to workspace/) the model may not edit, e.g. "tests/test_acceptance.py"."""
 
     allow_test_edits: bool = False
@@ -189,12 +206,14 @@ class SafetyConfig(Section):
     edited by the model; set false to let it change them (weakening hunks are still marked)."""
 
 
+@dataclass(slots=True)
 class SpecConfig(Section):
-    data: list[str] = []
+    data: list[str] = field(default_factory=list)
     """Data files given with the spec, relative to this file (as --data, which adds to them):
     each is copied to the workspace's data/ folder, protected, and described in the first prompt."""
 
 
+@dataclass(slots=True)
 class UiConfig(Section):
     theme: ThemeName = DEFAULT_THEME
     """Theme of the TUI: vscode-dark, vscode-light or high-contrast (a theme picked in the app is remembered in orch-tui's own ui.json and wins)."""
@@ -202,11 +221,12 @@ class UiConfig(Section):
     diff_layout: Literal["split", "unified"] = "split"
     """Diff layout: "split" (side by side) or "unified" (`v` in the app switches it and remembers it in ui.json)."""
 
-    keymap: dict[str, str] = {}
+    keymap: dict[str, str] = field(default_factory=dict)
     """Keys by binding id, replacing the defaults, e.g. { "review.accept_hunk" = "a" }; several
     keys are comma-separated ("a,ctrl+a"). The ids are listed in README.md, "Keys"."""
 
 
+@dataclass(slots=True)
 class NotifyConfig(Section):
     bell: bool = True
     """Ring the terminal bell when the run needs you (review, question, stuck) or ends."""
@@ -214,22 +234,23 @@ class NotifyConfig(Section):
     desktop: bool = True
     """Show a desktop notification then, through notify-send where it is installed."""
 
-    command: list[str] = []
+    command: list[str] = field(default_factory=list)
     """A command run then (no shell), with ORCH_RUN_ID, ORCH_STATE and ORCH_REASON set, e.g.
     ["ntfy", "publish", "mytopic", "orch-tui needs you"]."""
 
 
+@dataclass(slots=True)
 class Price(Section):
-    input: float = Field(ge=0)
+    input: Annotated[float, AtLeast(0)]
     """Dollars per million input tokens."""
 
-    output: float = Field(ge=0)
+    output: Annotated[float, AtLeast(0)]
     """Dollars per million output tokens."""
 
-    cache_write: float = Field(ge=0)
+    cache_write: Annotated[float, AtLeast(0)]
     """Dollars per million tokens written to the prompt cache."""
 
-    cache_read: float = Field(ge=0)
+    cache_read: Annotated[float, AtLeast(0)]
     """Dollars per million tokens read from the prompt cache."""
 
 
@@ -248,65 +269,102 @@ def _default_prices() -> dict[str, Price]:
     }
 
 
+def _add_to_default_prices(value: Any) -> Any:
+    """A ``[prices]`` table adds models to the defaults (or reprices them), never drops them."""
+    return {**_default_prices(), **value} if isinstance(value, dict) else value
+
+
+@dataclass(slots=True)
 class Config(Section):
-    model: ModelConfig = ModelConfig()
+    model: ModelConfig = field(default_factory=ModelConfig)
     """The model and how it is called."""
 
-    loop: LoopConfig = LoopConfig()
+    loop: LoopConfig = field(default_factory=LoopConfig)
     """Retry bound and budget of the generate, test, patch loop."""
 
-    checks: ChecksConfig = ChecksConfig()
+    checks: ChecksConfig = field(default_factory=ChecksConfig)
     """What decides that the project works."""
 
-    feedback: FeedbackConfig = FeedbackConfig()
+    feedback: FeedbackConfig = field(default_factory=FeedbackConfig)
     """How much of a failure goes back to the model."""
 
-    paths: PathsConfig = PathsConfig()
+    paths: PathsConfig = field(default_factory=PathsConfig)
     """Where the run works."""
 
-    safety: SafetyConfig = SafetyConfig()
+    safety: SafetyConfig = field(default_factory=SafetyConfig)
     """What the model may not touch."""
 
-    spec: SpecConfig = SpecConfig()
+    spec: SpecConfig = field(default_factory=SpecConfig)
     """What comes with the spec."""
 
-    ui: UiConfig = UiConfig()
+    ui: UiConfig = field(default_factory=UiConfig)
     """The TUI's look."""
 
-    notify: NotifyConfig = NotifyConfig()
+    notify: NotifyConfig = field(default_factory=NotifyConfig)
     """How you hear that the run needs you or has ended (--no-notify turns it off for one run)."""
 
-    prices: dict[str, Price] = Field(default_factory=_default_prices)
+    prices: Annotated[dict[str, Price], Prepared(_add_to_default_prices)] = field(
+        default_factory=_default_prices
+    )
     """Price table per model id, in dollars per million tokens."""
 
-    @field_validator("prices", mode="before")
-    @classmethod
-    def _add_to_default_prices(cls, value: Any) -> Any:
-        """A ``[prices]`` table adds models to the defaults (or reprices them), never drops them."""
-        return {**_default_prices(), **value} if isinstance(value, dict) else value
+
+_TABLES: dict[str, type[Any]] = {
+    "model": ModelConfig,
+    "loop": LoopConfig,
+    "checks": ChecksConfig,
+    "feedback": FeedbackConfig,
+    "paths": PathsConfig,
+    "safety": SafetyConfig,
+    "spec": SpecConfig,
+    "ui": UiConfig,
+    "notify": NotifyConfig,
+}
+_FLOATS = {
+    "model": ("timeout_seconds",),
+    "loop": ("max_cost_usd",),
+    "checks": ("timeout_seconds",),
+}
+"""The float keys a plainly valid config may give as integers: pydantic makes them floats."""
+_COMMANDS = ("extra", "final")
 
 
-def _key_of(loc: tuple[Any, ...]) -> str:
-    return ".".join(str(part) for part in loc)
+def _plain_table(name: str, table: dict[str, Any]) -> Any:
+    values = dict(table)
+    for key in _FLOATS.get(name, ()):
+        if key in values:
+            values[key] = float(values[key])
+    if name == "checks":
+        for key in _COMMANDS:
+            if key in values:
+                values[key] = [CheckCommand(**item) for item in values[key]]
+    return _TABLES[name](**values)
+
+
+def _plain_prices(table: dict[str, dict[str, float]]) -> dict[str, Price]:
+    given = {
+        model: Price(**{key: float(amount) for key, amount in price.items()})
+        for model, price in table.items()
+    }
+    return {**_default_prices(), **given}
+
+
+def from_plain(data: dict[str, Any]) -> Config:
+    """The config of a document :func:`plainly_valid` takes, as pydantic would build it."""
+    tables = {name: _plain_table(name, table) for name, table in data.items() if name != "prices"}
+    if "prices" in data:
+        return Config(**tables, prices=_plain_prices(data["prices"]))
+    return Config(**tables)
 
 
 def parse_config(data: dict[str, Any], source: Path | str) -> Config:
-    """Validate a TOML document; errors name the file and every bad key."""
-    try:
-        return Config.model_validate(data)
-    except ValidationError as exc:
-        problems = []
-        for err in exc.errors():
-            key = _key_of(err["loc"])
-            if err["type"] == "extra_forbidden":
-                problems.append(f"unknown key '{key}'")
-            elif err["type"] == "literal_error":
-                problems.append(f"'{key}': {err['msg']}, not {err['input']!r}")
-            elif err["type"] == "value_error":  # our own validators: their sentence alone
-                problems.append(f"'{key}': {err['ctx']['error']}")
-            else:
-                problems.append(f"'{key}': {err['msg']}")
-        raise ConfigError(f"{source}: " + "; ".join(problems)) from None
+    """Validate a TOML document; errors name the file and every bad key. A plainly valid one is
+    built without pydantic."""
+    if plainly_valid(data):
+        return from_plain(data)
+    from orch_tui.core.config.checked import validated
+
+    return validated(data, source)
 
 
 def load_config(path: Path | None) -> Config:

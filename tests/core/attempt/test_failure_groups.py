@@ -15,7 +15,7 @@ from orch_tui.core.attempt.feedback import (
 )
 from orch_tui.core.checks.junit import parse_junit
 from orch_tui.core.checks.runner import CheckResult, TestReport
-from orch_tui.core.config.models import Config
+from orch_tui.core.config.models import Config, FeedbackConfig
 
 CALC = "def ratio(a, b):\n    return a / b\n\n\ndef double(x):\n    return x * 3\n"
 TESTS = (
@@ -91,7 +91,7 @@ def test_grouping_makes_the_failures_smaller_than_one_traceback_each(tmp_path: P
 
 def test_past_the_limit_of_ways_the_other_tests_are_still_named(tmp_path: Path) -> None:
     report = real_report(tmp_path)
-    config = Config.model_validate({"feedback": {"max_failures": 1}})
+    config = Config(feedback=FeedbackConfig(max_failures=1))
 
     text = describe_failures(report, tmp_path, config)
 

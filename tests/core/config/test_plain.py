@@ -1,15 +1,18 @@
-"""The config read without pydantic (``doctor``'s fast path) is never looser than the models."""
+"""The config read without pydantic (a run's and ``doctor``'s fast path) is never looser than
+the models, and builds what they build."""
 
 from __future__ import annotations
 
 import tomllib
+from dataclasses import asdict, fields
 from typing import Any
 
 import pytest
 
+from orch_tui.core.config.checked import validated
 from orch_tui.core.config.files import ConfigError
 from orch_tui.core.config.init_file import default_config_text
-from orch_tui.core.config.models import Config, parse_config
+from orch_tui.core.config.models import Config, from_plain, parse_config
 from orch_tui.core.config.plain import SCHEMA, plain_config, plainly_valid
 
 PROBES: list[Any] = [
@@ -40,10 +43,17 @@ DOCTOR_READS = (
 
 
 def _accepted(data: dict[str, Any]) -> Config | None:
+    """What pydantic makes of ``data`` (None: it refuses it); a plainly valid ``data`` is built
+    without it into the very same config, down to each value's type (an int made float)."""
     try:
-        return parse_config(data, "orchestrator.toml")
+        config = validated(data, "orchestrator.toml")
     except ConfigError:
         return None
+    if plainly_valid(data):
+        built = from_plain(data)
+        assert repr(built) == repr(config) and built == config, data
+        assert parse_config(data, "orchestrator.toml") == config
+    return config
 
 
 def _same_reading(data: dict[str, Any], config: Config) -> None:
@@ -57,11 +67,11 @@ def _same_reading(data: dict[str, Any], config: Config) -> None:
 
 
 def test_the_schema_names_every_table_and_key_of_the_models() -> None:
-    tables = {name for name in Config.model_fields if name != "prices"}
+    tables = {field.name for field in fields(Config) if field.name != "prices"}
     assert set(SCHEMA) == tables
     for name in tables:
-        model = Config.model_fields[name].annotation
-        assert set(SCHEMA[name]) == set(model.model_fields), name  # type: ignore[union-attr]
+        section = getattr(Config(), name)
+        assert set(SCHEMA[name]) == {field.name for field in fields(section)}, name
 
 
 @pytest.mark.parametrize("table,key", [(t, k) for t, keys in SCHEMA.items() for k in keys])
@@ -79,11 +89,11 @@ def test_a_value_taken_as_plainly_valid_is_taken_by_the_models_unchanged(
         assert config is not None, (table, key, value)
         read = getattr(getattr(config, table), key)
         if isinstance(read, list) and read and not isinstance(read[0], str):
-            read = [item.model_dump() for item in read]
+            read = [asdict(item) for item in read]
         assert read == value, (table, key, value)
         _same_reading(data, config)
         taken.append(value)
-    default = Config().model_dump()[table][key]
+    default = asdict(Config())[table][key]
     if default is not None:  # TOML has no null: an unset key is the only way to say None
         assert plainly_valid({table: {key: default}}), (table, key, default)
     assert taken or default is None, (table, key)
@@ -117,4 +127,5 @@ def test_prices_and_a_full_default_config_stay_on_the_fast_path() -> None:
     written = tomllib.loads(default_config_text())  # what `orch-tui init` writes
     assert plainly_valid(written)
     _same_reading(written, parse_config(written, "orchestrator.toml"))
+    assert _accepted(written) == Config()
     _same_reading({}, Config())

@@ -196,9 +196,13 @@ def test_status_still_names_a_misspelt_paths_key(tmp_path: Path) -> None:
     assert "orchestrator.toml" in result.stderr
 
 
-def test_doctor_loads_the_config_models_and_the_probe_sees_them(tmp_path: Path) -> None:
-    """The probe above is not blind: doctor with a provider it must reach over the network
-    (the default) validates the whole config with the models, and pydantic shows up."""
+def test_doctor_validates_with_pydantic_what_the_plain_read_leaves_and_the_probe_sees_it(
+    tmp_path: Path,
+) -> None:
+    """The probe above is not blind: doctor with a provider it must reach over the network (the
+    default) and a value the plain read leaves to pydantic (3.0 for an integer, which it
+    converts) validates the config with pydantic, and pydantic shows up."""
+    (tmp_path / "orchestrator.toml").write_text("[feedback]\nmax_failures = 3.0\n")
     script = (
         "import sys\n"
         "from orch_tui.tui.cli.commands import main\n"
@@ -364,3 +368,53 @@ def test_a_headless_runs_modules_leave_the_checks_step_to_after_the_first_reques
         [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, check=True
     )
     assert result.stdout.split() == []
+
+
+AUTO_PROBE = """
+import os, sys
+from pathlib import Path
+import orch_tui.core
+from orch_tui.core.providers.scripted import ScriptedProvider
+
+def complete(self, request, on_text):
+    print("LOADED", *sorted(m for m in sys.modules if m.split(".")[0] in {heavy!r}), flush=True)
+    os._exit(0)
+
+ScriptedProvider.complete = complete
+from orch_tui.tui.cli.commands import main
+main([str(Path(orch_tui.core.__file__).parent / "demo" / "spec.md"), "--auto"])
+"""
+PLAIN_CONFIG = (
+    '[model]\ntimeout_seconds = 30\n[checks]\nsandbox = "none"\n'
+    '[[checks.extra]]\nname = "lint"\ncommand = ["ruff", "check"]\n'
+    "[prices.my-model]\ninput = 1\noutput = 2.5\ncache_write = 0\ncache_read = 0.1\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("config", "pydantic"),
+    [(PLAIN_CONFIG, False), (PLAIN_CONFIG + "[feedback]\nmax_failures = 3.0\n", True)],
+)
+def test_auto_reaches_its_first_model_request_without_pydantic_on_a_plain_config(
+    tmp_path: Path, config: str, pydantic: bool
+) -> None:
+    """Issue 26: pydantic and building a validator took longer than the rest of ``--auto``'s
+    start; a config the plain read vouches for is built without it, up to the first model
+    request. The probe is not blind: 3.0 for an integer is left to pydantic, which converts it."""
+    (tmp_path / "orchestrator.toml").write_text(config)
+    heavy = ("pydantic", "pydantic_core", "annotated_types", "anthropic", "openai")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    result = subprocess.run(
+        [sys.executable, "-c", AUTO_PROBE.format(heavy=heavy)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert "LOADED" in result.stdout, result.stderr
+    loaded = result.stdout.split("LOADED", 1)[1].split()
+    if pydantic:
+        assert "pydantic" in loaded
+    else:
+        assert loaded == []
