@@ -4,7 +4,6 @@ installer's own settings (an index, a proxy, certificates)."""
 
 from __future__ import annotations
 
-import importlib.metadata
 import os
 import re
 import shutil
@@ -93,9 +92,12 @@ def installer_command(python: Path) -> list[str] | None:
         # --no-build: wheels only, so no package's build code runs outside the sandbox;
         # --no-config: no uv.toml or [tool.uv] of the project's redirects the install.
         return [uv, "pip", "install", "--no-config", "--no-build", "--python", str(python)]
+    from importlib.metadata import PackageNotFoundError  # 8 ms: lazily
+    from importlib.metadata import version as installed
+
     try:
-        version = importlib.metadata.version("pip")
-    except importlib.metadata.PackageNotFoundError:
+        version = installed("pip")
+    except PackageNotFoundError:
         return None
     found = re.match(r"(\d+)\.(\d+)", version)
     if found is None or (int(found[1]), int(found[2])) < (22, 3):  # --python came in pip 22.3

@@ -10,7 +10,6 @@ stops it is returned as a sentence saying why; the caller decides what that cost
 
 from __future__ import annotations
 
-import importlib.metadata
 import subprocess
 from pathlib import Path
 
@@ -47,10 +46,12 @@ def ensure_tool(config: Config, workspace: Path, name: str) -> str | None:
             f"{name} is not installed in {venv}, the project's own environment (orch-tui "
             f"writes nothing into it): add {name} to its test dependencies"
         )
+    from importlib.metadata import PackageNotFoundError  # 8 ms: only when a tool is seeded
+
     try:
         with VENV_LOCK:  # venv.py's: one preparation of a .venv at a time
             seed_distribution(site_packages_dir(venv), name)
-    except (OSError, importlib.metadata.PackageNotFoundError) as exc:
+    except (OSError, PackageNotFoundError) as exc:
         return f"could not put {name} into {venv}: {exc}"
     return None
 

@@ -22,7 +22,6 @@ reads, never an exception.
 
 from __future__ import annotations
 
-import importlib.metadata
 import json
 import os
 import shutil
@@ -40,6 +39,8 @@ from orch_tui.core.checks.venv_path import PROJECT_VENV, venv_python
 from orch_tui.core.util.atomic import write_json_atomic, write_text_atomic
 
 if TYPE_CHECKING:
+    from importlib.metadata import Distribution
+
     from orch_tui.core.config.models import Config
 
 MARKER = ".orch-deps"
@@ -173,9 +174,11 @@ def _make_venv(workspace: Path, marker: dict[str, Any], say: Callable[[str], Non
         if problem is not None:
             shutil.rmtree(venv, ignore_errors=True)
             return problem
+    from importlib.metadata import PackageNotFoundError  # 8 ms: only when a venv is made
+
     try:
         seed_distribution(site_packages_dir(venv))
-    except (OSError, importlib.metadata.PackageNotFoundError) as exc:
+    except (OSError, PackageNotFoundError) as exc:
         return f"could not put pytest into {venv}: {exc}"
     _write_marker(workspace, {"created": True, "seeded": True})
     return None
@@ -257,9 +260,11 @@ def _put(source: str, target: str) -> None:
         shutil.copy2(source, target)
 
 
-def _requirement_closure(name: str) -> Iterator[importlib.metadata.Distribution]:
+def _requirement_closure(name: str) -> Iterator[Distribution]:
     """The installed distribution ``name`` and, recursively, those it requires here."""
-    from packaging.requirements import Requirement  # only when a venv is made: start-up stays lean
+    from importlib.metadata import distribution  # only when a venv is made: start-up stays lean
+
+    from packaging.requirements import Requirement
 
     seen: set[str] = set()
     queue = [name]
@@ -268,7 +273,7 @@ def _requirement_closure(name: str) -> Iterator[importlib.metadata.Distribution]
         if wanted in seen:
             continue
         seen.add(wanted)
-        dist = importlib.metadata.distribution(wanted)
+        dist = distribution(wanted)
         yield dist
         for line in dist.requires or ():
             requirement = Requirement(line)

@@ -357,8 +357,14 @@ def test_a_headless_runs_modules_leave_the_checks_step_to_after_the_first_reques
     tmp_path: Path,
 ) -> None:
     """Issue 26: the checks' step, the evidence and sqlite3 (coverage's data) are imported by
-    the engine when the checks first run, after the first model request, not at a run's start."""
-    later = ("orch_tui.core.loop.checks_step", "orch_tui.core.loop.evidence_step", "sqlite3")
+    the engine when the checks first run, after the first model request, not at a run's start;
+    nor is ``importlib.metadata``, which only making or seeding a ``.venv`` needs."""
+    later = (
+        "orch_tui.core.loop.checks_step",
+        "orch_tui.core.loop.evidence_step",
+        "sqlite3",
+        "importlib.metadata",
+    )
     script = (
         "import sys\n"
         "import orch_tui.tui.cli.run, orch_tui.core.loop.engine\n"
