@@ -10,7 +10,13 @@ from typing import Any
 from orch_tui.core.domain.events import STREAM_EVENTS, Event, RunFinished, RunStarted
 from orch_tui.core.runlog.layout import EVENTS, ORIGINALS, RECORDS_FOR_PEOPLE, attempt_dir_name
 from orch_tui.core.runlog.opened_runs import note_opened
-from orch_tui.core.util.atomic import Commit, json_bytes, remove_temp_files, write_bytes_atomic
+from orch_tui.core.util.atomic import (
+    Commit,
+    ItemMemo,
+    json_bytes,
+    remove_temp_files,
+    write_bytes_atomic,
+)
 
 
 class RunLog:
@@ -61,12 +67,17 @@ class RunLog:
             note_opened(self.dir.parent, self.dir.name)
 
     def write_json(
-        self, attempt: int | None, name: str, data: Any, commit: Commit | None = None
+        self,
+        attempt: int | None,
+        name: str,
+        data: Any,
+        commit: Commit | None = None,
+        items: ItemMemo | None = None,
     ) -> None:
         """``commit``: the file is in place at once and durable with the state that commit
         writes (for a file the current state's resume rewrites); else durable now, unless it
-        is a record for people."""
-        self._write(attempt, name, json_bytes(data), commit)
+        is a record for people. ``items``: see :func:`json_bytes`."""
+        self._write(attempt, name, json_bytes(data, items), commit)
 
     def write_text(
         self, attempt: int | None, name: str, text: str, commit: Commit | None = None

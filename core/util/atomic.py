@@ -46,24 +46,43 @@ def new_file_mode(path: Path) -> int:
         return 0o666 & ~UMASK
 
 
-def json_bytes(data: Any) -> bytes:
+def json_bytes(data: Any, items: ItemMemo | None = None) -> bytes:
     """``data`` as the JSON every file of ours holds: UTF-8, one final newline, and an object
     laid out one key a line, a list in it one item a line, each item on its line compact.
 
     json's indenting encoder is pure Python, several times slower than its compact one (C),
     and a conversation is rewritten after every model turn; this layout keeps a file
     readable (a conversation: one message a line) at the compact encoder's speed.
+
+    ``items``: the lines of list items encoded by earlier calls, reused for the same objects
+    (a conversation rewritten after each turn encodes only what the turn added); the caller
+    must not change an item once it has been written.
     """
     if not isinstance(data, dict) or not data or not all(isinstance(key, str) for key in data):
         return (_compact(data) + "\n").encode("utf-8")
+    encode_item = _compact if items is None else items.encode
     lines = []
     for key, value in data.items():
         if isinstance(value, list) and value:
-            items = ",\n".join(f"    {_compact(item)}" for item in value)
-            lines.append(f"  {_compact(key)}: [\n{items}\n  ]")
+            lines_of_items = ",\n".join(f"    {encode_item(item)}" for item in value)
+            lines.append(f"  {_compact(key)}: [\n{lines_of_items}\n  ]")
         else:
             lines.append(f"  {_compact(key)}: {_compact(value)}")
     return ("{\n" + ",\n".join(lines) + "\n}\n").encode("utf-8")
+
+
+class ItemMemo:
+    """:func:`json_bytes`' encoded list items, by the identity of each item (kept alive here,
+    so an identity is never reused for another object while it is remembered)."""
+
+    def __init__(self) -> None:
+        self._encoded: dict[int, tuple[Any, str]] = {}
+
+    def encode(self, item: Any) -> str:
+        known = self._encoded.get(id(item))
+        if known is None:
+            known = self._encoded[id(item)] = (item, _compact(item))
+        return known[1]
 
 
 _compact = json.JSONEncoder(ensure_ascii=False).encode

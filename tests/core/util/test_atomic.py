@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from orch_tui.core.util import atomic
-from orch_tui.core.util.atomic import Commit, json_bytes, write_json_atomic
+from orch_tui.core.util.atomic import Commit, ItemMemo, json_bytes, write_json_atomic
 from orch_tui.core.workspace.apply import apply_change
 
 JSON = st.recursive(
@@ -27,6 +27,12 @@ JSON = st.recursive(
 @given(JSON)
 def test_json_bytes_round_trips(data: Any) -> None:
     assert json.loads(json_bytes(data)) == data
+
+
+@given(JSON)
+def test_json_bytes_reusing_encoded_items_writes_the_same_bytes(data: Any) -> None:
+    memo = ItemMemo()
+    assert json_bytes(data, memo) == json_bytes(data) == json_bytes(data, memo)
 
 
 def test_json_bytes_puts_each_key_and_each_list_item_on_a_line() -> None:
