@@ -1,6 +1,6 @@
 """Engine overhead per attempt, `--auto`'s fixed cost per run, `--help` (run by hand, not a test).
 
-    python bench/bench_engine.py [--runs 15] [--attempts 6] [--auto-runs 9]
+    python bench/bench_engine.py [--runs 15] [--attempts 6] [--auto-runs 9] [--build NAME=EXE]
 
 Each run drives the real engine through the real Anthropic SDK against the
 local fake Messages API server (no latency) for N attempts. The engine's own
@@ -19,6 +19,9 @@ wait once).
 followed by `orch-tui --version` (the interpreter's and the command line's own start, as a
 reference); from the process's start to the first model request (the first `model_turn`
 event: the scripted provider answers at once) plus from the last event to the process's exit.
+``--build before=/path/to/orch-tui`` (repeatable; another build installed in a venv of its own
+with ``pip install .``) runs that build's same run in every round, the order rotating, and
+prints the ratio of the medians and of each round's pair.
 """
 
 from __future__ import annotations
@@ -223,48 +226,70 @@ def help_time(runs: int) -> list[float]:
     return times
 
 
-def auto_fixed_cost(runs: int) -> None:
-    """Start to the first model request, and the last event to exit, of the demo's ``--auto``."""
+def auto_fixed_cost(runs: int, builds: dict[str, str]) -> None:
+    """Start to the first model request, and the last event to exit, of the demo's ``--auto``;
+    each build in ``builds`` (name: executable) in the same rounds, the order rotating."""
     binary = shutil.which("orch-tui")
     if binary is None:
         print("orch-tui is not on PATH: --auto's fixed cost is not measured")
         return
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
-    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
-    to_request: list[float] = []
-    to_exit: list[float] = []
+    executables = {"orch-tui": binary} | builds
+    fixed: dict[str, list[float]] = {name: [] for name in executables}
+    parts: dict[str, list[tuple[float, float]]] = {name: [] for name in executables}
     version: list[float] = []
     load = os.getloadavg()[0]
+    names = list(executables)
     for number in range(runs + 1):  # the first is a warm-up: page cache, .pyc files
-        folder = Path(tempfile.mkdtemp(prefix="orch-bench-auto-"))
-        try:
-            started = time.time()
-            subprocess.run(
-                [binary, str(ROOT / "core" / "demo" / "spec.md"), "--auto"],
-                cwd=folder, env=env, check=True, capture_output=True,
-            )  # fmt: skip
-            ended = time.time()
-            (run_dir,) = (p for p in (folder / "logs").iterdir() if p.name[0].isdigit())
-            events = [json.loads(line) for line in (run_dir / "events.jsonl").open()]
-        finally:
-            shutil.rmtree(folder, ignore_errors=True)
-        first = next(event for event in events if event["event"] == "model_turn")
+        shift = number % len(names)
+        for name in names[shift:] + names[:shift]:
+            to_request, to_exit = one_auto_run(executables[name])
+            if number:
+                fixed[name].append((to_request + to_exit) * 1000)
+                parts[name].append((to_request * 1000, to_exit * 1000))
         started_v = time.perf_counter()
         subprocess.run([binary, "--version"], check=True, capture_output=True)
         if number:
             version.append(time.perf_counter() - started_v)
-            to_request.append(event_time(first) - started)
-            to_exit.append(ended - event_time(events[-1]))
-    fixed = sorted((a + b) * 1000 for a, b in zip(to_request, to_exit, strict=True))
+    for name in names:
+        times = sorted(fixed[name])
+        print(
+            f"--auto fixed cost per run, {name}: median {statistics.median(times):.0f} ms "
+            f"({times[0]:.0f}-{times[-1]:.0f}) over {runs} runs (target <= 100 ms): start to the "
+            f"first model request {statistics.median(p[0] for p in parts[name]):.0f} ms, last "
+            f"event to exit {statistics.median(p[1] for p in parts[name]):.0f} ms"
+        )
+    for name in names[1:]:
+        ratios = sorted(a / b for a, b in zip(fixed["orch-tui"], fixed[name], strict=True))
+        ours, theirs = statistics.median(fixed["orch-tui"]), statistics.median(fixed[name])
+        print(
+            f"this build / {name}: {ours / theirs:.2f}x of the medians; per round "
+            f"{statistics.median(ratios):.2f}x ({ratios[0]:.2f}-{ratios[-1]:.2f})"
+        )
     print(
-        f"--auto fixed cost per run: median {statistics.median(fixed):.0f} ms "
-        f"({fixed[0]:.0f}-{fixed[-1]:.0f}) over {runs} runs (target <= 100 ms): start to the "
-        f"first model request {statistics.median(to_request) * 1000:.0f} ms "
-        f"({min(to_request) * 1000:.0f}-{max(to_request) * 1000:.0f}), last event to exit "
-        f"{statistics.median(to_exit) * 1000:.0f} ms; orch-tui --version in the same rounds "
-        f"{statistics.median(version) * 1000:.0f} ms; load average {load:.1f} before, "
-        f"{os.getloadavg()[0]:.1f} after"
+        f"orch-tui --version in the same rounds {statistics.median(version) * 1000:.0f} ms; "
+        f"load average {load:.1f} before, {os.getloadavg()[0]:.1f} after"
     )
+
+
+def one_auto_run(binary: str) -> tuple[float, float]:
+    """One ``--auto`` run of the demo: seconds from start to the first model request, and from
+    the last event to the exit."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    folder = Path(tempfile.mkdtemp(prefix="orch-bench-auto-"))
+    try:
+        started = time.time()
+        subprocess.run(
+            [binary, str(ROOT / "core" / "demo" / "spec.md"), "--auto"],
+            cwd=folder, env=env, check=True, capture_output=True,
+        )  # fmt: skip
+        ended = time.time()
+        (run_dir,) = (p for p in (folder / "logs").iterdir() if p.name[0].isdigit())
+        events = [json.loads(line) for line in (run_dir / "events.jsonl").open()]
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    first = next(event for event in events if event["event"] == "model_turn")
+    return event_time(first) - started, ended - event_time(events[-1])
 
 
 def event_time(event: dict[str, object]) -> float:
@@ -277,9 +302,13 @@ def main() -> None:
     parser.add_argument("--attempts", type=int, default=6)
     parser.add_argument("--auto-runs", type=int, default=9)
     parser.add_argument("--only-auto", action="store_true", help="only --auto's fixed cost")
+    parser.add_argument(
+        "--build", action="append", default=[], metavar="NAME=EXECUTABLE",
+        help="another build's orch-tui, run in the same rounds as --auto's fixed cost",
+    )  # fmt: skip
     args = parser.parse_args()
     if args.auto_runs:
-        auto_fixed_cost(args.auto_runs)
+        auto_fixed_cost(args.auto_runs, dict(build.split("=", 1) for build in args.build))
     if args.only_auto:
         return
     counter = FsyncCounter()
