@@ -32,6 +32,8 @@ class KeyFooter(Footer):
     """
 
     _rebuild_queued = False
+    _built_for: object = None
+    """What the keys shown were built from (:meth:`_bindings_shown`)."""
 
     def __init__(
         self, *, kept: Collection[str] = (), compact: bool = False, at_once: bool = False
@@ -51,8 +53,23 @@ class KeyFooter(Footer):
 
     async def recompose(self) -> None:
         self._rebuild_queued = False
+        shown = self._bindings_shown()
+        if shown is not None and shown == self._built_for:
+            return  # told of a change that left the keys as they are: nothing to rebuild
+        self._built_for = shown
         await super().recompose()
         self.fit_keys()
+
+    def _bindings_shown(self) -> object:
+        """What the footer's keys are built from (None before the screen told it): a focus
+        move or the screen's own settling tells the footer of a change, and the review
+        screen's opening told it twice more after its keys were built, each rebuild ~40 ms
+        of CPU before the first diff of a big proposal."""
+        if not self._bindings_ready:
+            return None
+        active = self.screen.active_bindings.values()
+        keys = tuple((binding, enabled, tooltip) for _, binding, enabled, tooltip in active)
+        return keys, self.compact, self.show_command_palette, self.app.ENABLE_COMMAND_PALETTE
 
     def on_resize(self, event: Resize) -> None:
         self.fit_keys()

@@ -3,7 +3,7 @@ at a narrow width keeping its kept keys and dropping others whole, longest first
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import pytest
 from textual.app import App, ComposeResult
@@ -17,7 +17,12 @@ pytestmark = pytest.mark.anyio
 
 
 class TwoInputs(App[None]):
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("f2", "noop", "Always")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("f2", "noop", "Always"),
+        Binding("f3", "sometimes", "Sometimes"),
+    ]
+    offered = True
+    """Whether ``f3`` is offered: a change of the keys the footer shows."""
 
     def compose(self) -> ComposeResult:
         yield Input(id="one")
@@ -26,6 +31,22 @@ class TwoInputs(App[None]):
 
     def action_noop(self) -> None:
         pass
+
+    def action_sometimes(self) -> None:
+        pass
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return True if self.offered or action != "sometimes" else None  # None: shown greyed
+
+
+async def settled(pilot: Any, app: App[None], rebuilds: list[Footer]) -> None:
+    """The launch's own rebuilds (on a slow machine they land after one pause)."""
+    for _ in range(50):
+        seen = len(rebuilds)
+        await pilot.pause()
+        await pilot.pause()
+        if app.query(FooterKey) and len(rebuilds) == seen:
+            return
 
 
 async def test_binding_changes_in_one_go_rebuild_the_footer_once(
@@ -41,15 +62,10 @@ async def test_binding_changes_in_one_go_rebuild_the_footer_once(
     monkeypatch.setattr(Footer, "recompose", counted)
     app = TwoInputs()
     async with app.run_test() as pilot:
-        # the launch's own rebuilds first (on a slow machine they land after one pause)
-        for _ in range(50):
-            seen = len(rebuilds)
-            await pilot.pause()
-            await pilot.pause()
-            if app.query(FooterKey) and len(rebuilds) == seen:
-                break
+        await settled(pilot, app, rebuilds)
         rebuilds.clear()
 
+        app.offered = False
         for _ in range(3):  # as a screen's opening, focus and layout do within one refresh
             app.screen.refresh_bindings()
         await pilot.pause()
@@ -57,12 +73,40 @@ async def test_binding_changes_in_one_go_rebuild_the_footer_once(
 
         assert len(rebuilds) == 1
         keys = [key.description for key in app.query(FooterKey)]
-        assert "Always" in keys
+        assert "Always" in keys and "Sometimes" in keys
 
-        app.query_one("#two", Input).focus()  # a later change is not lost: it rebuilds again
+        app.offered = True  # a later change is not lost: it rebuilds again
+        app.screen.refresh_bindings()
         await pilot.pause()
         await pilot.pause()
         assert len(rebuilds) >= 2
+
+
+async def test_a_change_that_leaves_the_keys_as_they_are_rebuilds_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A focus move between widgets with the same keys, or the screen settling, tells the
+    footer of a change: the review screen's opening rebuilt its keys twice more that way."""
+    built: list[FooterKey] = []
+    compose = KeyFooter.compose
+
+    def counted(footer: KeyFooter) -> Any:
+        for widget in compose(footer):
+            built.append(widget)
+            yield widget
+
+    monkeypatch.setattr(KeyFooter, "compose", counted)
+    app = TwoInputs()
+    async with app.run_test() as pilot:
+        await settled(pilot, app, [])
+        await pilot.pause(0.2)
+        built.clear()
+        app.query_one("#two", Input).focus()
+        app.screen.refresh_bindings()
+        await pilot.pause()
+        await pilot.pause()
+        assert built == []
+        assert [key.description for key in app.query(FooterKey)][:2] == ["Always", "Sometimes"]
 
 
 class ManyKeys(App[None]):
