@@ -27,8 +27,7 @@ from tests.support.tui_support import (
 )
 from tests.tui.screens.review import test_tui_review
 
-# The review tests' fixtures: asyncio for anyio, and workspace pytest without plugin autoload.
-anyio_backend = test_tui_review.anyio_backend
+# The review tests' fixture: workspace pytest without plugin autoload.
 _fast_workspace_pytest = test_tui_review._fast_workspace_pytest
 
 SYMBOLS = {

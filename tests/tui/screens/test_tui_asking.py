@@ -35,8 +35,7 @@ pytestmark = pytest.mark.anyio
 QUESTION = "Should mul() [also] accept strings?"
 
 
-# The review tests' fixtures: asyncio for anyio, and workspace pytest without plugin autoload.
-anyio_backend = test_tui_review.anyio_backend
+# The review tests' fixture: workspace pytest without plugin autoload.
 _fast_workspace_pytest = test_tui_review._fast_workspace_pytest
 
 
