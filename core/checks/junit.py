@@ -12,10 +12,12 @@ from __future__ import annotations
 import os
 import re
 import stat
-import xml.etree.ElementTree as ET
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import xml.etree.ElementTree as ET
 
 # How bad an outcome is, for merging two reports of one test.
 _SEVERITY = {"passed": 0, "xpassed": 0, "skipped": 1, "xfailed": 1, "failed": 2, "error": 3}
@@ -94,6 +96,8 @@ def read_junit(path: Path, workspace: Path) -> tuple[list[TestCase], str | None]
     The check wrote the file, so it is opened as a regular file only: a symlink, a FIFO (which
     would block the read forever) or a huge file is refused with a sentence saying so.
     """
+    import xml.etree.ElementTree as ET  # after the checks: not at a run's start (issue 26)
+
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
         fd = os.open(path, flags)

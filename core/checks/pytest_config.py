@@ -15,7 +15,6 @@ does not set itself (each exists in pytest 8.0, the lowest pytest orch-tui allow
 
 from __future__ import annotations
 
-import configparser
 import tomllib
 from collections.abc import Sequence
 from pathlib import Path
@@ -77,6 +76,8 @@ def _holds_pytest_section(path: Path) -> bool:
         except tomllib.TOMLDecodeError:
             return True
         return isinstance(tool, dict) and "pytest" in tool
+    import configparser  # only for a setup.cfg or tox.ini: not at every run's start
+
     parser = configparser.ConfigParser(interpolation=None)
     try:
         parser.read_string(text, source=str(path))
