@@ -11,8 +11,8 @@ run.json, spec.md and events.jsonl, attempt folders linked), ``empty/project`` n
 Prints:
 
 * core, for each size of cloned runs: the index rebuilt from the logs, the list with a fresh
-  index, the list after one run changed, the search made for a sort order, and one filter
-  keystroke (two queries typed key by key into a search made beforehand), in wall and CPU
+  index, the list after one run changed, the list in another order (its first page), and one
+  filter keystroke (two queries typed key by key, each counted and its first page read), in wall and CPU
   ms, and per 1,000 runs: a per-1,000 figure that holds still as the size grows is linear
   growth;
 * the installed ``orch-tui history`` in tmux (a control-mode client polls the screen):
@@ -48,8 +48,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.synthetic_runs import write_cloned_runs, write_synthetic_runs  # noqa: E402
 from orch_tui.core.history.index import build_index  # noqa: E402
-from orch_tui.core.history.index_file import INDEX_NAME  # noqa: E402
-from orch_tui.core.history.search import RunSearch  # noqa: E402
+from orch_tui.core.history.index_db import INDEX_NAME  # noqa: E402
+from orch_tui.core.history.run_query import RunView  # noqa: E402
 from orch_tui.core.runlog import layout as runlog  # noqa: E402
 
 FULL_RUNS = 10_000
@@ -117,27 +117,29 @@ def core_timings(logs: Path, repeat: int) -> dict[str, tuple[float, float]]:
         build_index(logs)
 
     index = build_index(logs)
-    changed = logs / index.runs[len(index.runs) // 2].run_id / runlog.EVENTS
+    changed = logs / RunView(index)[len(index) // 2].run_id / runlog.EVENTS
 
     def one_changed() -> None:
         with changed.open("a") as handle:
             handle.write(json.dumps({"event": "notice", "at": "2026-01-01T00:00:00Z"}) + "\n")
         build_index(logs)
 
-    def prepared() -> RunSearch:
-        """A search made and laid out, as the screen makes one per sort order."""
-        search = RunSearch(index.runs, index)
-        search.prepare()
-        return search
+    def prepared() -> RunView:
+        """The list in another order, its first page read, as the screen makes one per sort
+        order."""
+        view = RunView(index, "cost", True)
+        view[0]
+        return view
 
     def typed(query: str) -> tuple[float, float]:
-        """The query typed key by key into a new search (made and laid out before the clock
+        """The query typed key by key, each key a view of the index (made as the clock
         starts): wall and CPU ms per key."""
 
-        def keys(search: RunSearch) -> Callable[[], object]:
-            return lambda: [search.matching(query[:end]) for end in range(1, len(query) + 1)]
+        def keys() -> object:
+            """Each key's view: counted, and its first page read, as the screen shows it."""
+            return [RunView(index, query=query[:end])[:40] for end in range(1, len(query) + 1)]
 
-        samples = [clock(keys(prepared())) for _ in range(repeat)]
+        samples = [clock(keys) for _ in range(repeat)]
         return (
             statistics.median(wall for wall, _cpu in samples) / len(query),
             statistics.median(cpu for _wall, cpu in samples) / len(query),
@@ -146,7 +148,7 @@ def core_timings(logs: Path, repeat: int) -> dict[str, tuple[float, float]]:
     timings = {"index rebuilt": median_clock(rebuild, repeat)}
     timings["list, fresh index"] = median_clock(lambda: build_index(logs), repeat)
     timings["list, one run changed"] = median_clock(one_changed, repeat)
-    timings["search made (a sort)"] = median_clock(prepared, repeat)
+    timings["another order (a sort)"] = median_clock(prepared, repeat)
     timings[f"keystroke, '{QUERY}'"] = typed(QUERY)
     timings[f"keystroke, '{SHARE_QUERY}'"] = typed(SHARE_QUERY)
     return timings
@@ -318,11 +320,10 @@ def type_query(tmux: TmuxControl, project: Path, executable: str) -> list[float]
     each key sent to the filtered list on screen: the filter line shows what was typed and
     the title counts what it matches (the count core's search gives)."""
     index = build_index(project / "logs")
-    total = len(index.runs)
-    search = RunSearch(index.runs, index)
+    total = len(index)
     titles = []
     for end in range(1, len(QUERY) + 1):
-        count = len(search.matching(QUERY[:end]))
+        count = len(RunView(index, query=QUERY[:end]))
         titles.append(f"{total:,} runs" if count == total else f"{count:,} of {total:,} run")
     tmux.launch(project, f"{shlex.quote(executable)} history")
     tmux.until(_list_shown(total))

@@ -13,9 +13,9 @@ times, as a process of its own whose ``PYTHONPATH`` (a folder holding ``orch_tui
 ``orch_tui/tui`` and ``orch_tui/themes``, e.g. links into a copy of an earlier tree) comes
 before the installed package. Prints each build's CPU per key, medians over its launches.
 
-``--search-only`` times no screen: it reads the index, lays out the filter's texts, then
-``--repeat`` times types ``--word`` but its last character after an empty filter, then the
-last character inside ``functools.reduce``, so that callgrind (``--toggle-collect``) counts
+``--search-only`` times no screen: it opens the index, then ``--repeat`` times types
+``--word`` but its last character after an empty filter, then the last character inside
+``functools.reduce`` (each a view of the index counted and its first screenful read), so that callgrind (``--toggle-collect``) counts
 the instructions of that key's search alone, whatever the machine's load.
 """
 
@@ -37,15 +37,13 @@ KEYS = "tag0042"
 
 def search_only(logs: Path, word: str, repeat: int) -> None:
     from orch_tui.core.history.index import recorded_then_checked
-    from orch_tui.core.history.search import RunSearch
+    from orch_tui.core.history.run_query import RunView
 
     index = list(recorded_then_checked(logs))[-1]
-    search = RunSearch(index.runs, index)
-    search.prepare()
     for _ in range(repeat):
-        search.matching("")
-        search.matching(word[:-1])
-        found = reduce(lambda _a, _b: len(search.matching(word)), [0, 1])
+        RunView(index)[:40]
+        RunView(index, query=word[:-1])[:40]
+        found = reduce(lambda _a, _b: len(RunView(index, query=word)[:40]), [0, 1])
     print(f"{word}: {found} runs")
 
 

@@ -47,7 +47,7 @@ from bench.bench_history import (  # noqa: E402
     cloned_logs,
 )
 from orch_tui.core.history.index import build_index  # noqa: E402
-from orch_tui.core.history.search import RunSearch  # noqa: E402
+from orch_tui.core.history.run_query import RunView  # noqa: E402
 
 BACKGROUND_S = 1.5
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -145,8 +145,8 @@ def launch_once(
 def titles(logs: Path) -> list[str]:
     """What the title says after each key of :data:`QUERY` (the count core's search gives)."""
     index = build_index(logs)
-    total, search = len(index.runs), RunSearch(index.runs, index)
-    counts = [len(search.matching(QUERY[:end])) for end in range(1, len(QUERY) + 1)]
+    total = len(index)
+    counts = [len(RunView(index, query=QUERY[:end])) for end in range(1, len(QUERY) + 1)]
     return [f"{total:,} runs" if n == total else f"{n:,} of {total:,} run" for n in counts]
 
 

@@ -8,14 +8,12 @@
 - ``detail``: One past run attempt by attempt, read from its logs; and its workspace between attempts.
 - ``export``: ``orch-tui history --export``: one run as a Markdown report.
 - ``grid``: Tests × attempts: each test's result in every attempt that ran the checks.
-- ``index``: The runs list: every run's summary, cached in ``logs/.index-7.json`` so ten thousand list at once.
-- ``index_file``: ``logs/.index-7.json`` as a file: the runs list's cache read back into columns, and written.
+- ``index``: The runs list: every run's summary, cached in ``logs/.index-8.sqlite`` so 100,000 list at once.
+- ``index_db``: ``logs/.index-8.sqlite``: the runs list's cache as an SQLite database, opened, checked and written.
 - ``logs_stamp``: ``logs/.index-stamp``: ``logs/``'s mtime when its folders last matched the index, so a launch need not list them.
-- ``packed_signatures``: The index file's signature column packed: three numbers a run in one base64 string.
 - ``plan_history``: A planned run in history: its tasks, their outcomes, and the attempts under each.
 - ``resume``: Whether a past run can be resumed: only the run ``state.json`` holds, with its spec unchanged.
-- ``run_labels``: What the filter finds a run by besides its spec text: its id and spec name in lowercase, as two lists.
+- ``run_filter``: The runs a filter's words match, found in the index once per query and kept as a table.
+- ``run_query``: Runs sorted by a column and filtered as a person types, asked of the index a window at a time.
 - ``scan``: One run folder summarised from its files: a line of the runs list.
-- ``search``: Runs sorted by a column and filtered as a person types.
-- ``search_texts``: What the filter searches: each run's label and every spec text once, laid out when first needed.
 """

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from orch_tui.core.domain.spec import Spec, SpecError, read_spec
 from orch_tui.core.domain.state import StateError, StateStore
+from orch_tui.core.history.index import RunIndex
 from orch_tui.core.history.scan import RunSummary, unfinished_positions
 
 
@@ -37,6 +38,17 @@ def resume_blocker(run: RunSummary, state_path: Path) -> str | None:
     if spec.digest != saved.spec_hash:
         return f"{saved.spec_path} changed since run {run.run_id} started"
     return None
+
+
+def resumable_id(index: RunIndex, state_path: Path) -> str | None:
+    """The id of the run that can be resumed, if one can: the run ``state.json`` holds, read
+    once, looked up in the index (no run is looked at otherwise)."""
+    try:
+        saved = StateStore(state_path).load()
+    except StateError:
+        return None
+    run = None if saved is None else index.run(saved.run_id)
+    return run.run_id if run is not None and resume_blocker(run, state_path) is None else None
 
 
 def mark_resumable(runs: Iterable[RunSummary], state_path: Path) -> list[RunSummary]:

@@ -17,8 +17,8 @@ import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import compress, islice
-from operator import attrgetter, gt, not_
+from itertools import compress
+from operator import attrgetter, not_
 from pathlib import PurePath
 from typing import Any, NamedTuple
 
@@ -90,13 +90,6 @@ def unfinished_positions(runs: Sequence[RunSummary]) -> list[int]:
     """The positions of the runs that did not finish (C-level passes: no Python per run)."""
     finished = map(FINISHED_NAMES.__contains__, map(attrgetter("state"), runs))
     return list(compress(range(len(runs)), map(not_, finished)))
-
-
-def in_newest_first_order(runs: Sequence[RunSummary]) -> bool:
-    """Whether ``runs`` are newest first already, each started strictly after the next (as the
-    index file keeps them): sorting 100,000 runs that are in order still made a key each."""
-    started = list(map(attrgetter("started"), runs))
-    return all(map(gt, started, islice(started, 1, None)))
 
 
 @lru_cache(maxsize=4096)

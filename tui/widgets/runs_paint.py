@@ -109,12 +109,13 @@ class RunsPaint(ScrollView):
             strip = self._header()
         else:
             row = scroll_y + y - 1
-            if not 0 <= row < len(self._runs):
+            run = self._run_at(row)
+            if run is None:
                 return Strip.blank(width, self._rich(None))
-            key = (self._runs[row], row % 2 == 1, row == self.cursor_row, width)
+            key = (run, row % 2 == 1, row == self.cursor_row, width)
             cached = self._strips.get(key)
             if cached is None:
-                cached = self._strips[key] = self._row(row, key[2])
+                cached = self._strips[key] = self._row(run, row, key[2])
             strip = cached
         return strip.crop_extend(scroll_x, scroll_x + width, self._rich(None))
 
@@ -132,8 +133,15 @@ class RunsPaint(ScrollView):
             segments.append(Segment(" " * PAD + text + " " * PAD, style))
         return Strip(segments)
 
-    def _row(self, row: int, cursor: bool) -> Strip:
-        run = self._runs[row]
+    def _run_at(self, row: int) -> RunSummary | None:
+        """The run on ``row``; None past the end, or when the runs changed under the count
+        (a view of the index read while the folder check writes to it)."""
+        try:
+            return self._runs[row] if 0 <= row < len(self._runs) else None
+        except IndexError:
+            return None
+
+    def _row(self, run: RunSummary, row: int, cursor: bool) -> Strip:
         base = "runs-table--cursor" if cursor else "runs-table--stripe" if row % 2 else None
         plain = self._rich(base)
         pad = Segment(" " * PAD, plain)

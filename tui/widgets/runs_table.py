@@ -139,8 +139,7 @@ class RunsTable(RunsPaint, can_focus=True):
     @property
     def cursor_run(self) -> RunSummary | None:
         """The run under the cursor, if any."""
-        row = self.cursor_row
-        return self._runs[row] if 0 <= row < len(self._runs) else None
+        return self._run_at(self.cursor_row)
 
     def set_runs(self, runs: Sequence[RunSummary], *, measure: bool = True) -> None:
         """Show ``runs`` in this order. The cursor stays on its row number (clamped, and in
@@ -230,9 +229,10 @@ class RunsTable(RunsPaint, can_focus=True):
                 self.post_message(self.HeaderClicked(self, column))
             return
         row = round(self.scroll_y) + offset.y - 1
-        if 0 <= row < len(self._runs):
+        run = self._run_at(row)
+        if run is not None:
             self.cursor_row = row
-            self.post_message(self.RunOpened(self, self._runs[row]))
+            self.post_message(self.RunOpened(self, run))
 
     # ---------------------------------------------------------------- layout
 

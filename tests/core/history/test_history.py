@@ -3,10 +3,10 @@ synthetic and hand-damaged run folders."""
 
 from __future__ import annotations
 
-import gc
 import json
 import os
 import shutil
+import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,7 +20,6 @@ from orch_tui.core.domain.events import EventBus, Notice, RunStarted
 from orch_tui.core.domain.spec import Spec
 from orch_tui.core.domain.state import RunState
 from orch_tui.core.history import index as history_index
-from orch_tui.core.history import search_texts
 from orch_tui.core.history.detail import (
     HistoryError,
     compare,
@@ -32,11 +31,10 @@ from orch_tui.core.history.export import export_markdown
 from orch_tui.core.history.grid import ABSENT, FAILED, PASSED, SKIPPED
 from orch_tui.core.history.grid import test_grid as grid_of  # aliased: pytest would collect test_*
 from orch_tui.core.history.index import build_index, list_runs, recorded_then_checked
-from orch_tui.core.history.index_file import INDEX_NAME, INDEX_VERSION
-from orch_tui.core.history.index_file import decoded_column as decoded
+from orch_tui.core.history.index_db import INDEX_NAME, INDEX_VERSION
 from orch_tui.core.history.resume import mark_resumable, resume_blocker
-from orch_tui.core.history.scan import NEVER_STARTED, RunSummary
-from orch_tui.core.history.search import RunSearch, sort_runs
+from orch_tui.core.history.run_query import RunView
+from orch_tui.core.history.scan import NEVER_STARTED, RunSummary, ScannedRun, scan_run
 from orch_tui.core.loop.engine import Engine, RunOptions
 from orch_tui.core.loop.review import AcceptAllReviewer, ReviewAborted, ReviewSession
 from orch_tui.core.providers.scripted import ScriptedProvider
@@ -126,9 +124,15 @@ def demo(demo_runs: DemoProject, tmp_path: Path) -> DemoProject:
 # -- the list -----------------------------------------------------------------------------------
 
 
-def index_head(index: Path) -> Any:
-    """The index file's first line: everything but the spec texts (its last line)."""
-    return json.loads(index.read_text().split("\n", 1)[0])
+def index_rows(index: Path, sql: str) -> list[Any]:
+    """What a query of the index file returns (one value a row when it selects one)."""
+    connection = sqlite3.connect(index)
+    try:
+        rows = connection.execute(sql).fetchall()
+        connection.commit()
+    finally:
+        connection.close()
+    return [row[0] if len(row) == 1 else row for row in rows]
 
 
 def test_list_runs_summarises_real_runs_newest_first(demo: DemoProject) -> None:
@@ -151,7 +155,7 @@ def test_list_runs_summarises_real_runs_newest_first(demo: DemoProject) -> None:
 def test_index_is_written_reused_and_rebuilt(demo: DemoProject) -> None:
     first = list_runs(demo.logs)
     index = demo.logs / INDEX_NAME
-    assert set(index_head(index)["runs"]["run_id"]) == {run.run_id for run in first}
+    assert set(index_rows(index, "SELECT run_id FROM runs")) == {run.run_id for run in first}
     # A stale entry is recomputed: the run grows an event after the index was written.
     events = demo.logs / demo.unfinished / runlog.EVENTS
     with events.open("a") as handle:
@@ -172,18 +176,17 @@ def test_index_is_written_reused_and_rebuilt(demo: DemoProject) -> None:
     index.write_text("{not json")
     rebuilt = list_runs(demo.logs)
     assert [r.run_id for r in rebuilt] == [r.run_id for r in first]
-    assert index_head(index)["version"] == INDEX_VERSION
+    assert index_rows(index, "PRAGMA user_version") == [INDEX_VERSION]
 
 
 def test_index_entry_is_trusted_while_its_signature_holds(demo: DemoProject) -> None:
     list_runs(demo.logs)
     index = demo.logs / INDEX_NAME
-    data = index_head(index)
-    position = data["runs"]["run_id"].index(demo.success)
-    names = decoded(data["runs"]["spec_name"])  # a column may be kept as values and codes
-    names[position] = "from-the-index.md"
-    data["runs"]["spec_name"] = names  # a plain list reads too
-    index.write_text(json.dumps(data) + "\n" + index.read_text().split("\n", 1)[1])
+    index_rows(
+        index,
+        f"UPDATE runs SET spec_name = 'from-the-index.md' WHERE run_id = '{demo.success}' "
+        "RETURNING id",
+    )
     names = {run.run_id: run.spec_name for run in list_runs(demo.logs)}
     assert names[demo.success] == "from-the-index.md"
 
@@ -196,7 +199,7 @@ def test_only_runs_whose_files_changed_are_summarised_again(
     scanned: list[str] = []
     real_scan = history_index.scan_run
 
-    def counting_scan(folder: str) -> history_index.ScannedRun:
+    def counting_scan(folder: str) -> ScannedRun:
         scanned.append(os.path.basename(folder))
         return real_scan(folder)
 
@@ -217,16 +220,21 @@ def test_runs_read_back_from_the_index_are_the_runs_read_from_their_files(
     demo: DemoProject, tmp_path: Path
 ) -> None:
     """Every field the list and the filter show survives the index: a list from the index
-    equals the list read from the logs, and searches find the same runs."""
+    equals the runs summarised from their folders, and each is found by its spec's text."""
     logs = tmp_path / "logs"
     write_synthetic_runs(logs, 30)
     for source in (logs, demo.logs):
         (source / INDEX_NAME).unlink(missing_ok=True)
-        read = build_index(source)
-        indexed = build_index(source)
+        build_index(source)
         assert (source / INDEX_NAME).exists()
-        assert indexed.runs == read.runs
-        assert (indexed.search, indexed.specs) == (read.search, read.specs)
+        indexed = build_index(source)
+        scanned = [scan_run(folder) for folder in source.iterdir() if folder.is_dir()]
+        newest_first = sorted(scanned, key=lambda s: (s.summary.started, s.summary.run_id))
+        assert indexed.runs == [each.summary for each in reversed(newest_first)]
+        for each in scanned:
+            last_line = (each.spec_lower or "").strip().splitlines()[-1]
+            found = RunView(indexed, query=f"{last_line} {each.summary.run_id}")
+            assert [run.run_id for run in found] == [each.summary.run_id]
 
 
 def _write_run(logs: Path, run_id: str, events: list[dict[str, object]]) -> Path:
@@ -269,32 +277,18 @@ def test_an_event_log_longer_than_one_read_is_read_to_its_end(tmp_path: Path) ->
     assert (run.state, run.stop_reason, run.duration_s) == ("FAILED", "retries exhausted", 3600)
 
 
-def test_the_collector_is_paused_only_while_a_list_is_built() -> None:
-    assert gc.isenabled()
-    with history_index.collector_paused():
-        assert not gc.isenabled()
-    assert gc.isenabled()
-    gc.disable()
-    try:
-        with history_index.collector_paused():
-            pass
-        assert not gc.isenabled()  # left as it was found
-    finally:
-        gc.enable()
-
-
 def test_an_index_of_another_version_is_rebuilt(demo: DemoProject) -> None:
     index = demo.logs / INDEX_NAME
-    index.write_text(json.dumps({"version": 1, "runs": {}, "specs": {}}))
+    index.write_text(json.dumps({"version": 7, "runs": {}, "spec_count": 0}))
     assert len(list_runs(demo.logs)) == 3
-    assert index_head(index)["version"] == INDEX_VERSION
+    assert index_rows(index, "PRAGMA user_version") == [INDEX_VERSION]
 
 
 def test_a_removed_run_leaves_the_list_and_the_index(demo: DemoProject) -> None:
     list_runs(demo.logs)
     shutil.rmtree(demo.logs / demo.failed)
     assert demo.failed not in {run.run_id for run in list_runs(demo.logs)}
-    assert demo.failed not in index_head(demo.logs / INDEX_NAME)["runs"]
+    assert demo.failed not in index_rows(demo.logs / INDEX_NAME, "SELECT run_id FROM runs")
 
 
 def test_the_recorded_runs_come_first_then_the_runs_as_their_folders_say(
@@ -306,37 +300,14 @@ def test_the_recorded_runs_come_first_then_the_runs_as_their_folders_say(
     listed = [run.run_id for run in list_runs(demo.logs)]  # writes the index file
     shutil.rmtree(demo.logs / demo.failed)
 
-    recorded, checked = recorded_then_checked(demo.logs)
+    (recorded, recorded_ids, found), (checked, checked_ids, found_after) = [
+        (index, [run.run_id for run in index.runs], [r.run_id for r in RunView(index, query="2")])
+        for index in recorded_then_checked(demo.logs)
+    ]
 
-    assert not recorded.checked and set(recorded.search) == set(listed)
-    assert [run.run_id for run in recorded.runs] == listed
-    assert checked.checked and set(checked.search) == set(listed) - {demo.failed}
-    assert [run.run_id for run in checked.runs] == [r for r in listed if r != demo.failed]
-
-
-def test_the_texts_filters_search_are_laid_out_once_and_only_when_asked_for(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The recorded list is on the way to a launch's first paint: it is made without the
-    search texts, an empty query needs none, and a check that finds the record shares them."""
-    write_synthetic_runs(tmp_path / "logs", 12)
-    history_index.build_index(tmp_path / "logs")
-    laid_out: list[int] = []
-    real = search_texts._search_texts
-
-    def counted(*args: Any) -> Any:
-        laid_out.append(1)
-        return real(*args)
-
-    monkeypatch.setattr(search_texts, "_search_texts", counted)
-    recorded, checked = recorded_then_checked(tmp_path / "logs")
-    search = RunSearch(recorded.runs, recorded)
-    assert len(search.matching("")) == 12 and not laid_out
-
-    search.prepare()
-    assert laid_out == [1]
-    assert _matching(recorded.runs[3].run_id, search) == [recorded.runs[3].run_id]
-    assert set(checked.search) == {run.run_id for run in checked.runs} and laid_out == [1]
+    assert not recorded.checked and recorded_ids == listed and set(found) == set(listed)
+    assert checked.checked and checked_ids == [r for r in listed if r != demo.failed]
+    assert set(found_after) == set(listed) - {demo.failed}
 
 
 def test_the_check_paces_itself_for_a_ui(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -347,16 +318,22 @@ def test_the_check_paces_itself_for_a_ui(tmp_path: Path, monkeypatch: pytest.Mon
     monkeypatch.setattr(history_index, "PACE_EVERY", 3)
     paced: list[int] = []
 
-    recorded, checked = recorded_then_checked(tmp_path / "logs", pace=lambda: paced.append(1))
+    (recorded, recorded_runs), (checked, checked_runs) = [
+        (index, index.runs)
+        for index in recorded_then_checked(tmp_path / "logs", pace=lambda: paced.append(1))
+    ]
 
-    assert checked.checked and checked.runs == recorded.runs
+    assert checked.checked and not checked.changed and checked_runs == recorded_runs
     assert len(paced) == 2
 
     shutil.rmtree(tmp_path / "logs" / ids[0])  # the record no longer holds: runs read again
     paced.clear()
-    recorded, checked = recorded_then_checked(tmp_path / "logs", pace=lambda: paced.append(1))
+    recorded_runs, checked_runs = [
+        index.runs
+        for index in recorded_then_checked(tmp_path / "logs", pace=lambda: paced.append(1))
+    ]
 
-    assert len(recorded.runs) == 7 and len(checked.runs) == 6
+    assert len(recorded_runs) == 7 and len(checked_runs) == 6
     assert len(paced) == 2  # six folders, three at a time
 
 
@@ -366,16 +343,16 @@ def test_a_run_changed_since_it_was_recorded_is_read_again_by_the_check(
     """Where every folder holds as recorded, the check is the record itself; a run whose
     events grew since is summarised again."""
     list_runs(demo.logs)
-    recorded, checked = recorded_then_checked(demo.logs)
-    assert checked.checked and checked.runs == recorded.runs
+    recorded, checked = [(index.checked, index.runs) for index in recorded_then_checked(demo.logs)]
+    assert checked[0] and checked[1] == recorded[1]
 
     events = demo.logs / demo.success / runlog.EVENTS
     reason = DEMO_SUCCESS
     events.write_text(events.read_text().replace(reason, "passed at last"))
 
-    recorded, checked = recorded_then_checked(demo.logs)
-    assert {run.run_id: run.stop_reason for run in recorded.runs}[demo.success] == reason
-    assert {run.run_id: run.stop_reason for run in checked.runs}[demo.success] == "passed at last"
+    recorded_runs, checked_runs = [index.runs for index in recorded_then_checked(demo.logs)]
+    assert {run.run_id: run.stop_reason for run in recorded_runs}[demo.success] == reason
+    assert {run.run_id: run.stop_reason for run in checked_runs}[demo.success] == "passed at last"
 
 
 def test_listing_works_in_a_read_only_logs_folder(demo: DemoProject) -> None:
@@ -395,6 +372,20 @@ def test_missing_logs_folder_lists_nothing(tmp_path: Path) -> None:
 # -- filter and sort ----------------------------------------------------------------------------
 
 
+class RunSearch:
+    """The runs list's filter in one order, as the screen asks for it: a view per query."""
+
+    def __init__(self, index: Any, column: str = "started", descending: bool = True) -> None:
+        self.index, self.column, self.descending = index, column, descending
+
+    def matching(self, query: str) -> RunView:
+        return RunView(self.index, self.column, self.descending, query)
+
+
+def sort_runs(index: Any, column: str, descending: bool) -> list[RunSummary]:
+    return list(RunView(index, column, descending))
+
+
 def _matching(query: str, search: RunSearch) -> list[str]:
     return [run.run_id for run in search.matching(query)]
 
@@ -403,7 +394,7 @@ def test_filter_by_run_id_spec_name_and_spec_text(tmp_path: Path) -> None:
     logs = tmp_path / "logs"
     ids = write_synthetic_runs(logs, 40)
     index = build_index(logs)
-    search = RunSearch(index.runs, index)
+    search = RunSearch(index)
     assert _matching(ids[7][-4:], search) == [ids[7]]
     by_name = search.matching("CSVTOOL")
     assert by_name and all(r.spec_name == "csvtool.md" for r in by_name)
@@ -421,8 +412,8 @@ def test_filter_keeps_its_order_and_narrows_as_keys_are_typed_and_deleted(tmp_pa
     logs = tmp_path / "logs"
     ids = write_synthetic_runs(logs, 30)
     index = build_index(logs)
-    by_cost = sort_runs(index.runs, "cost", descending=True)
-    search = RunSearch(by_cost, index)
+    by_cost = sort_runs(index, "cost", descending=True)
+    search = RunSearch(index, "cost", descending=True)
 
     def holds(run: RunSummary, word: str) -> bool:
         spec = (logs / run.run_id / "spec.md").read_text()
@@ -444,18 +435,18 @@ def test_filter_reads_no_file(tmp_path: Path) -> None:
     ids = write_synthetic_runs(logs, 5)
     index = build_index(logs)
     shutil.rmtree(logs)  # the texts it searches were read when the index was built
-    assert _matching("tag0003", RunSearch(index.runs, index)) == [ids[3]]
+    assert _matching("tag0003", RunSearch(index)) == [ids[3]]
 
 
 def test_filter_sees_a_spec_changed_after_the_index_was_read(tmp_path: Path) -> None:
     logs = tmp_path / "logs"
     ids = write_synthetic_runs(logs, 3)
     index = build_index(logs)
-    assert _matching("zebra", RunSearch(index.runs, index)) == []
+    assert _matching("zebra", RunSearch(index)) == []
     (logs / ids[1] / "spec.md").write_text("# zebra\n")
     os.utime(logs / ids[1], ns=(1, 1))  # the folder signature changes as an atomic write would
     index = build_index(logs)
-    assert _matching("zebra", RunSearch(index.runs, index)) == [ids[1]]
+    assert _matching("zebra", RunSearch(index)) == [ids[1]]
 
 
 def _runs_with_specs(logs: Path, specs: list[str]) -> list[str]:
@@ -473,8 +464,10 @@ def test_filter_searches_shared_and_own_specs_alike(tmp_path: Path) -> None:
     shared, own = "# Zebra crossing\nStripes.\n", "# Yak shaving\nStripes too.\n"
     ids = _runs_with_specs(logs, [shared, own, shared, shared])
     index = build_index(logs)
-    assert index.specs == [shared.lower(), own.lower(), ""]
-    search = RunSearch(index.runs, index)
+    assert sorted(index_rows(logs / INDEX_NAME, "SELECT text FROM specs")) == sorted(
+        [shared.lower(), own.lower()]
+    )
+    search = RunSearch(index)
     assert sorted(_matching("zebra", search)) == [ids[0], ids[2], ids[3]]
     assert _matching("yak", search) == [ids[1]]
     assert sorted(_matching("stripes", search)) == sorted(ids)
@@ -491,52 +484,55 @@ def test_a_query_typed_key_by_key_finds_what_a_new_search_finds(tmp_path: Path) 
     todos = [f"# Todo {n}\nA todo list.\n" for n in range(3)]
     _runs_with_specs(logs, [shared, todos[0], shared, todos[1], todos[2], shared])
     index = build_index(logs)
-    runs = sort_runs(index.runs, "cost", descending=True)
+    runs = sort_runs(index, "cost", descending=True)
     texts = {
         run.run_id: f"{run.run_id}\n{run.spec_name}\n"
         + (logs / run.run_id / runlog.SPEC_COPY).read_text().lower()
         for run in runs
     }
-    typing = RunSearch(runs, index)
+    typing = RunSearch(index, "cost", descending=True)
     for query in ("c", "cs", "csv", "csv ", "csv f", "csv fi", "csv files", "t", "to", "todo 1"):
         words = query.split()
         expected = [run for run in runs if all(word in texts[run.run_id] for word in words)]
         assert list(typing.matching(query)) == expected, query
-        assert list(RunSearch(runs, index).matching(query)) == expected, query
+        assert list(RunSearch(index, "cost", True).matching(query)) == expected, query
 
 
 def test_matches_read_as_a_list_of_runs(tmp_path: Path) -> None:
     logs = tmp_path / "logs"
     write_synthetic_runs(logs, 12)
     index = build_index(logs)
-    runs = sort_runs(index.runs, "tokens", descending=False)
-    matches = RunSearch(runs, index).matching("md")  # every run: spec names end in .md
+    runs = sort_runs(index, "tokens", descending=False)
+    matches = RunSearch(index, "tokens", descending=False).matching(
+        "md"
+    )  # every run: spec names end in .md
     expected = [run for run in runs if "md" in run.spec_name]
     assert len(matches) == len(expected) == 12
     assert (matches[0], matches[-1], matches[3:6]) == (expected[0], expected[-1], expected[3:6])
     assert list(matches) == expected
-    assert list(RunSearch(runs, index).matching("no-such-run")) == []
+    assert list(RunSearch(index).matching("no-such-run")) == []
 
 
 def test_sort_by_each_column(tmp_path: Path) -> None:
     logs = tmp_path / "logs"
     write_synthetic_runs(logs, 30)
-    runs = list_runs(logs)
-    by_cost = sort_runs(runs, "cost", descending=True)
+    index = build_index(logs)
+    runs = index.runs
+    by_cost = sort_runs(index, "cost", descending=True)
     assert [r.cost_usd for r in by_cost] == sorted((r.cost_usd for r in runs), reverse=True)
-    by_attempts = sort_runs(runs, "attempts", descending=False)
+    by_attempts = sort_runs(index, "attempts", descending=False)
     assert [r.attempts for r in by_attempts] == sorted(r.attempts for r in runs)
-    by_spec = sort_runs(runs, "spec", descending=False)
+    by_spec = sort_runs(index, "spec", descending=False)
     assert [r.spec_name for r in by_spec] == sorted(r.spec_name for r in runs)
-    oldest = sort_runs(runs, "started", descending=False)
+    oldest = sort_runs(index, "started", descending=False)
     assert [r.run_id for r in oldest] == sorted(r.run_id for r in runs)
     # Runs without a stop reason (unfinished) go last in both directions.
     for descending in (True, False):
-        reasons = [r.stop_reason for r in sort_runs(runs, "stop_reason", descending)]
+        reasons = [r.stop_reason for r in sort_runs(index, "stop_reason", descending)]
         assert None not in reasons[: reasons.index(None)] if None in reasons else True
         assert all(reason is None for reason in reasons[reasons.index(None) :])
     with pytest.raises(ValueError, match="unknown column"):
-        sort_runs(runs, "colour", descending=True)
+        sort_runs(index, "colour", descending=True)
 
 
 # -- one run ------------------------------------------------------------------------------------

@@ -420,6 +420,6 @@ async def test_a_row_states_its_width_as_its_cells_measure_it() -> None:
         table = app.query_one(CountingTable)
         for row in range(len(runs)):
             for cursor in (False, True):
-                strip = table._row(row, cursor)
+                strip = table._row(runs[row], row, cursor)
                 assert strip.cell_length == Strip(list(strip)).cell_length
                 assert strip.cell_length == table.scrollable_content_region.width

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
 from typing import ClassVar
@@ -26,9 +25,9 @@ from textual.widgets import Input, Static
 from textual.worker import get_current_worker
 
 from orch_tui.core.history.index import RunIndex, recorded_then_checked
-from orch_tui.core.history.resume import mark_resumable, resume_blocker
+from orch_tui.core.history.resume import resumable_id, resume_blocker
+from orch_tui.core.history.run_query import RunView
 from orch_tui.core.history.scan import RunSummary
-from orch_tui.core.history.search import RunSearch, sort_runs
 from orch_tui.core.util.terminal_text import escape_controls
 from orch_tui.core.util.wording import plural
 from orch_tui.tui import full_collections
@@ -47,7 +46,8 @@ _ASCENDING_FIRST = {"spec", "state", "stop_reason"}
 class RunsScreen(ThemedScreen):
     """Every past run, newest first: sort by column, filter as you type, open, resume.
 
-    The rows are drawn by :class:`RunsTable`, which renders only what is on screen.
+    The rows are drawn by :class:`RunsTable`, which renders only what is on screen and
+    asks the index (:class:`RunView`) for those rows alone.
     """
 
     FIRST_FOCUS = "#runs"
@@ -71,23 +71,17 @@ class RunsScreen(ThemedScreen):
     ]
 
     class Loaded(Message):
-        """The worker read the runs: ``index`` to filter with, ``runs`` newest first, and
-        ``search`` over them in the ``order`` (column, descending) asked for when it began.
-        First, where there is an index file, the runs it recorded, then the runs as every
-        folder says."""
+        """The worker opened the index: ``index`` to ask for rows, ``widest`` the runs the
+        columns fit, and ``resumable`` the run ``r`` resumes. First, where there is an index
+        file, the runs it recorded, then the runs as every folder says."""
 
         def __init__(
-            self,
-            index: RunIndex,
-            runs: list[RunSummary],
-            search: RunSearch,
-            order: tuple[str, bool],
+            self, index: RunIndex, widest: list[RunSummary], resumable: str | None
         ) -> None:
             super().__init__()
             self.index = index
-            self.runs = runs
-            self.search = search
-            self.order = order
+            self.widest = widest
+            self.resumable = resumable
 
     QUIET_S: ClassVar[float] = 0.25
     """The folder check starts once the recorded list is drawn and the filter has had no key
@@ -111,12 +105,12 @@ class RunsScreen(ThemedScreen):
         for it instead of taking turns with the UI thread at drawing the list or a filter."""
         self._quiet: Timer | None = None
         self.index: RunIndex | None = None
-        """What filters search; None until the worker has read the runs (and not checked
-        while it shows the index file's record of them)."""
-        self.runs: list[RunSummary] = []
-        self.search: RunSearch | None = None
-        """Every run in the sort order: a filter keeps a part of it, so it sorts nothing."""
-        self.shown: Sequence[RunSummary] = ()
+        """What the list asks for its rows; None until the worker has opened the index (and
+        not checked while it shows the index's record of the runs)."""
+        self.total = 0
+        """How many runs there are."""
+        self.resumable: str | None = None
+        self.shown: RunView | tuple[()] = ()
         self.sort_column = "started"
         self.descending = True
         self.error: str | None = None
@@ -133,24 +127,17 @@ class RunsScreen(ThemedScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False)
     def _read_runs(self) -> None:
-        """Read, sort and lay out the runs for searching, all off the UI thread: the index
-        file's record of them first, to show at once, then every folder checked, once that
-        record is drawn and the filter quiet."""
-        order = (self.sort_column, self.descending)
-        read: list[RunSummary] | None = None
-        runs: list[RunSummary] = []
-        search: RunSearch | None = None
+        """Open the index off the UI thread: its record of the runs first, to show at once,
+        then every folder checked, once that record is drawn and the filter quiet."""
         for index in recorded_then_checked(self.logs, pace=partial(time.sleep, self.CHECK_PAUSE_S)):
-            if search is None or index.runs is not read:  # else the check found the record
-                read = index.runs
-                runs = mark_resumable(read, self.state_path)
-                search = RunSearch(sort_runs(runs, *order), index)
-            self.post_message(self.Loaded(index, runs, search, order))
+            if index.changed:
+                widest = RunView(index).widest()
+                self.post_message(self.Loaded(index, widest, resumable_id(index, self.state_path)))
+            else:  # the check found the runs as shown: nothing to draw
+                self.post_message(self.Loaded(index, [], self.resumable))
             if index.checked:
-                search.prepare()
                 continue
             self._list_drawn.wait(self.CHECK_WAIT_MAX_S)
-            search.prepare()  # for the first keystroke: the list did not wait for it
             self._may_check.wait(self.CHECK_WAIT_MAX_S)
             if get_current_worker().is_cancelled:  # the app is closing: check nothing
                 return
@@ -174,13 +161,15 @@ class RunsScreen(ThemedScreen):
 
     @on(Loaded)
     def _runs_read(self, message: Loaded) -> None:
-        if message.search is self.search:  # the check found the runs as shown: nothing to draw
-            self.index = message.index
+        first = self.index is None
+        self.index = message.index
+        if message.index.note is not None and (first or not message.index.changed):
+            self.notify(message.index.note, title="History", severity="warning", markup=False)
+        if not message.index.changed:
             return
-        self.index, self.runs, self.search = message.index, message.runs, message.search
-        self.query_one("#runs", RunsTable).fit_columns(self.runs)
-        if message.order != (self.sort_column, self.descending):  # a sort key while loading
-            self._sort()
+        self.resumable = message.resumable
+        self.total = len(RunView(message.index))
+        self.query_one("#runs", RunsTable).fit_columns(message.widest)
         self.refill()
         if not message.index.checked:
             self.call_after_refresh(self._recorded_list_drawn)
@@ -190,11 +179,6 @@ class RunsScreen(ThemedScreen):
         without a key in the filter."""
         self._list_drawn.set()
         self._quiet = self.set_timer(self.QUIET_S, self._may_check.set)
-
-    def _sort(self) -> None:
-        if self.index is not None:
-            ordered = sort_runs(self.runs, self.sort_column, self.descending)
-            self.search = RunSearch(ordered, self.index)
 
     def load_failed(self, error: str) -> None:
         self.error = error
@@ -226,14 +210,14 @@ class RunsScreen(ThemedScreen):
         ``keep_highlight`` is False (a filter puts the cursor on its first match)."""
         table = self.query_one("#runs", RunsTable)
         keep = self.highlighted.run_id if self.highlighted and keep_highlight else None
-        if self.search is not None:
-            self.shown = self.search.matching(self.query_text)
+        if self.index is not None:
+            self.shown = RunView(
+                self.index, self.sort_column, self.descending, self.query_text, self.resumable
+            )
         table.set_sort(self.sort_column, self.descending)
         table.set_runs(self.shown, measure=False)  # fitted to every run when they were read
-        if keep is not None:
-            table.cursor_row = next(
-                (i for i, run in enumerate(self.shown) if run.run_id == keep), 0
-            )
+        if keep is not None and isinstance(self.shown, RunView):
+            table.cursor_row = self.shown.position(keep) or 0
         self._update_title()
         self._update_status()
 
@@ -242,8 +226,8 @@ class RunsScreen(ThemedScreen):
             self.query_one("#runs-title", Static).update("[b]Run history[/b] · loading…")
             return
         label = next(c.heading for c in RUN_COLUMNS if c.key == self.sort_column)
-        count = plural(len(self.runs), "run")
-        if len(self.shown) != len(self.runs):
+        count = plural(self.total, "run")
+        if len(self.shown) != self.total:
             count = f"{len(self.shown):,} of {count}"
         direction = "↓" if self.descending else "↑"
         # One line high (history.tcss), so no layout pass: that would repaint every widget.
@@ -260,7 +244,7 @@ class RunsScreen(ThemedScreen):
         elif self.index is None:
             text = Text(f"reading the runs in {self.logs}…")
         elif run is None:
-            text = Text("no runs match" if self.runs else f"no runs in {self.logs} yet")
+            text = Text("no runs match" if self.total else f"no runs in {self.logs} yet")
         elif run.damaged:
             text = Text(escape_controls(f"{run.run_id} · damaged: {run.damaged}"))
         elif run.resumable:
@@ -310,7 +294,6 @@ class RunsScreen(ThemedScreen):
         else:
             self.sort_column = column
             self.descending = column not in _ASCENDING_FIRST
-        self._sort()
         self.refill()
 
     def action_open(self) -> None:

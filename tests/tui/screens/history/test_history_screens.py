@@ -23,7 +23,8 @@ from textual.widgets import DataTable, Input, OptionList, TabbedContent
 
 from bench.synthetic_runs import write_synthetic_runs
 from orch_tui.core.history import index as history_index
-from orch_tui.core.history.index_file import INDEX_NAME
+from orch_tui.core.history.index_db import INDEX_NAME
+from orch_tui.core.history.run_query import PAGE
 from orch_tui.core.history.scan import RunSummary
 from orch_tui.core.runlog import layout as runlog
 from orch_tui.core.util.terminal_text import is_unsafe
@@ -240,21 +241,73 @@ async def test_the_recorded_runs_show_while_every_folder_is_checked(
         assert [run.run_id for run in screen.shown] == [ids[3]]
 
 
+async def test_the_runs_table_reads_only_the_rows_it_shows_from_the_index(
+    tmp_path: Path,
+) -> None:
+    """However many runs there are, the list reads from the index the page of rows on screen
+    (and counts the rest): on opening, after ``end``, and for each key of a filter."""
+    app, ids = _synthetic_runs(tmp_path, 400)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await wait_for_history(pilot, app, RunsScreen, "the runs list")
+        await pilot.pause()
+        table = screen.query_one("#runs", RunsTable)
+        assert len(table.runs) == 400 and table.runs is screen.shown
+        assert screen.shown.fetched == PAGE  # the first page: the rows on screen
+        await pilot.press("end")
+        await pilot.pause()
+        assert table.cursor_run is not None and table.cursor_run.run_id == ids[0]
+        top = 400 - table.scrollable_content_region.height + 1  # the last screenful
+        pages = range(top // PAGE, 399 // PAGE + 1)
+        read = sum(min(PAGE, 400 - page * PAGE) for page in pages)
+        assert screen.shown.fetched == PAGE + read < 400  # and the pages of the rows shown
+        await pilot.press("slash", *"tag01")
+        await pilot.pause()
+        assert len(screen.shown) == 100 and screen.shown.fetched <= PAGE
+        assert "100 of 400 runs" in str(screen.query_one("#runs-title").render())
+
+
+async def test_a_run_added_while_the_list_is_open_shows_once_the_folders_are_checked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app, ids = _synthetic_runs(tmp_path, 25)
+    history_index.build_index(tmp_path / "logs")
+    release = threading.Event()
+    check = history_index._listing
+
+    def held_check(*args: object) -> object:
+        assert release.wait(30)
+        return check(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(history_index, "_listing", held_check)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await wait_for_screen(pilot, app, RunsScreen, "the runs list")
+        await wait_for(pilot, lambda: len(screen.shown) == 25, "the recorded runs")
+        logs = tmp_path / "logs"
+        shutil.copytree(logs / ids[3], logs / "20990101-000000-added")  # another run's writer
+        release.set()
+        await wait_for_history(pilot, app, RunsScreen, "the checked runs")
+        await wait_for(pilot, lambda: len(screen.shown) == 26, "the added run")
+        assert screen.highlighted is not None
+        await pilot.press("slash", *"added")
+        await wait_for(pilot, lambda: len(screen.shown) == 1, "the added run found")
+        assert [run.run_id for run in screen.shown] == ["20990101-000000-added"]
+
+
 async def test_a_check_that_finds_the_record_reuses_the_list_made_from_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Nothing changed since the index file was written: the runs are marked, sorted and laid
-    out for searching once, and the screen is loaded all the same."""
+    """Nothing changed since the index file was written: the resumable run is looked for and
+    the columns fitted once, and the screen is loaded all the same."""
     app, _ids = _synthetic_runs(tmp_path, 25)
     history_index.build_index(tmp_path / "logs")
     marked: list[int] = []
-    mark = runs_list.mark_resumable
+    mark = runs_list.resumable_id
 
-    def counted(runs: list[RunSummary], state: Path) -> list[RunSummary]:
-        marked.append(len(runs))
-        return mark(runs, state)
+    def counted(index: Any, state: Path) -> str | None:
+        marked.append(len(index))
+        return mark(index, state)
 
-    monkeypatch.setattr(runs_list, "mark_resumable", counted)
+    monkeypatch.setattr(runs_list, "resumable_id", counted)
     async with app.run_test(size=SIZE) as pilot:
         screen = await wait_for_history(pilot, app, RunsScreen, "the runs list")
         assert len(screen.shown) == 25
@@ -303,7 +356,7 @@ async def test_the_runs_read_are_kept_off_full_collections_while_the_list_is_ope
     async with app.run_test(size=SIZE) as pilot:
         screen = await wait_for_history(pilot, app, RunsScreen, "the checked runs")
         await wait_for(pilot, full_collections.held, "full collections held off")
-        assert screen.runs
+        assert screen.total == 25
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.runs_closed, "the list closed")
         assert not full_collections.held()
@@ -380,7 +433,7 @@ async def test_closing_while_the_worker_waits_for_the_list_to_be_drawn_checks_no
     history_index.build_index(tmp_path / "logs")
     monkeypatch.setattr(RunsScreen, "CHECK_WAIT_MAX_S", 2.0)
     release = _held(
-        monkeypatch, runs_list, "mark_resumable"
+        monkeypatch, runs_list, "resumable_id"
     )  # the record is posted after the app closed
     resumed: list[bool] = []
     finished = threading.Event()

@@ -1,0 +1,390 @@
+"""``logs/.index-8.sqlite``: the runs list's cache as an SQLite database, opened, checked and written.
+
+One row per run (its summary, the signature it was computed from, its lowercase label and
+the number of its lowercase spec text, each distinct text kept once), with an index in the
+list's default order (newest first) and, where the interpreter's SQLite has FTS5, trigram
+tables over the labels and spec texts so that a filter's word is found without reading
+every run (see :mod:`run_query`). A screen asks the database for the rows it shows; no
+list of every run is held in memory.
+
+The file is a cache: one that is missing, of another version, not a database or damaged is
+removed and made again from the run folders; a new one is made under a temporary name and
+renamed into place, so another process never opens one half made. When ``logs/`` cannot be
+written, the index lives in memory for this launch (:attr:`IndexDb.note` says so).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from orch_tui.core.history.scan import RunSummary
+
+INDEX_VERSION = 8
+INDEX_NAME = f".index-{INDEX_VERSION}.sqlite"
+"""The file's name holds its version: a build that reads another version leaves that one's
+file alone (two builds over one ``logs/`` each keep theirs instead of rebuilding in turn)."""
+OLD_INDEX_NAMES = (".index.json",)
+"""Where versions 1-6 kept the index, removed when this one is made. (Version 7's
+``.index-7.json`` is left to the build that reads it.)"""
+"""8: SQLite, queried for the rows on screen. 7: one JSON file of columns, read whole."""
+
+SUMMARY_COLUMNS = (
+    "run_id, started, spec_path, spec_name, state, attempts, duration_s, tokens, cost_usd, "
+    "stop_reason, damaged"
+)
+"""A :class:`RunSummary`'s fields as the ``runs`` table's columns, in its order (``resumable``
+is not stored: it depends on ``state.json``)."""
+
+_SCHEMA = """
+CREATE TABLE meta(key TEXT PRIMARY KEY, value) WITHOUT ROWID;
+CREATE TABLE specs(id INTEGER PRIMARY KEY, digest INTEGER NOT NULL UNIQUE, text TEXT NOT NULL);
+CREATE TABLE runs(
+    id INTEGER PRIMARY KEY,
+    run_id TEXT NOT NULL UNIQUE,
+    started TEXT NOT NULL, spec_path TEXT NOT NULL, spec_name TEXT NOT NULL,
+    state TEXT NOT NULL, attempts INTEGER NOT NULL, duration_s REAL,
+    tokens INTEGER NOT NULL, cost_usd REAL NOT NULL, stop_reason TEXT, damaged TEXT,
+    signature TEXT NOT NULL,
+    spec INTEGER REFERENCES specs(id),
+    label TEXT NOT NULL,
+    spec_key TEXT NOT NULL,
+    stop_key TEXT
+);
+CREATE INDEX runs_newest ON runs(started DESC, run_id DESC);
+CREATE INDEX runs_spec ON runs(spec);
+"""
+"""``label``: the run's id and spec name in lowercase, on lines of their own (what a filter
+finds a run by besides its spec text). ``spec_key`` and ``stop_key``: the spec name and the
+stop reason as their columns sort (lowercase; an empty stop reason is NULL)."""
+
+_FTS_SCHEMA = """
+CREATE VIRTUAL TABLE specs_fts USING fts5(
+    text, content='specs', content_rowid='id', tokenize='trigram case_sensitive 1');
+CREATE VIRTUAL TABLE labels_fts USING fts5(
+    label, content='runs', content_rowid='id', tokenize='trigram case_sensitive 1');
+CREATE TRIGGER specs_added AFTER INSERT ON specs BEGIN
+    INSERT INTO specs_fts(rowid, text) VALUES (new.id, new.text); END;
+CREATE TRIGGER specs_removed AFTER DELETE ON specs BEGIN
+    INSERT INTO specs_fts(specs_fts, rowid, text) VALUES ('delete', old.id, old.text); END;
+CREATE TRIGGER runs_added AFTER INSERT ON runs BEGIN
+    INSERT INTO labels_fts(rowid, label) VALUES (new.id, new.label); END;
+CREATE TRIGGER runs_removed AFTER DELETE ON runs BEGIN
+    INSERT INTO labels_fts(labels_fts, rowid, label) VALUES ('delete', old.id, old.label); END;
+CREATE TRIGGER runs_changed AFTER UPDATE OF label ON runs BEGIN
+    INSERT INTO labels_fts(labels_fts, rowid, label) VALUES ('delete', old.id, old.label);
+    INSERT INTO labels_fts(rowid, label) VALUES (new.id, new.label); END;
+"""
+"""Trigram tables over texts already in lowercase (``case_sensitive 1``: no second folding):
+a quoted word of three characters or more matches exactly the texts that hold it."""
+
+
+def fts5_available() -> bool:
+    """Whether this interpreter's SQLite has FTS5 with the trigram tokenizer (3.34 and later)."""
+    try:
+        with contextlib.closing(sqlite3.connect(":memory:")) as probe:
+            probe.execute("CREATE VIRTUAL TABLE probe USING fts5(x, tokenize='trigram')")
+    except sqlite3.Error:
+        return False
+    return True
+
+
+@dataclass
+class Entry:
+    """One run as the index keeps it: what its summary was computed from, the summary, and
+    its spec's text in lowercase (None: no readable spec)."""
+
+    signature: str
+    summary: RunSummary
+    spec: str | None
+
+
+class IndexDb:
+    """The open index: one connection, shared by a screen's worker and its UI thread under
+    :attr:`lock` (each statement is short: a window of rows, a count, a batch of writes)."""
+
+    def __init__(
+        self,
+        connection: sqlite3.Connection,
+        *,
+        fts: bool,
+        note: str | None,
+        path: Path | None = None,
+    ) -> None:
+        self.connection = connection
+        self.path = path
+        """The file (None: in memory)."""
+        self.fts = fts
+        """Whether the trigram tables exist (else a filter uses ``instr`` over every run)."""
+        self.note = note
+        """Why the index is not on disk (``logs/`` read-only), to tell the person."""
+        self.lock = threading.RLock()
+        self.generation = 0
+        """Counts the writes: what was found before one is found again after it."""
+        self._common: tuple[int, frozenset[str]] | None = None
+
+    @contextmanager
+    def writing(self) -> Iterator[sqlite3.Connection]:
+        """One transaction (a failed write is rolled back and raised)."""
+        with self.lock:
+            self.connection.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.connection
+            except BaseException:
+                self.connection.execute("ROLLBACK")
+                raise
+            self.connection.execute("COMMIT")
+            self.generation += 1
+
+    def common_grams(self) -> frozenset[str]:
+        """The strings of up to :data:`COMMON_UP_TO` characters every spec text holds (or
+        fewer: what a removed spec lacked is not added back)."""
+        with self.lock:
+            if self._common is None or self._common[0] != self.generation:
+                self._common = (self.generation, frozenset(_common(self.connection) or ()))
+            return self._common[1]
+
+    def count(self) -> int:
+        with self.lock:
+            return int(self.connection.execute("SELECT count(*) FROM runs").fetchone()[0])
+
+    def signatures(self, run_ids: Iterable[str] | None = None) -> dict[str, str]:
+        """run id -> signature, of ``run_ids`` (None: every run)."""
+        with self.lock:
+            if run_ids is None:
+                return dict(self.connection.execute("SELECT run_id, signature FROM runs"))
+            found: dict[str, str] = {}
+            for run_id in run_ids:
+                row = self.connection.execute(
+                    "SELECT signature FROM runs WHERE run_id = ?", (run_id,)
+                ).fetchone()
+                if row is not None:
+                    found[run_id] = row[0]
+            return found
+
+    def unsettled(self) -> set[str]:
+        """The runs that did not finish, and the damaged ones: a check looks at them again."""
+        with self.lock:
+            rows = self.connection.execute(
+                "SELECT run_id FROM runs WHERE state NOT IN ('SUCCESS', 'FAILED') "
+                "OR damaged IS NOT NULL"
+            )
+            return {run_id for (run_id,) in rows}
+
+    def run_ids(self) -> set[str]:
+        with self.lock:
+            return {run_id for (run_id,) in self.connection.execute("SELECT run_id FROM runs")}
+
+    def meta(self, key: str) -> object:
+        with self.lock:
+            row = self.connection.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+            return None if row is None else row[0]
+
+    def remove_file(self) -> None:
+        """Remove the file, damaged: the next launch makes it again."""
+        if self.path is not None:
+            _remove(self.path)
+
+    def close(self) -> None:
+        with self.lock:
+            self.connection.close()
+
+
+_COLUMNS = f"{SUMMARY_COLUMNS}, signature, spec, label, spec_key, stop_key"
+_SET = ", ".join(f"{column} = ?" for column in _COLUMNS.split(", "))
+
+
+def put_runs(db: sqlite3.Connection, entries: Iterable[Entry]) -> None:
+    """Add or replace these runs (inside a transaction). A run replaced keeps its row; a
+    run added that is not the newest, or replaced with another start time, records that the
+    rows' order is no longer newest last (see :func:`rows_in_start_order`)."""
+    common = _common(db)
+    in_order = rows_in_start_order(db)
+    last = db.execute("SELECT started, run_id FROM runs ORDER BY id DESC LIMIT 1").fetchone()
+    for entry in entries:
+        run = entry.summary
+        spec = None
+        if entry.spec is not None:
+            spec, new = _spec_number(db, entry.spec)
+            if new:
+                common = _grams(entry.spec) if common is None else _held(common, entry.spec)
+        values = (
+            *run[:11],
+            entry.signature,
+            spec,
+            f"{run.run_id}\n{run.spec_name}".lower(),
+            run.spec_name.lower(),
+            (run.stop_reason or "").lower() or None,
+        )
+        old = db.execute("SELECT id, started FROM runs WHERE run_id = ?", (run.run_id,)).fetchone()
+        if old is not None:
+            db.execute(f"UPDATE runs SET {_SET} WHERE id = ?", (*values, old[0]))
+            in_order = in_order and old[1] == run.started
+            continue
+        if last is not None and (run.started, run.run_id) <= tuple(last):
+            in_order = False
+        last = (run.started, run.run_id)
+        db.execute(f"INSERT INTO runs({_COLUMNS}) VALUES ({', '.join('?' * len(values))})", values)
+    if common is not None:
+        set_meta(db, "common_grams", "\0".join(sorted(common)))
+    set_meta(db, "in_start_order", int(in_order))
+
+
+def rows_in_start_order(db: sqlite3.Connection) -> bool:
+    """Whether the runs' row numbers go up with (start time, run id), oldest first: a set of
+    runs is then newest first in descending row numbers, with no sort (a filter's matches
+    over 100,000 runs take 10,000 random reads to sort by start time)."""
+    row = db.execute("SELECT value FROM meta WHERE key = 'in_start_order'").fetchone()
+    return row is not None and row[0] == 1
+
+
+def _common(db: sqlite3.Connection) -> set[str] | None:
+    """The strings every spec text holds, as recorded; None before any spec."""
+    row = db.execute("SELECT value FROM meta WHERE key = 'common_grams'").fetchone()
+    if row is None or not isinstance(row[0], str):
+        return None
+    return set(row[0].split("\0")) - {""}
+
+
+COMMON_UP_TO = 8
+"""The longest strings recorded as held by every spec text."""
+
+
+def _grams(text: str) -> set[str]:
+    """Every string of up to :data:`COMMON_UP_TO` characters in ``text`` (but those with a
+    NUL, the separator)."""
+    return {
+        text[start : start + size]
+        for size in range(1, COMMON_UP_TO + 1)
+        for start in range(len(text) - size + 1)
+        if "\0" not in text[start : start + size]
+    }
+
+
+def _held(common: set[str], text: str) -> set[str]:
+    """The strings of ``common`` that ``text`` holds too (a few checks once they are few)."""
+    return {gram for gram in common if gram in text}
+
+
+def _spec_number(db: sqlite3.Connection, text: str) -> tuple[int, bool]:
+    """The number of ``text`` among the spec texts, added when new (found by a 64-bit digest
+    of it, so that no index holds the texts twice); and whether it is new."""
+    digest = _digest(text)
+    row = db.execute("SELECT id, text FROM specs WHERE digest = ?", (digest,)).fetchone()
+    if row is not None and row[1] == text:
+        return int(row[0]), False
+    if row is not None:  # two texts, one digest: the newer one keeps it
+        db.execute("UPDATE runs SET spec = NULL WHERE spec = ?", (row[0],))
+        db.execute("DELETE FROM specs WHERE id = ?", (row[0],))
+    inserted = db.execute("INSERT INTO specs(digest, text) VALUES (?, ?)", (digest, text))
+    return int(inserted.lastrowid or 0), True
+
+
+def _digest(text: str) -> int:
+    return int.from_bytes(
+        hashlib.blake2b(text.encode(), digest_size=8).digest(), "big", signed=True
+    )
+
+
+def remove_runs(db: sqlite3.Connection, run_ids: Iterable[str]) -> None:
+    """Remove these runs, and the spec texts no run points to any more (inside a transaction)."""
+    db.executemany("DELETE FROM runs WHERE run_id = ?", ((run_id,) for run_id in run_ids))
+
+
+def forget_unused_specs(db: sqlite3.Connection) -> None:
+    db.execute("DELETE FROM specs WHERE id NOT IN (SELECT spec FROM runs WHERE spec IS NOT NULL)")
+
+
+def set_meta(db: sqlite3.Connection, key: str, value: object) -> None:
+    db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
+
+
+def _connect(path: str) -> sqlite3.Connection:
+    connection = sqlite3.connect(path, timeout=10, isolation_level=None, check_same_thread=False)
+    connection.execute("PRAGMA synchronous = OFF")  # a cache: a torn file is made again
+    return connection
+
+
+def open_existing(logs: Path) -> IndexDb | None:
+    """The index file, or None when it is missing; one that is of another schema, not a
+    database or damaged is removed (the caller makes a new one)."""
+    path = logs / INDEX_NAME
+    if not path.exists():
+        return None
+    try:
+        connection = _connect(str(path))
+    except sqlite3.Error:
+        _remove(path)
+        return None
+    try:
+        version = connection.execute("PRAGMA user_version").fetchone()[0]
+        fts = connection.execute("SELECT value FROM meta WHERE key = 'fts'").fetchone()
+        if version != INDEX_VERSION or fts is None:
+            raise sqlite3.DatabaseError("not this version's index")
+        if fts[0]:
+            connection.execute("SELECT rowid FROM specs_fts WHERE specs_fts MATCH 'abc' LIMIT 1")
+        connection.execute("SELECT count(*) FROM runs").fetchone()
+    except sqlite3.Error:
+        connection.close()
+        _remove(path)
+        return None
+    return IndexDb(connection, fts=bool(fts[0]), note=None, path=path)
+
+
+def _remove(path: Path) -> None:
+    for each in (path, path.with_name(path.name + "-journal")):
+        with contextlib.suppress(OSError):
+            each.unlink()
+
+
+class NewIndex:
+    """A new index being made: under a temporary name in ``logs/`` until :meth:`publish`
+    renames it into place (or in memory, when ``logs/`` cannot be written)."""
+
+    def __init__(self, logs: Path) -> None:
+        self._path = logs / INDEX_NAME
+        self._temporary: Path | None = logs / f"{INDEX_NAME}.{os.getpid()}.tmp"
+        fts = fts5_available()
+        note = None
+        try:
+            if not logs.is_dir():
+                raise OSError("no logs folder: nothing to keep")
+            _remove(self._temporary)
+            connection = _connect(str(self._temporary))
+            _create(connection, fts)
+        except (sqlite3.Error, OSError):
+            self._temporary = None
+            if logs.is_dir():
+                note = f"{logs} cannot be written: the runs list is not cached (every run is read each time)"
+            connection = _connect(":memory:")
+            _create(connection, fts)
+        self.db = IndexDb(connection, fts=fts, note=note)
+
+    def publish(self) -> IndexDb:
+        """The index, renamed into place and opened there (a failure leaves it where it is)."""
+        if self._temporary is None:
+            return self.db
+        try:
+            os.replace(self._temporary, self._path)
+            for name in OLD_INDEX_NAMES:
+                (self._path.parent / name).unlink(missing_ok=True)
+        except OSError:
+            return self.db
+        self.db.close()
+        self.db = IndexDb(_connect(str(self._path)), fts=self.db.fts, note=None, path=self._path)
+        return self.db
+
+
+def _create(connection: sqlite3.Connection, fts: bool) -> None:
+    connection.executescript(
+        f"BEGIN; {_SCHEMA} {_FTS_SCHEMA if fts else ''}"
+        f"INSERT INTO meta(key, value) VALUES ('fts', {int(fts)}), ('in_start_order', 1); "
+        f"PRAGMA user_version = {INDEX_VERSION}; COMMIT;"
+    )

@@ -1,0 +1,111 @@
+"""The runs a filter's words match, found in the index once per query and kept as a table.
+
+A run matches when its id, spec name or spec text holds every word (any case). A word of
+three characters or more is looked up in the trigram tables (when SQLite has FTS5); a
+shorter one with ``instr`` over the labels and the distinct spec texts. A word that every
+run holds filters nothing and is not searched for at all: for a short word, when it is one
+of the characters or pairs every spec text holds (kept in the index, see
+:func:`~orch_tui.core.history.index_db.put_runs`); for a longer one, when the trigram table
+finds it in every spec. Typing a run's first keys (``t``, ``ta``) over 100,000 runs then
+costs a count, not a pass over every run.
+
+The runs a query matches are written once into a temporary table (:class:`Matches`), which
+the view counts and reads its pages through; the last few queries' tables are kept.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import OrderedDict
+
+from orch_tui.core.history.index_db import COMMON_UP_TO, IndexDb
+
+KEPT = 4
+"""Queries whose matches stay in a table (the view on screen, and the one before)."""
+
+
+def _quoted(word: str) -> str:
+    return '"' + word.replace('"', '""') + '"'
+
+
+def _word_select(word: str, fts: bool) -> tuple[str, list[str]]:
+    """A ``SELECT`` of the ids of the runs that hold ``word``, and its parameters."""
+    if fts and len(word) >= 3:
+        return (
+            "SELECT id FROM runs WHERE spec IN "
+            "(SELECT rowid FROM specs_fts WHERE specs_fts MATCH ?) "
+            "UNION ALL SELECT rowid FROM labels_fts WHERE labels_fts MATCH ?",
+            [_quoted(word), _quoted(word)],
+        )
+    return (
+        "SELECT id FROM runs WHERE instr(label, ?) "
+        "OR spec IN (SELECT id FROM specs WHERE instr(text, ?))",
+        [word, word],
+    )
+
+
+class Matches:
+    """The temporary tables of the last :data:`KEPT` queries' matches, on ``db``'s connection."""
+
+    def __init__(self, db: IndexDb) -> None:
+        self._db = db
+        self._tables: OrderedDict[tuple[int, str], str | None] = OrderedDict()
+        self._made = 0
+
+    def table(self, query: str) -> str | None:
+        """The name of the table of the ids of the runs that match ``query`` (None: every
+        run does). Made the first time a query is asked for in the index's current state."""
+        words = list(dict.fromkeys(query.lower().split()))
+        key = (self._db.generation, " ".join(words))
+        if key in self._tables:
+            self._tables.move_to_end(key)
+            return self._tables[key]
+        with self._db.lock:
+            name = self._made_table([word for word in words if not self._everywhere(word)])
+        self._tables[key] = name
+        while len(self._tables) > KEPT:
+            _key, dropped = self._tables.popitem(last=False)
+            if dropped is not None:
+                self._drop(dropped)
+        return name
+
+    def _made_table(self, words: list[str]) -> str | None:
+        """A table of the runs holding every word: the first word's, then narrowed by each
+        of the others."""
+        if not words:
+            return None
+        self._made += 1
+        name = f"temp.matches_{id(self)}_{self._made}"
+        connection = self._db.connection
+        connection.execute(f"CREATE TABLE {name}(id INTEGER PRIMARY KEY)")
+        first, params = _word_select(words[0], self._db.fts)
+        connection.execute(f"INSERT OR IGNORE INTO {name} {first}", params)
+        for word in words[1:]:
+            select, params = _word_select(word, self._db.fts)
+            connection.execute(f"DELETE FROM {name} WHERE id NOT IN ({select})", params)
+        return name
+
+    def _everywhere(self, word: str) -> bool:
+        """Whether every run holds ``word`` in its spec text (so it filters nothing): read
+        from the strings every spec holds, up to :data:`COMMON_UP_TO` characters; a longer
+        word whose start is among them is looked up."""
+        connection = self._db.connection
+        if connection.execute("SELECT 1 FROM runs WHERE spec IS NULL LIMIT 1").fetchone():
+            return False
+        common = self._db.common_grams()
+        if len(word) <= COMMON_UP_TO or not self._db.fts:
+            return word in common
+        if word[:COMMON_UP_TO] not in common:
+            return False
+        specs = connection.execute("SELECT count(*) FROM specs").fetchone()[0]
+        holding = connection.execute(
+            "SELECT count(*) FROM specs_fts WHERE specs_fts MATCH ?", (_quoted(word),)
+        ).fetchone()[0]
+        return bool(specs) and holding == specs
+
+    def _drop(self, name: str) -> None:
+        try:
+            with self._db.lock:
+                self._db.connection.execute(f"DROP TABLE IF EXISTS {name}")
+        except sqlite3.Error:
+            pass
