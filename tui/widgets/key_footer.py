@@ -65,7 +65,7 @@ class KeyFooter(Footer):
         move or the screen's own settling tells the footer of a change, and the review
         screen's opening told it twice more after its keys were built, each rebuild ~40 ms
         of CPU before the first diff of a big proposal."""
-        if not self._bindings_ready:
+        if not (self._bindings_ready and self.is_attached):  # a rebuild due as its screen went
             return None
         active = self.screen.active_bindings.values()
         keys = tuple((binding, enabled, tooltip) for _, binding, enabled, tooltip in active)
