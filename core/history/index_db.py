@@ -126,6 +126,8 @@ class IndexDb:
         self.note = note
         """Why the index is not on disk (``logs/`` read-only), to tell the person."""
         self.lock = threading.RLock()
+        self.views: object = None
+        """What views of the index keep on its connection (:mod:`run_query`'s tables)."""
         self.generation = 0
         """Counts the writes: what was found before one is found again after it."""
         self._common: tuple[int, frozenset[str]] | None = None

@@ -12,7 +12,6 @@ import sqlite3
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from typing import overload
-from weakref import WeakKeyDictionary
 
 from orch_tui.core.history.index import RunIndex
 from orch_tui.core.history.index_db import (
@@ -83,15 +82,13 @@ class Orders:
             return name
 
 
-_TABLES: WeakKeyDictionary[IndexDb, tuple[Matches, Orders]] = WeakKeyDictionary()
-
-
 def _tables(db: IndexDb) -> tuple[Matches, Orders]:
-    """The filter and order tables made on ``db``'s connection, shared by its views."""
+    """The filter and order tables made on ``db``'s connection, shared by its views (kept on
+    the index: they go, and its connection closes, when the index is let go)."""
     with db.lock:
-        if db not in _TABLES:
-            _TABLES[db] = (Matches(db), Orders(db))
-        return _TABLES[db]
+        if not isinstance(db.views, tuple):
+            db.views = (Matches(db), Orders(db))
+        return db.views
 
 
 _ROW = ", ".join(f"r.{column}" for column in SUMMARY_COLUMNS.split(", "))

@@ -5,8 +5,10 @@ only the pages of rows asked for."""
 
 from __future__ import annotations
 
+import gc
 import random
 import shutil
+import weakref
 from operator import attrgetter
 from pathlib import Path
 
@@ -191,3 +193,18 @@ def test_runs_added_out_of_start_order_are_still_shown_newest_first(tmp_path: Pa
         assert [run.run_id for run in view] == _reference(runs, texts, "started", True, query)
         for position, run in enumerate(view):
             assert view.position(run.run_id) == position
+
+
+def test_an_index_let_go_with_its_views_is_collected_and_its_connection_closed(
+    tmp_path: Path,
+) -> None:
+    """Each opening of the runs list opens the index: the views' tables kept for it must not
+    keep it (and its connection) alive once the screen is gone."""
+    logs = tmp_path / "logs"
+    write_synthetic_runs(logs, 5)
+    index = build_index(logs)
+    assert len(RunView(index, "cost", True, "md")) == 5
+    db = weakref.ref(index.db)
+    del index
+    gc.collect()
+    assert db() is None
