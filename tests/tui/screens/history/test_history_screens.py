@@ -10,6 +10,7 @@ import json
 import os
 import re
 import shutil
+import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -23,6 +24,7 @@ from textual.widgets import DataTable, Input, OptionList, TabbedContent
 
 from bench.synthetic_runs import write_synthetic_runs
 from orch_tui.core.history import index as history_index
+from orch_tui.core.history import index_db
 from orch_tui.core.history.index_db import INDEX_NAME
 from orch_tui.core.history.run_query import PAGE
 from orch_tui.core.history.scan import RunSummary
@@ -291,6 +293,27 @@ async def test_a_run_added_while_the_list_is_open_shows_once_the_folders_are_che
         await pilot.press("slash", *"added")
         await wait_for(pilot, lambda: len(screen.shown) == 1, "the added run found")
         assert [run.run_id for run in screen.shown] == ["20990101-000000-added"]
+
+
+async def test_a_logs_folder_that_cannot_be_written_lists_the_runs_and_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app, _ids = _synthetic_runs(tmp_path, 5)
+    real = index_db._connect
+
+    def read_only(path: str) -> Any:
+        if path != ":memory:":
+            raise sqlite3.OperationalError("unable to open database file")
+        return real(path)
+
+    monkeypatch.setattr(index_db, "_connect", read_only)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await wait_for_history(pilot, app, RunsScreen, "the runs list")
+        await pilot.pause()
+        assert len(screen.shown) == 5
+        notes = [note.message for note in app._notifications]
+        assert any("cannot be written" in note for note in notes), notes
+    assert not (tmp_path / "logs" / INDEX_NAME).exists()
 
 
 async def test_a_check_that_finds_the_record_reuses_the_list_made_from_it(
