@@ -13,7 +13,7 @@ are checked where they come from."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Annotated, Any, ClassVar, Literal
 
@@ -309,17 +309,10 @@ class Config(Section):
     """Price table per model id, in dollars per million tokens."""
 
 
-_TABLES: dict[str, type[Any]] = {
-    "model": ModelConfig,
-    "loop": LoopConfig,
-    "checks": ChecksConfig,
-    "feedback": FeedbackConfig,
-    "paths": PathsConfig,
-    "safety": SafetyConfig,
-    "spec": SpecConfig,
-    "ui": UiConfig,
-    "notify": NotifyConfig,
+_TABLES: dict[str, Any] = {
+    table.name: table.default_factory for table in fields(Config) if table.name != "prices"
 }
+"""Each table's class by its name (its default factory), for building a plainly valid config."""
 _FLOATS = {
     "model": ("timeout_seconds",),
     "loop": ("max_cost_usd",),
