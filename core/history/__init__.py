@@ -10,7 +10,7 @@
 - ``grid``: Tests × attempts: each test's result in every attempt that ran the checks.
 - ``index``: The runs list: every run's summary, cached in ``logs/.index-8.sqlite`` so 100,000 list at once.
 - ``index_db``: ``logs/.index-8.sqlite``: the runs list's cache as an SQLite database, opened, checked and written.
-- ``logs_stamp``: ``logs/.index-stamp``: ``logs/``'s mtime when its folders last matched the index, so a launch need not list them.
+- ``logs_stamp``: ``logs/.index-8.stamp``: ``logs/``'s mtime when its folders last matched the index, so a launch need not list them.
 - ``plan_history``: A planned run in history: its tasks, their outcomes, and the attempts under each.
 - ``resume``: Whether a past run can be resumed: only the run ``state.json`` holds, with its spec unchanged.
 - ``run_filter``: The runs a filter's words match, found in the index once per query and kept as a table.

@@ -1,4 +1,4 @@
-"""``logs/.index-stamp``: ``logs/``'s mtime when its folders last matched the index, so that a
+"""``logs/.index-8.stamp``: ``logs/``'s mtime when its folders last matched the index, so that a
 launch can tell no run folder was added or removed without listing 100,000 of them.
 
 Adding, removing or renaming a folder (or any file) in ``logs/`` changes its mtime, and so
@@ -24,7 +24,12 @@ import time
 from pathlib import Path
 from typing import NamedTuple
 
-STAMP_NAME = ".index-stamp"
+from orch_tui.core.history.index_db import INDEX_VERSION
+
+STAMP_NAME = f".index-{INDEX_VERSION}.stamp"
+"""Of this index version: a stamp says the folders matched one index, and another version's
+(version 7 kept ``.index-stamp``) may have been checked against the folders when this one
+was not (a run added while only the other version was launched)."""
 RACY_NS = 2_000_000_000
 """How much older than its reading an mtime must be to be trusted (FAT's 2 s granularity)."""
 

@@ -269,3 +269,20 @@ def test_a_malformed_stamp_lists_the_folders(
     listed = _listings(monkeypatch)
     recorded_then_checked_all(logs)
     assert listed
+
+
+def test_another_index_versions_stamp_is_not_trusted(
+    many: tuple[Path, list[str], list[str]],
+) -> None:
+    """Two builds over one logs/: version 7 stamped logs/ after checking the folders against
+    its own index. A run added while only that build was launched is not in this index:
+    its stamp must not spare this one the listing."""
+    logs, ids, _looked = many
+    recorded_then_checked_all(logs)
+    shutil.copytree(logs / ids[0], logs / "20990101-000000-copy")  # this build not launched
+    ago = time.time_ns() - 10_000_000_000
+    os.utime(logs, ns=(ago, ago))
+    (logs / ".index-stamp").write_text(f"{ago} {time.time_ns()}\n")  # version 7's, trusted
+    os.utime(logs, ns=(ago, ago))
+    _recorded, checked = recorded_then_checked_all(logs)
+    assert "20990101-000000-copy" in {run.run_id for run in checked.runs}
