@@ -29,10 +29,26 @@ def test_json_bytes_round_trips(data: Any) -> None:
     assert json.loads(json_bytes(data)) == data
 
 
+def plainly_laid_out(data: Any) -> bytes:
+    """The layout json_bytes promises, written the plain way."""
+    if not isinstance(data, dict) or not data:
+        return (json.dumps(data, ensure_ascii=False) + "\n").encode()
+    lines = []
+    for key, value in data.items():
+        name = json.dumps(key, ensure_ascii=False)
+        if isinstance(value, list) and value:
+            items = ",\n".join(f"    {json.dumps(item, ensure_ascii=False)}" for item in value)
+            lines.append(f"  {name}: [\n{items}\n  ]")
+        else:
+            lines.append(f"  {name}: {json.dumps(value, ensure_ascii=False)}")
+    return ("{\n" + ",\n".join(lines) + "\n}\n").encode()
+
+
 @given(JSON)
 def test_json_bytes_reusing_encoded_items_writes_the_same_bytes(data: Any) -> None:
     memo = ItemMemo()
     assert json_bytes(data, memo) == json_bytes(data) == json_bytes(data, memo)
+    assert json_bytes(data) == plainly_laid_out(data)
 
 
 def test_json_bytes_puts_each_key_and_each_list_item_on_a_line() -> None:
