@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import importlib
 import re
-import socket
 import threading
 import time
 from collections.abc import Callable
@@ -238,6 +237,8 @@ class Deadline:
 
     def watch(self, response: Any) -> None:
         """Shut the connection of ``response`` (an httpx response) down when the time is up."""
+        import socket  # loaded by the SDK already; a replayed or claude-code run needs none
+
         stream = getattr(response, "extensions", {}).get("network_stream")
         sock = stream.get_extra_info("socket") if stream is not None else None
         if not isinstance(sock, socket.socket):

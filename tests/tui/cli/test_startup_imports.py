@@ -360,7 +360,8 @@ def test_a_headless_runs_modules_leave_the_checks_step_to_after_the_first_reques
     the engine when the checks first run, after the first model request, not at a run's start;
     nor is ``importlib.metadata``, which only making or seeding a ``.venv`` needs, nor the data
     files' describers, which only a run given data files needs, nor the XML parser (the checks'
-    JUnit reports) and ``configparser`` (a setup.cfg's or tox.ini's pytest section)."""
+    JUnit reports) and ``configparser`` (a setup.cfg's or tox.ini's pytest section), nor
+    ``socket``, which only a network provider's deadline needs (its SDK loads it)."""
     later = (
         "orch_tui.core.loop.checks_step",
         "orch_tui.core.loop.evidence_step",
@@ -371,6 +372,7 @@ def test_a_headless_runs_modules_leave_the_checks_step_to_after_the_first_reques
         "orch_tui.core.datafiles.xlsx",
         "xml.etree.ElementTree",
         "configparser",
+        "socket",
     )
     script = (
         "import sys\n"
