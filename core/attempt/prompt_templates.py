@@ -9,19 +9,17 @@ a ``$name`` the packaged template does not have is an error naming the file (a m
 from __future__ import annotations
 
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from string import Template
+
+_PACKAGED = Path(__file__).with_name("prompts")
+"""The packaged templates: read by path, as the themes are, since ``importlib.resources`` (with
+the zipfile, bz2 and lzma modules it loads) cost a run's start several milliseconds."""
 
 
 @cache
 def template(name: str) -> Template:
-    text = (
-        resources.files("orch_tui.core.attempt")
-        .joinpath("prompts", f"{name}.md")
-        .read_text(encoding="utf-8")
-    )
-    return Template(text)
+    return Template((_PACKAGED / f"{name}.md").read_text(encoding="utf-8"))
 
 
 class PromptTemplateError(Exception):

@@ -24,7 +24,6 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -143,7 +142,7 @@ def write_coverage_config(workspace: Path, report_dir: Path) -> Path:
 @functools.cache
 def _runner_text() -> str:
     """The runner's source, read from the package once per process (it is written per check)."""
-    return resources.files("orch_tui.core.checks").joinpath(RUNNER_NAME).read_text("utf-8")
+    return Path(__file__).with_name(RUNNER_NAME).read_text(encoding="utf-8")
 
 
 def under_coverage(command: list[str], config: Path) -> list[str] | None:

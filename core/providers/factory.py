@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
 from orch_tui.core.config.models import Config
@@ -26,7 +25,7 @@ DEMO_NOTICE = (
 
 
 def demo_dir() -> Path:
-    return Path(str(resources.files("orch_tui.core").joinpath("demo")))
+    return Path(__file__).parents[1] / "demo"  # read by path, as the prompt templates are
 
 
 DEMO_SCRIPTS = {"spec.md": "script.json", "plan-spec.md": "plan-script.json"}

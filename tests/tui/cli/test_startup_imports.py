@@ -361,7 +361,8 @@ def test_a_headless_runs_modules_leave_the_checks_step_to_after_the_first_reques
     nor is ``importlib.metadata``, which only making or seeding a ``.venv`` needs, nor the data
     files' describers, which only a run given data files needs, nor the XML parser (the checks'
     JUnit reports) and ``configparser`` (a setup.cfg's or tox.ini's pytest section), nor
-    ``socket``, which only a network provider's deadline needs (its SDK loads it)."""
+    ``socket``, which only a network provider's deadline needs (its SDK loads it), nor
+    ``importlib.resources`` with the zipfile it loads (the packaged files are read by path)."""
     later = (
         "orch_tui.core.loop.checks_step",
         "orch_tui.core.loop.evidence_step",
@@ -373,6 +374,8 @@ def test_a_headless_runs_modules_leave_the_checks_step_to_after_the_first_reques
         "xml.etree.ElementTree",
         "configparser",
         "socket",
+        "importlib.resources",
+        "zipfile",
     )
     script = (
         "import sys\n"
