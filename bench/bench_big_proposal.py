@@ -9,7 +9,8 @@ Each round launches the review app (Textual's Pilot at 160×50) on each proposal
 times:
 
 * app start to the first proposal under review, its diff shown (``wait_for_review``); the
-  ratio of the big proposal's to the small one's (target ≤ 1.3×);
+  ratio of the big proposal's to the small one's (target ≤ 1.3×). In-process, with caches the
+  earlier launches warmed: ``bench_first_diff.py`` measures it a process a launch, with CPU;
 * each review key pressed ``--presses`` times on the big proposal: ``}`` ``{`` ``]`` ``[``
   ``y`` ``n``: the process's CPU from the key to Pilot's return (the key handled and the
   screen refreshed), and the CPU spent in the 0.3 s after it (background lexing and
