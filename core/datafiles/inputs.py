@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from orch_tui.core.datafiles.head import DataError, size_words
-from orch_tui.core.datafiles.kinds import file_kind
 
 DATA_FOLDER = "data"
 """Where the data files are copied in the workspace."""
@@ -87,6 +86,7 @@ def describe(path: Path, size: int) -> str:
     """Format and size, then the outline of its contents, from at most its head."""
     # Imported here: every run reads this module, few give data files (a run's start, issue 26).
     from orch_tui.core.datafiles.json_shape import describe_json
+    from orch_tui.core.datafiles.kinds import file_kind
     from orch_tui.core.datafiles.tabular import describe_table
     from orch_tui.core.datafiles.xlsx import describe_xlsx
 

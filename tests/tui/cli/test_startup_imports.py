@@ -371,6 +371,7 @@ def test_a_headless_runs_modules_leave_the_checks_step_to_after_the_first_reques
         "orch_tui.core.datafiles.tabular",
         "orch_tui.core.datafiles.json_shape",
         "orch_tui.core.datafiles.xlsx",
+        "mimetypes",
         "xml.etree.ElementTree",
         "configparser",
         "socket",
