@@ -9,7 +9,8 @@
 - ``export``: ``orch-tui history --export``: one run as a Markdown report.
 - ``grid``: Tests × attempts: each test's result in every attempt that ran the checks.
 - ``index``: The runs list: every run's summary, cached in ``logs/.index-8.sqlite`` so 100,000 list at once.
-- ``index_db``: ``logs/.index-8.sqlite``: the runs list's cache as an SQLite database, opened, checked and written.
+- ``index_db``: ``logs/.index-8.sqlite``: the runs list's cache as an SQLite database, its rows read and written.
+- ``index_open``: Opening ``logs/.index-8.sqlite``: an existing file checked, or a new one made under a temporary name.
 - ``logs_stamp``: ``logs/.index-8.stamp``: ``logs/``'s mtime when its folders last matched the index, so a launch need not list them.
 - ``plan_history``: A planned run in history: its tasks, their outcomes, and the attempts under each.
 - ``resume``: Whether a past run can be resumed: only the run ``state.json`` holds, with its spec unchanged.

@@ -30,13 +30,12 @@ from orch_tui.core.history.index_db import (
     SUMMARY_COLUMNS,
     Entry,
     IndexDb,
-    NewIndex,
     forget_unused_specs,
-    open_existing,
     put_runs,
     remove_runs,
     set_meta,
 )
+from orch_tui.core.history.index_open import NewIndex, open_existing
 from orch_tui.core.history.logs_stamp import stamp_now, unchanged_since_stamp, write_stamp
 from orch_tui.core.history.scan import RunSummary, scan_run
 from orch_tui.core.runlog import layout as runlog

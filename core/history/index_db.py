@@ -1,23 +1,17 @@
-"""``logs/.index-8.sqlite``: the runs list's cache as an SQLite database, opened, checked and written.
+"""``logs/.index-8.sqlite``: the runs list's cache as an SQLite database, its rows read and written.
 
 One row per run (its summary, the signature it was computed from, its lowercase label and
 the number of its lowercase spec text, each distinct text kept once), with an index in the
 list's default order (newest first) and, where the interpreter's SQLite has FTS5, trigram
 tables over the labels and spec texts so that a filter's word is found without reading
-every run (see :mod:`run_query`). A screen asks the database for the rows it shows; no
-list of every run is held in memory.
-
-The file is a cache: one that is missing, of another version, not a database or damaged is
-removed and made again from the run folders; a new one is made under a temporary name and
-renamed into place, so another process never opens one half made. When ``logs/`` cannot be
-written, the index lives in memory for this launch (:attr:`IndexDb.note` says so).
+every run (see :mod:`run_filter`). A screen asks the database for the rows it shows; no
+list of every run is held in memory. The file is opened, or made, by :mod:`index_open`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
-import os
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator
@@ -42,58 +36,6 @@ SUMMARY_COLUMNS = (
 )
 """A :class:`RunSummary`'s fields as the ``runs`` table's columns, in its order (``resumable``
 is not stored: it depends on ``state.json``)."""
-
-_SCHEMA = """
-CREATE TABLE meta(key TEXT PRIMARY KEY, value) WITHOUT ROWID;
-CREATE TABLE specs(id INTEGER PRIMARY KEY, digest INTEGER NOT NULL UNIQUE, text TEXT NOT NULL);
-CREATE TABLE runs(
-    id INTEGER PRIMARY KEY,
-    run_id TEXT NOT NULL UNIQUE,
-    started TEXT NOT NULL, spec_path TEXT NOT NULL, spec_name TEXT NOT NULL,
-    state TEXT NOT NULL, attempts INTEGER NOT NULL, duration_s REAL,
-    tokens INTEGER NOT NULL, cost_usd REAL NOT NULL, stop_reason TEXT, damaged TEXT,
-    signature TEXT NOT NULL,
-    spec INTEGER REFERENCES specs(id),
-    label TEXT NOT NULL,
-    spec_key TEXT NOT NULL,
-    stop_key TEXT
-);
-CREATE INDEX runs_newest ON runs(started DESC, run_id DESC);
-CREATE INDEX runs_spec ON runs(spec);
-"""
-"""``label``: the run's id and spec name in lowercase, on lines of their own (what a filter
-finds a run by besides its spec text). ``spec_key`` and ``stop_key``: the spec name and the
-stop reason as their columns sort (lowercase; an empty stop reason is NULL)."""
-
-_FTS_SCHEMA = """
-CREATE VIRTUAL TABLE specs_fts USING fts5(
-    text, content='specs', content_rowid='id', tokenize='trigram case_sensitive 1');
-CREATE VIRTUAL TABLE labels_fts USING fts5(
-    label, content='runs', content_rowid='id', tokenize='trigram case_sensitive 1');
-CREATE TRIGGER specs_added AFTER INSERT ON specs BEGIN
-    INSERT INTO specs_fts(rowid, text) VALUES (new.id, new.text); END;
-CREATE TRIGGER specs_removed AFTER DELETE ON specs BEGIN
-    INSERT INTO specs_fts(specs_fts, rowid, text) VALUES ('delete', old.id, old.text); END;
-CREATE TRIGGER runs_added AFTER INSERT ON runs BEGIN
-    INSERT INTO labels_fts(rowid, label) VALUES (new.id, new.label); END;
-CREATE TRIGGER runs_removed AFTER DELETE ON runs BEGIN
-    INSERT INTO labels_fts(labels_fts, rowid, label) VALUES ('delete', old.id, old.label); END;
-CREATE TRIGGER runs_changed AFTER UPDATE OF label ON runs BEGIN
-    INSERT INTO labels_fts(labels_fts, rowid, label) VALUES ('delete', old.id, old.label);
-    INSERT INTO labels_fts(rowid, label) VALUES (new.id, new.label); END;
-"""
-"""Trigram tables over texts already in lowercase (``case_sensitive 1``: no second folding):
-a quoted word of three characters or more matches exactly the texts that hold it."""
-
-
-def fts5_available() -> bool:
-    """Whether this interpreter's SQLite has FTS5 with the trigram tokenizer (3.34 and later)."""
-    try:
-        with contextlib.closing(sqlite3.connect(":memory:")) as probe:
-            probe.execute("CREATE VIRTUAL TABLE probe USING fts5(x, tokenize='trigram')")
-    except sqlite3.Error:
-        return False
-    return True
 
 
 @dataclass
@@ -192,7 +134,7 @@ class IndexDb:
     def remove_file(self) -> None:
         """Remove the file, damaged: the next launch makes it again."""
         if self.path is not None:
-            _remove(self.path)
+            remove_index_file(self.path)
 
     def close(self) -> None:
         with self.lock:
@@ -308,85 +250,8 @@ def set_meta(db: sqlite3.Connection, key: str, value: object) -> None:
     db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
 
 
-def _connect(path: str) -> sqlite3.Connection:
-    connection = sqlite3.connect(path, timeout=10, isolation_level=None, check_same_thread=False)
-    connection.execute("PRAGMA synchronous = OFF")  # a cache: a torn file is made again
-    return connection
-
-
-def open_existing(logs: Path) -> IndexDb | None:
-    """The index file, or None when it is missing; one that is of another schema, not a
-    database or damaged is removed (the caller makes a new one)."""
-    path = logs / INDEX_NAME
-    if not path.exists():
-        return None
-    try:
-        connection = _connect(str(path))
-    except sqlite3.Error:
-        _remove(path)
-        return None
-    try:
-        version = connection.execute("PRAGMA user_version").fetchone()[0]
-        fts = connection.execute("SELECT value FROM meta WHERE key = 'fts'").fetchone()
-        if version != INDEX_VERSION or fts is None:
-            raise sqlite3.DatabaseError("not this version's index")
-        if fts[0]:
-            connection.execute("SELECT rowid FROM specs_fts WHERE specs_fts MATCH 'abc' LIMIT 1")
-        connection.execute("SELECT count(*) FROM runs").fetchone()
-    except sqlite3.Error:
-        connection.close()
-        _remove(path)
-        return None
-    return IndexDb(connection, fts=bool(fts[0]), note=None, path=path)
-
-
-def _remove(path: Path) -> None:
+def remove_index_file(path: Path) -> None:
+    """Remove the index file at ``path`` and its journal, if there."""
     for each in (path, path.with_name(path.name + "-journal")):
         with contextlib.suppress(OSError):
             each.unlink()
-
-
-class NewIndex:
-    """A new index being made: under a temporary name in ``logs/`` until :meth:`publish`
-    renames it into place (or in memory, when ``logs/`` cannot be written)."""
-
-    def __init__(self, logs: Path) -> None:
-        self._path = logs / INDEX_NAME
-        self._temporary: Path | None = logs / f"{INDEX_NAME}.{os.getpid()}.tmp"
-        fts = fts5_available()
-        note = None
-        try:
-            if not logs.is_dir():
-                raise OSError("no logs folder: nothing to keep")
-            _remove(self._temporary)
-            connection = _connect(str(self._temporary))
-            _create(connection, fts)
-        except (sqlite3.Error, OSError):
-            self._temporary = None
-            if logs.is_dir():
-                note = f"{logs} cannot be written: the runs list is not cached (every run is read each time)"
-            connection = _connect(":memory:")
-            _create(connection, fts)
-        self.db = IndexDb(connection, fts=fts, note=note)
-
-    def publish(self) -> IndexDb:
-        """The index, renamed into place and opened there (a failure leaves it where it is)."""
-        if self._temporary is None:
-            return self.db
-        try:
-            os.replace(self._temporary, self._path)
-            for name in OLD_INDEX_NAMES:
-                (self._path.parent / name).unlink(missing_ok=True)
-        except OSError:
-            return self.db
-        self.db.close()
-        self.db = IndexDb(_connect(str(self._path)), fts=self.db.fts, note=None, path=self._path)
-        return self.db
-
-
-def _create(connection: sqlite3.Connection, fts: bool) -> None:
-    connection.executescript(
-        f"BEGIN; {_SCHEMA} {_FTS_SCHEMA if fts else ''}"
-        f"INSERT INTO meta(key, value) VALUES ('fts', {int(fts)}), ('in_start_order', 1); "
-        f"PRAGMA user_version = {INDEX_VERSION}; COMMIT;"
-    )

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bench.synthetic_runs import write_synthetic_runs
-from orch_tui.core.history import index_db
+from orch_tui.core.history import index_db, index_open
 from orch_tui.core.history.index import build_index, list_runs, recorded_then_checked
 from orch_tui.core.history.index_db import INDEX_NAME, INDEX_VERSION, OLD_INDEX_NAMES
 from orch_tui.core.history.run_query import RunView
@@ -95,14 +95,14 @@ def test_a_logs_folder_that_cannot_be_written_is_listed_with_a_note(
     write_synthetic_runs(logs, 5)
     expected = list_runs(logs)
     (logs / INDEX_NAME).unlink()
-    real = index_db._connect
+    real = index_open._connect
 
     def read_only(path: str) -> sqlite3.Connection:
         if path != ":memory:":
             raise sqlite3.OperationalError("attempt to write a readonly database")
         return real(path)
 
-    monkeypatch.setattr(index_db, "_connect", read_only)
+    monkeypatch.setattr(index_open, "_connect", read_only)
     (index,) = recorded_then_checked(logs)
     assert index.runs == expected
     assert index.note is not None and "cannot be written" in index.note

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from bench.synthetic_runs import write_synthetic_runs
-from orch_tui.core.history import index_db
+from orch_tui.core.history import index_db, index_open
 from orch_tui.core.history.index import RunIndex, build_index
 from orch_tui.core.history.run_query import PAGE, SORT_KEYS, RunView
 from orch_tui.core.history.scan import RunSummary
@@ -93,8 +93,8 @@ def test_filter_and_sort_find_what_the_in_memory_list_found(
     """With a run without a spec, every word is searched; with a spec for every run, a word
     every spec holds is not (it filters nothing), and the runs found are the same."""
     if not fts:
-        monkeypatch.setattr(index_db, "fts5_available", lambda: False)
-    elif not index_db.fts5_available():
+        monkeypatch.setattr(index_open, "fts5_available", lambda: False)
+    elif not index_open.fts5_available():
         pytest.skip("this SQLite has no FTS5 trigram tokenizer")
     logs = tmp_path / "logs"
     texts = _history(logs, 60, seed=7, specless=specless)

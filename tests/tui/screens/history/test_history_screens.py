@@ -24,7 +24,7 @@ from textual.widgets import DataTable, Input, OptionList, TabbedContent
 
 from bench.synthetic_runs import write_synthetic_runs
 from orch_tui.core.history import index as history_index
-from orch_tui.core.history import index_db
+from orch_tui.core.history import index_open
 from orch_tui.core.history.index_db import INDEX_NAME
 from orch_tui.core.history.run_query import PAGE
 from orch_tui.core.history.scan import RunSummary
@@ -299,14 +299,14 @@ async def test_a_logs_folder_that_cannot_be_written_lists_the_runs_and_says_so(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     app, _ids = _synthetic_runs(tmp_path, 5)
-    real = index_db._connect
+    real = index_open._connect
 
     def read_only(path: str) -> Any:
         if path != ":memory:":
             raise sqlite3.OperationalError("unable to open database file")
         return real(path)
 
-    monkeypatch.setattr(index_db, "_connect", read_only)
+    monkeypatch.setattr(index_open, "_connect", read_only)
     async with app.run_test(size=SIZE) as pilot:
         screen = await wait_for_history(pilot, app, RunsScreen, "the runs list")
         await pilot.pause()
