@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from textual import events
+from textual.geometry import Size
+from textual.reactive import Reactive
 from textual.timer import Timer
 from textual.widgets import Log
 
@@ -27,6 +29,13 @@ class FollowingLog(Log):
     the proposal. :meth:`write_soon` holds the text and writes all that came within
     :data:`BATCH_S` in one write; :meth:`flush` writes it now.
     """
+
+    virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False)
+    """What the log holds. Textual's own ``virtual_size`` lays the whole screen out again
+    whenever it changes (every line written), though a log's place on the screen does not
+    depend on what it holds: its height comes from the layout, and ``overflow: scroll``
+    keeps its scrollbars. A change updates the scrollbars and the scroll limits only
+    (:meth:`watch_virtual_size`); a scrollbar that comes or goes still lays the screen out."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -68,6 +77,9 @@ class FollowingLog(Log):
         self._take_pending()
         super().clear()
         return self
+
+    def watch_virtual_size(self, size: Size) -> None:
+        self._scroll_update(size)
 
     def on_resize(self, _event: events.Resize) -> None:
         if self.auto_scroll:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 from textual.app import App, ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Static
 
 from orch_tui.tui.widgets.following_log import BATCH_S, FollowingLog
 
@@ -41,3 +43,42 @@ async def test_flush_writes_at_once_and_clear_drops_what_is_held() -> None:
         await pilot.pause(BATCH_S + 0.2)
         assert log.line_count == 0
         assert log.at_line_start
+
+
+class PanelApp(App[None]):
+    """A log in a panel of fixed height, as the review screen's model log is."""
+
+    CSS = "#panel { height: 8; } FollowingLog { height: 1fr; }"
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="panel"):
+            yield FollowingLog()
+        yield Static("below")
+
+
+async def test_lines_written_scroll_the_log_without_laying_the_screen_out(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every line written changed the log's virtual size, which laid the whole screen out
+    again on the next frame: a 200-file proposal's edits kept the review screen doing so."""
+    app = PanelApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        log = app.query_one(FollowingLog)
+        log.write("first\n")
+        await pilot.pause()
+        layouts: list[object] = []
+        layout = app.screen._refresh_layout
+
+        def counted(*args: object, **kwargs: object) -> None:
+            layouts.append(args)
+            layout(*args, **kwargs)
+
+        monkeypatch.setattr(app.screen, "_refresh_layout", counted)
+        for n in range(30):
+            log.write(f"line {n}\n")
+        await pilot.pause()
+        await pilot.pause()
+        assert layouts == []
+        assert log.line_count == 31
+        assert log.scroll_y == log.max_scroll_y > 0  # at the end, the last line in view
+        assert log.vertical_scrollbar.window_virtual_size == log.virtual_size.height
