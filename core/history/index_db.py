@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from orch_tui.core.history.scan import RunSummary
 
@@ -150,10 +152,12 @@ def put_runs(db: sqlite3.Connection, entries: Iterable[Entry]) -> None:
     run added that is not the newest, or replaced with another start time, records that the
     rows' order is no longer newest last (see :func:`rows_in_start_order`)."""
     common = _common(db)
+    widest = read_widest(db) or {"names": []}
     in_order = rows_in_start_order(db)
     last = db.execute("SELECT started, run_id FROM runs ORDER BY id DESC LIMIT 1").fetchone()
     for entry in entries:
         run = entry.summary
+        _widen(widest, run)
         spec = None
         if entry.spec is not None:
             spec, new = _spec_number(db, entry.spec)
@@ -179,6 +183,37 @@ def put_runs(db: sqlite3.Connection, entries: Iterable[Entry]) -> None:
     if common is not None:
         set_meta(db, "common_grams", "\0".join(sorted(common)))
     set_meta(db, "in_start_order", int(in_order))
+    set_meta(db, "widest", json.dumps(widest))
+
+
+WIDE_FIELDS = ("attempts", "duration_s", "tokens", "cost_usd")
+"""The number columns whose largest value sets their width."""
+
+
+def read_widest(db: sqlite3.Connection) -> dict[str, Any] | None:
+    """The largest value of each of :data:`WIDE_FIELDS` and the longest spec names (each
+    at least half as long as the longest) of every run written, for the list's column
+    widths without a pass over the runs; None when not recorded. (A run removed leaves them
+    as they were: the columns only widen.)"""
+    row = db.execute("SELECT value FROM meta WHERE key = 'widest'").fetchone()
+    try:
+        widest = json.loads(row[0]) if row is not None else None
+    except (TypeError, ValueError):
+        return None
+    return widest if isinstance(widest, dict) and isinstance(widest.get("names"), list) else None
+
+
+def _widen(widest: dict[str, Any], run: RunSummary) -> None:
+    for field in WIDE_FIELDS:
+        value = getattr(run, field) or 0
+        if value > widest.get(field, 0):
+            widest[field] = value
+    names: list[str] = widest["names"]
+    name, longest = run.spec_name, max(map(len, names), default=0)
+    if len(name) * 2 >= longest and name not in names:
+        names.append(name)
+        if len(name) > longest:
+            names[:] = [kept for kept in names if len(kept) * 2 >= len(name)]
 
 
 def rows_in_start_order(db: sqlite3.Connection) -> bool:

@@ -17,7 +17,9 @@ from orch_tui.core.history.index import RunIndex
 from orch_tui.core.history.index_db import (
     INDEX_NAME,
     SUMMARY_COLUMNS,
+    WIDE_FIELDS,
     IndexDb,
+    read_widest,
     rows_in_start_order,
 )
 from orch_tui.core.history.run_filter import Matches
@@ -250,8 +252,20 @@ class RunView(Sequence[RunSummary]):
         return int(rows[0][0]) if rows else None  # type: ignore[call-overload]
 
     def widest(self) -> list[RunSummary]:
-        """A few runs whose cells are the widest of every run's: the largest of each number,
-        and the longest spec names (the runs list fits its columns to these)."""
+        """A few runs whose cells are as wide as any run's: the largest of each number, and
+        the longest spec names (the runs list fits its columns to these). Read from what the
+        index recorded as its runs were written; found in the runs when it did not."""
+        with self._db.lock:
+            try:
+                recorded = read_widest(self._db.connection)
+            except sqlite3.DatabaseError:
+                recorded = None
+        if recorded is not None:
+            largest = {field: recorded.get(field, 0) for field in WIDE_FIELDS}
+            return [
+                RunSummary("", "", "", str(name), "", stop_reason=None, **largest)
+                for name in recorded["names"] or [""]
+            ]
         biggest = " UNION ".join(
             f"SELECT id FROM (SELECT id FROM runs ORDER BY {column} DESC LIMIT 1)"
             for column in ("attempts", "duration_s", "tokens", "cost_usd")

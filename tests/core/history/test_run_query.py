@@ -166,6 +166,12 @@ def test_the_widest_runs_hold_each_columns_largest_value_and_longest_name(
         values = [getattr(run, field) for run in runs if getattr(run, field) is not None]
         assert max(values) == max(getattr(run, field) or 0 for run in widest)
     assert max(map(len, (r.spec_name for r in runs))) == max(len(r.spec_name) for r in widest)
+    index.db.connection.execute("DELETE FROM meta WHERE key = 'widest'")  # an index without
+    found = RunView(index).widest()  # found in the runs instead
+    for field in ("attempts", "duration_s", "tokens", "cost_usd"):
+        assert max(getattr(run, field) or 0 for run in found) == max(
+            getattr(run, field) or 0 for run in widest
+        )
 
 
 def test_an_unknown_sort_column_is_refused(tmp_path: Path) -> None:
