@@ -29,6 +29,7 @@ class RunLog:
     def __init__(self, logs_root: Path, run_id: str) -> None:
         self.dir = logs_root / run_id
         self.dir.mkdir(parents=True, exist_ok=True)
+        self._attempt_dirs: dict[int, Path] = {}
         note_opened(logs_root, run_id)
 
     def clear_after_kill(self) -> None:
@@ -49,8 +50,12 @@ class RunLog:
             pass
 
     def attempt_dir(self, attempt: int) -> Path:
-        folder = self.dir / attempt_dir_name(attempt)
-        folder.mkdir(exist_ok=True)
+        """The attempt's folder, made by the first call (each of the attempt's files asks)."""
+        folder = self._attempt_dirs.get(attempt)
+        if folder is None:
+            folder = self.dir / attempt_dir_name(attempt)
+            folder.mkdir(exist_ok=True)
+            self._attempt_dirs[attempt] = folder
         return folder
 
     def __call__(self, event: Event) -> None:

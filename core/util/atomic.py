@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
+import secrets
 import threading
 from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -37,7 +37,7 @@ _settling: list[Future[None]] = []
 def new_file_mode(path: Path) -> int:
     """The mode ``path`` keeps when it exists; else what ``open()`` would give: 0666 & ~umask.
 
-    ``mkstemp`` makes its file 0600; without this a config or state file would be unreadable
+    A temp file is made 0600; without this a config or state file would be unreadable
     by the person's group where their other files are not.
     """
     try:
@@ -115,7 +115,7 @@ def write_bytes_atomic(path: Path, data: bytes, *, durable: bool = True) -> None
     try:
         os.replace(temp, path)
     except BaseException:
-        temp.unlink(missing_ok=True)
+        _remove(temp)
         raise
 
 
@@ -153,7 +153,7 @@ class Commit:
 
     def __init__(self, *, settle_later: bool = False) -> None:
         self._written: dict[Path, None] = {}
-        self._staged: dict[Path, Path] = {}
+        self._staged: dict[Path, str] = {}
         self._settle_later = settle_later
 
     def write(self, path: Path, data: bytes) -> None:
@@ -163,7 +163,7 @@ class Commit:
     def replace(self, path: Path, data: bytes) -> None:
         earlier = self._staged.pop(path, None)
         if earlier is not None:
-            earlier.unlink(missing_ok=True)
+            _remove(earlier)
         self._staged[path] = _temp_with(path, data)
 
     def add(self, path: Path) -> None:
@@ -184,7 +184,7 @@ class Commit:
             fsync_together([], renamed)
             os.replace(temp, last)
         except BaseException:
-            temp.unlink(missing_ok=True)
+            _remove(temp)
             self.discard()
             raise
         self._written.clear()
@@ -198,26 +198,55 @@ class Commit:
     def discard(self) -> None:
         """Remove the staged temp files (the step that staged them failed)."""
         for staged in self._staged.values():
-            staged.unlink(missing_ok=True)
+            _remove(staged)
         self._staged.clear()
         self._written.clear()
 
 
-def _temp_with(path: Path, data: bytes) -> Path:
-    """A new temp file beside ``path`` holding ``data``, with the mode ``path`` will have."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+def _temp_with(path: Path, data: bytes) -> str:
+    """A new temp file beside ``path`` holding ``data``, with the mode ``path`` will have.
+
+    One ``open(O_CREAT | O_EXCL)`` of a random name, as ``mkstemp`` does but without its
+    per-call set-up (an attempt writes some 17 of these); ``path``'s folder is made only
+    when the open finds it missing, not asked for before every file.
+    """
+    folder, name = os.path.split(os.fspath(path))
+    made_folder = False
+    for _ in range(_TEMP_TRIES):
+        temp = os.path.join(folder, f".{name}.{secrets.token_hex(4)}.tmp")
+        try:
+            fd = os.open(temp, _TEMP_FLAGS, 0o600)
+        except FileExistsError:
+            continue
+        except FileNotFoundError:
+            if made_folder or not folder:
+                raise
+            os.makedirs(folder, exist_ok=True)
+            made_folder = True
+            continue
+        try:
+            os.fchmod(fd, new_file_mode(path))
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+        except BaseException:
+            _remove(temp)
+            raise
+        return temp
+    raise FileExistsError(f"no free temp name beside {path} after {_TEMP_TRIES} tries")
+
+
+_TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+_TEMP_TRIES = 100
+
+
+def _remove(temp: str) -> None:
     try:
-        os.fchmod(fd, new_file_mode(path))
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-    except BaseException:
-        Path(name).unlink(missing_ok=True)
-        raise
-    return Path(name)
+        os.unlink(temp)
+    except FileNotFoundError:
+        pass
 
 
-def fsync_together(files: Iterable[Path], folders: Iterable[Path]) -> None:
+def fsync_together(files: Iterable[Path | str], folders: Iterable[Path]) -> None:
     """fsync ``files`` and ``folders`` from several threads at once, so that one journal commit
     serves them all (one after another, each waits for its own); re-raises a file's error.
     Returns once the fsyncs a :class:`Commit` left in the background are done too."""
@@ -251,7 +280,7 @@ def _threads() -> ThreadPoolExecutor:
         return _pool
 
 
-def _fsync_path(path: Path, *, folder: bool) -> None:
+def _fsync_path(path: Path | str, *, folder: bool) -> None:
     """fsync one file or folder; a folder's errors are ignored (some filesystems refuse it)."""
     try:
         fd = os.open(path, os.O_RDONLY)
@@ -269,7 +298,7 @@ def _fsync_path(path: Path, *, folder: bool) -> None:
 
 
 _TEMP_NAME = re.compile(r"\..+\.[a-z0-9_]{8}\.tmp")
-"""The name :func:`write_bytes_atomic` gives its temp file: ``.<target>.<mkstemp's 8>.tmp``."""
+"""The name :func:`write_bytes_atomic` gives its temp file: ``.<target>.<8 random hex digits>.tmp``."""
 
 
 def remove_temp_files(folder: Path) -> None:

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
 
 import pytest
 
 from orch_tui.core.domain.events import STREAM_EVENTS, UnknownEvent
-from orch_tui.core.runlog.layout import EVENTS
+from orch_tui.core.runlog.layout import EVENTS, attempt_dir_name
 from orch_tui.core.runlog.reader import parse_events, read_events, read_json_file
 from orch_tui.core.runlog.writer import RunLog
+from orch_tui.core.util.atomic import Commit
 from tests.core.domain.test_events import SAMPLES
 
 
@@ -80,3 +83,29 @@ def test_each_events_line_must_hold_one_event(
     assert [event.name for event in log.events] == events
     assert log.problems == [f"events.jsonl line {n} is not a valid event" for n in problems]
     assert log.torn_tail is torn
+
+
+def test_an_attempts_folder_is_made_once_however_many_files_it_gets(tmp_path, monkeypatch):
+    """Each of an attempt's files asks for its folder; the folder is made by the first ask
+    only (an attempt wrote ~17 files, each a mkdir of a folder already there)."""
+    log = RunLog(tmp_path, "run-1")
+    made: list[str] = []
+    real_mkdir = os.mkdir
+
+    def counting_mkdir(path, *args, **kwargs):
+        made.append(os.fspath(path))
+        return real_mkdir(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "mkdir", counting_mkdir)
+    commit = Commit()
+    log.write_json(0, "proposal.json", {"files": []})
+    log.write_text(0, "applied.patch", "")
+    log.write_json(0, "report.json", {"passed": True}, commit)
+    log.stage_json(0, "decisions.json", {}, commit)
+    log.write_json(1, "proposal.json", {"files": []})
+    assert log.attempt_dir(0) == tmp_path / "run-1" / attempt_dir_name(0)
+    commit.commit(tmp_path / "state.json", b"{}\n")
+
+    assert made == [os.fspath(log.attempt_dir(0)), os.fspath(log.attempt_dir(1))]
+    assert json.loads((log.attempt_dir(0) / "decisions.json").read_text()) == {}
+    assert log.read_json(0, "report.json") == {"passed": True}
