@@ -30,6 +30,7 @@ import argparse
 import asyncio
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -94,7 +95,10 @@ def launch(files: int) -> dict[str, float]:
             "proposal": (marks["proposal"] - wall) * 1000,
         }
 
-    return asyncio.run(run())
+    try:
+        return asyncio.run(run())
+    finally:
+        shutil.rmtree(root, ignore_errors=True)  # 200 files' run logs: ~20 MB a launch
 
 
 def run_launch(python: str, files: int) -> dict[str, float]:
