@@ -157,24 +157,27 @@ def _environments(command: Sequence[str], workspace: Path) -> list[Path]:
     """
     found = shutil.which(command[0]) if command else None
     target = os.path.realpath(found) if found else None  # a recreated .venv: a new answer
-    return list(_environment_folders(found, target, workspace, os.environ.get("HOME", "")))
+    resolved_home = _resolved_home(os.environ.get("HOME", ""))
+    return [
+        folder
+        for folder in _program_folders(found, target)
+        if not workspace.is_relative_to(folder) and not resolved_home.is_relative_to(folder)
+    ]
 
 
 @functools.lru_cache(maxsize=16)
-def _environment_folders(
-    found: str | None, target: str | None, workspace: Path, home: str
-) -> tuple[Path, ...]:
-    """:func:`_environments` for the program found at ``found`` (a link to ``target``): the
-    same for every check of a project, so worked out once per process, not per check."""
+def _program_folders(found: str | None, target: str | None) -> tuple[Path, ...]:
+    """:func:`_environments` for the program found at ``found`` (a link to ``target``) before
+    the workspace and the home folder are left out: the same for every check of a process,
+    so worked out once per program, not per workspace (the evidence's scratch runs check a
+    new copy of the workspace every attempt)."""
     candidates = list(_own_installation())
     if found and target:
         candidates += [Path(found).parent.parent.resolve(), Path(target).parent.parent]
-    resolved_home = _resolved_home(home)
     folders: list[Path] = []
     for resolved in candidates:
         covered = any(resolved.is_relative_to(system) for system in SYSTEM_FOLDERS)
-        exposes = workspace.is_relative_to(resolved) or resolved_home.is_relative_to(resolved)
-        if not covered and not exposes and resolved not in folders and resolved.is_dir():
+        if not covered and resolved not in folders and resolved.is_dir():
             folders.append(resolved)
     return tuple(folders)
 
