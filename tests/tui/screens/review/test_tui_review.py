@@ -313,7 +313,7 @@ async def test_v_switches_the_diff_layout_and_remembers_it_outside_the_config(
         # The history's diff opens in the remembered layout; its v is remembered as well.
         await pilot.press("h")
         runs = await wait_for_history(pilot, reopened, RunsScreen, "the run history")
-        assert len(runs.runs) == 1
+        assert len(runs.shown) == 1
         await pilot.press("enter")
         run = await wait_for_history(pilot, reopened, RunScreen, "the run")
         assert run.highlighted is not None
@@ -355,8 +355,8 @@ async def test_help_and_history_open_over_the_review_and_close_back_to_it(
         await wait_for_screen(pilot, app, RunsScreen, "the run history")
         runs = app.screen
         assert isinstance(runs, RunsScreen)
-        await wait_for(pilot, lambda: len(runs.runs) == 1, "the run in the history")
-        assert runs.runs[0].run_id == app.engine.state.run_id
+        await wait_for(pilot, lambda: len(runs.shown) == 1, "the run in the history")
+        assert runs.shown[0].run_id == app.engine.state.run_id
         await pilot.press("escape")
         assert app.screen is screen and screen.session is not None
         assert full_collections.held()  # the history let go; the review still holds
