@@ -83,19 +83,22 @@ def _real_below(base: str, normalised: str) -> str:
     """``os.path.realpath`` of ``normalised`` (no ``..`` in it) under the real folder ``base``.
 
     Only the parts below ``base`` can be links, so each is looked at once (one ``lstat``) and
-    the full walk from ``/`` is left to ``realpath`` where a link or a missing part is met:
-    an edit resolves its path several times, and every system call of the engine's thread
-    waits for the interpreter lock again while the review screen paints.
+    the full walk from ``/`` is left to ``realpath`` where a link is met: an edit resolves its
+    path several times, and every system call of the engine's thread waits for the
+    interpreter lock again while the review screen paints. Where a part cannot be looked at
+    (missing: a new file), nothing below it can be either, and ``realpath`` takes such parts
+    as they are written: the path as joined is its answer, without its walk from ``/``.
     """
+    if normalised == ".":
+        return base
     path = base
-    if normalised != ".":
-        for part in normalised.split("/"):
-            path = os.path.join(path, part)
-            try:
-                if stat.S_ISLNK(os.lstat(path).st_mode):
-                    return os.path.realpath(os.path.join(base, normalised))
-            except OSError:
+    for part in normalised.split("/"):
+        path = os.path.join(path, part)
+        try:
+            if stat.S_ISLNK(os.lstat(path).st_mode):
                 return os.path.realpath(os.path.join(base, normalised))
+        except OSError:
+            return os.path.join(base, normalised)
     return path
 
 

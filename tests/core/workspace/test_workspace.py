@@ -97,6 +97,22 @@ def test_symlink_inside_the_workspace_resolves_to_its_target(root: Path) -> None
 
 
 @pytest.mark.parametrize(
+    "rel", ["new.py", "src/new.py", "src/new/deeper/new.py", "src/app.py/under_a_file.py"]
+)
+def test_a_path_that_does_not_exist_yet_resolves_as_realpath_would_without_its_walk(
+    root: Path, rel: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A new file's path is its folder's real location joined with the rest: ``realpath``
+    (a walk from ``/``, one ``lstat`` a part) is not asked again for each new file."""
+    expected = os.path.realpath(root / rel)
+    walked: list[str] = []
+    real_realpath = os.path.realpath
+    monkeypatch.setattr(os.path, "realpath", lambda p: walked.append(p) or real_realpath(p))
+    assert str(resolve_inside(root, rel)) == expected
+    assert walked == [root]  # the workspace itself, once
+
+
+@pytest.mark.parametrize(
     "call",
     [
         lambda staging: staging.read("src/deep/link/secret.txt"),
