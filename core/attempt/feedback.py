@@ -20,7 +20,7 @@ from pathlib import Path
 
 from orch_tui.core.attempt.project_map import MAP_CHARS, files_that_matter, project_map
 from orch_tui.core.attempt.prompt_templates import render
-from orch_tui.core.checks.junit import TestCase, strip_paths
+from orch_tui.core.checks.junit import TestCase, path_prefixes, strip_paths
 from orch_tui.core.checks.runner import TestReport, trim_traceback
 from orch_tui.core.config.models import Config
 from orch_tui.core.domain.proposal import Decisions, HunkDecision, Proposal, effective_proposal
@@ -119,8 +119,9 @@ def failure_groups(tests: Sequence[TestCase], workspace: Path, lines: int) -> li
     """Failing tests grouped by how they fail: the same error at the same line is one group,
     in the order each first failed; a failure with no known site is a group of its own."""
     groups: dict[tuple[str, ...], FailureGroup] = {}
+    prefixes = path_prefixes(workspace)
     for test in tests:
-        trace = trim_traceback(test.traceback, workspace, lines)
+        trace = trim_traceback(test.traceback, prefixes, lines)
         sites = _FAILURE_SITE.findall(trace)
         key = (test.outcome, test.message, sites[-1]) if sites else (test.id,)
         if key in groups:

@@ -55,19 +55,27 @@ class TestCase:
 _ABSOLUTE_PATH = re.compile(r"(?<![\w.~/:-])/(?:[^\s/:\"'(),<>]+/)+([^\s/:\"'(),<>]+)")
 
 
-def strip_paths(text: str, workspace: Path) -> str:
+def path_prefixes(workspace: Path) -> tuple[str, ...]:
+    """What :func:`strip_paths` cuts from the front of a path in the workspace: its path as
+    given and resolved, longest first; worked out once for a report's tests, not per test."""
+    prefixes = {str(workspace), str(workspace.resolve())}
+    return tuple(prefix.rstrip("/") + "/" for prefix in sorted(prefixes, key=len, reverse=True))
+
+
+def strip_paths(text: str, workspace: Path | tuple[str, ...]) -> str:
     """Make paths in ``text`` say nothing about this machine.
 
     Paths inside the workspace become relative to it; any other absolute path (site-packages,
-    the interpreter, temporary folders) is cut down to its file name.
+    the interpreter, temporary folders) is cut down to its file name. ``workspace``: the
+    folder, or its :func:`path_prefixes`.
     """
-    prefixes = {str(workspace), str(workspace.resolve())}
-    for prefix in sorted(prefixes, key=len, reverse=True):
-        text = text.replace(prefix.rstrip("/") + "/", "")
+    prefixes = path_prefixes(workspace) if isinstance(workspace, Path) else workspace
+    for prefix in prefixes:
+        text = text.replace(prefix, "")
     return _ABSOLUTE_PATH.sub(r"\1", text)
 
 
-def trim_traceback(text: str, workspace: Path, max_lines: int = 30) -> str:
+def trim_traceback(text: str, workspace: Path | tuple[str, ...], max_lines: int = 30) -> str:
     """A traceback fit for a prompt: no absolute paths, only its last ``max_lines`` lines.
 
     The end of a traceback is where the failure is, so the top is what gets dropped; a first
@@ -117,15 +125,16 @@ def read_junit(path: Path, workspace: Path) -> tuple[list[TestCase], str | None]
 
 def _cases(root: ET.Element, workspace: Path) -> list[TestCase]:
     merged: dict[tuple[str, bool], TestCase] = {}
+    prefixes = path_prefixes(workspace)
     for element in root.iter("testcase"):
-        for case in _test_cases(element, workspace):
+        for case in _test_cases(element, workspace, prefixes):
             key = (case.id, case.message.startswith(_TEARDOWN))  # a teardown error stays apart
             earlier = merged.get(key)
             merged[key] = case if earlier is None else _merge(earlier, case)
     return list(merged.values())
 
 
-def _test_cases(element: ET.Element, workspace: Path) -> list[TestCase]:
+def _test_cases(element: ET.Element, workspace: Path, prefixes: tuple[str, ...]) -> list[TestCase]:
     """The results one ``<testcase>`` holds: one, or a pass and its teardown error."""
     test_id = node_id_of(
         classname=element.get("classname", ""),
@@ -137,12 +146,12 @@ def _test_cases(element: ET.Element, workspace: Path) -> list[TestCase]:
         detail = element.find(tag)
         if detail is None:
             continue
-        message = strip_paths(detail.get("message", ""), workspace).strip()
+        message = strip_paths(detail.get("message", ""), prefixes).strip()
         case = TestCase(
             id=test_id,
             outcome=_label(outcome, detail),
             message=message,
-            traceback=trim_traceback(detail.text or "", workspace),
+            traceback=trim_traceback(detail.text or "", prefixes),
         )
         if outcome == "error" and message.startswith(_TEARDOWN) and len(element) == 1:
             return [TestCase(id=test_id, outcome="passed"), case]  # passed, then teardown broke

@@ -13,7 +13,7 @@ from orch_tui.core.attempt.feedback import (
     describe_failures,
     failure_groups,
 )
-from orch_tui.core.checks.junit import parse_junit
+from orch_tui.core.checks.junit import TestCase, parse_junit
 from orch_tui.core.checks.runner import CheckResult, TestReport
 from orch_tui.core.config.models import Config, FeedbackConfig
 
@@ -122,3 +122,18 @@ def test_an_assert_message_the_traceback_repeats_is_carried_once(tmp_path: Path)
     assert groups[double.id].count("assert 6 == 4") == 1
     assert "E       assert 6 == 4" in groups[double.id]
     assert ratio.message.splitlines()[0] in groups[ratio.id]
+
+
+def test_grouping_resolves_the_workspace_once(tmp_path: Path, monkeypatch) -> None:
+    failing = [
+        TestCase(f"t.py::test_{number}", "failed", "boom", f"{tmp_path}/t.py:{number}: Error")
+        for number in range(4)
+    ]
+    resolved: list[Path] = []
+    real_resolve = Path.resolve
+    monkeypatch.setattr(Path, "resolve", lambda p, *a: resolved.append(p) or real_resolve(p, *a))
+
+    groups = failure_groups(failing, tmp_path, 30)
+
+    assert resolved == [tmp_path]
+    assert [group.trace for group in groups] == [f"t.py:{number}: Error" for number in range(4)]

@@ -254,3 +254,28 @@ def test_a_real_pytest_run_is_counted_as_pytest_counts_it(tmp_path: Path) -> Non
         "tests/test_a.py::test_teardown",
         "tests/test_b.py::TestB::test_shared",
     ]
+
+
+def test_a_reports_tests_resolve_the_workspace_once(workspace, tmp_path, monkeypatch):
+    """Each failing test's message and traceback lose the workspace's path; the workspace is
+    resolved once for the report, not twice a test."""
+    link = tmp_path / "link"
+    link.symlink_to(workspace)
+    cases = "".join(
+        f'<testcase classname="tests.unit.test_calc" name="test_{number}">'
+        f'<failure message="{workspace}/tests/unit/test_calc.py:{number}">{link}/test_top.py:'
+        f"{number}: AssertionError</failure></testcase>"
+        for number in range(5)
+    )
+    report = write_report(tmp_path, cases)
+    resolved: list[Path] = []
+    real_resolve = Path.resolve
+    monkeypatch.setattr(Path, "resolve", lambda p, *a: resolved.append(p) or real_resolve(p, *a))
+
+    tests = parse_junit(report, link)
+
+    assert resolved == [link]
+    assert [(test.message, test.traceback) for test in tests] == [
+        (f"tests/unit/test_calc.py:{number}", f"test_top.py:{number}: AssertionError")
+        for number in range(5)
+    ]
