@@ -24,9 +24,8 @@ from textual.widgets import DataTable, Input, OptionList, TabbedContent
 
 from bench.synthetic_runs import write_synthetic_runs
 from orch_tui.core.history import index as history_index
-from orch_tui.core.history import index_open
+from orch_tui.core.history import index_open, run_query
 from orch_tui.core.history.index_db import INDEX_NAME
-from orch_tui.core.history.run_query import PAGE
 from orch_tui.core.history.scan import RunSummary
 from orch_tui.core.runlog import layout as runlog
 from orch_tui.core.util.terminal_text import is_unsafe
@@ -244,28 +243,34 @@ async def test_the_recorded_runs_show_while_every_folder_is_checked(
 
 
 async def test_the_runs_table_reads_only_the_rows_it_shows_from_the_index(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """However many runs there are, the list reads from the index the page of rows on screen
-    (and counts the rest): on opening, after ``end``, and for each key of a filter."""
-    app, ids = _synthetic_runs(tmp_path, 400)
+    """However many runs there are, the list reads from the index the pages of the rows on
+    screen (and counts the rest): on opening, after ``end``, and for each key of a filter."""
+    monkeypatch.setattr(run_query, "PAGE", 16)  # five pages of 80 runs, a screen two or three
+    runs = 80
+    app, ids = _synthetic_runs(tmp_path, runs)
+
+    def read_for(first: int, last: int) -> int:
+        """The rows of the pages that hold rows ``first`` to ``last``."""
+        return sum(min(16, runs - page * 16) for page in range(first // 16, last // 16 + 1))
+
     async with app.run_test(size=SIZE) as pilot:
         screen = await wait_for_history(pilot, app, RunsScreen, "the runs list")
         await pilot.pause()
         table = screen.query_one("#runs", RunsTable)
-        assert len(table.runs) == 400 and table.runs is screen.shown
-        assert screen.shown.fetched == PAGE  # the first page: the rows on screen
+        visible = table.scrollable_content_region.height - 1
+        assert len(table.runs) == runs and table.runs is screen.shown
+        assert screen.shown.fetched == read_for(0, visible - 1)  # the rows on screen
         await pilot.press("end")
         await pilot.pause()
         assert table.cursor_run is not None and table.cursor_run.run_id == ids[0]
-        top = 400 - table.scrollable_content_region.height + 1  # the last screenful
-        pages = range(top // PAGE, 399 // PAGE + 1)
-        read = sum(min(PAGE, 400 - page * PAGE) for page in pages)
-        assert screen.shown.fetched == PAGE + read < 400  # and the pages of the rows shown
-        await pilot.press("slash", *"tag01")
+        at_end = read_for(0, visible - 1) + read_for(runs - visible, runs - 1)
+        assert screen.shown.fetched == at_end < runs  # and those of the last screenful
+        await pilot.press("slash", *"tag001")
         await pilot.pause()
-        assert len(screen.shown) == 100 and screen.shown.fetched <= PAGE
-        assert "100 of 400 runs" in str(screen.query_one("#runs-title").render())
+        assert len(screen.shown) == 10 and screen.shown.fetched == 10
+        assert "10 of 80 runs" in str(screen.query_one("#runs-title").render())
 
 
 async def test_a_run_added_while_the_list_is_open_shows_once_the_folders_are_checked(
