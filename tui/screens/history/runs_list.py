@@ -149,9 +149,10 @@ class RunsScreen(ThemedScreen):
 
     @on(Settled)
     def _settled(self) -> None:
-        """Keep the collector's full collections off while the runs are listed: walking 100,000
-        runs' objects (~0.1 s) in the middle of a filter keystroke, every few keys. (Let go
-        when the screen goes; the review screen holds them off the same way.)"""
+        """Keep the collector's full collections off while the runs are listed: one in the
+        middle of a filter keystroke walks every object the app holds. (Let go when the
+        screen goes; the review screen holds them off the same way. The runs themselves stay
+        in the index, not in memory: a screenful of them is.)"""
         full_collections.hold(self)
 
     def on_unmount(self) -> None:
