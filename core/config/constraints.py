@@ -18,32 +18,34 @@ if TYPE_CHECKING:
     from pydantic_core import CoreSchema
 
 
-class AtLeast:
+class _Bound:
+    """A number on one side of ``bound``; :attr:`relation` names the ``annotated_types``
+    constraint pydantic checks it with."""
+
+    relation = ""
+
+    def __init__(self, bound: float) -> None:
+        self.bound = bound
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> CoreSchema:
+        import annotated_types
+
+        constraint = getattr(annotated_types, self.relation)(self.bound)
+        return handler.generate_schema(Annotated[source, constraint])
+
+
+class AtLeast(_Bound):
     """A number no smaller than ``bound`` (pydantic's ``ge``)."""
 
-    def __init__(self, bound: float) -> None:
-        self.bound = bound
-
-    def __get_pydantic_core_schema__(
-        self, source: Any, handler: GetCoreSchemaHandler
-    ) -> CoreSchema:
-        from annotated_types import Ge
-
-        return handler.generate_schema(Annotated[source, Ge(self.bound)])
+    relation = "Ge"
 
 
-class Above:
+class Above(_Bound):
     """A number larger than ``bound`` (pydantic's ``gt``)."""
 
-    def __init__(self, bound: float) -> None:
-        self.bound = bound
-
-    def __get_pydantic_core_schema__(
-        self, source: Any, handler: GetCoreSchemaHandler
-    ) -> CoreSchema:
-        from annotated_types import Gt
-
-        return handler.generate_schema(Annotated[source, Gt(self.bound)])
+    relation = "Gt"
 
 
 class Checked:

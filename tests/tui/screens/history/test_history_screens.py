@@ -219,14 +219,8 @@ async def test_the_recorded_runs_show_while_every_folder_is_checked(
     the folders are checked."""
     app, ids = _synthetic_runs(tmp_path, 25)
     history_index.build_index(tmp_path / "logs")  # the index file a launch after the first finds
-    release = threading.Event()
-    check = history_index._listing  # the check's first step: the folders there are
-
-    def held_check(*args: object) -> object:
-        assert release.wait(30)
-        return check(*args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(history_index, "_listing", held_check)
+    # the check's first step, the listing of the folders there are, waits for ``release``
+    release = _held(monkeypatch, history_index, "_listing")
     async with app.run_test(size=SIZE) as pilot:
         screen = await wait_for_screen(pilot, app, RunsScreen, "the runs list")
         await wait_for(pilot, lambda: len(screen.shown) == 25, "the recorded runs")
@@ -278,14 +272,7 @@ async def test_a_run_added_while_the_list_is_open_shows_once_the_folders_are_che
 ) -> None:
     app, ids = _synthetic_runs(tmp_path, 25)
     history_index.build_index(tmp_path / "logs")
-    release = threading.Event()
-    check = history_index._listing
-
-    def held_check(*args: object) -> object:
-        assert release.wait(30)
-        return check(*args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(history_index, "_listing", held_check)
+    release = _held(monkeypatch, history_index, "_listing")
     async with app.run_test(size=SIZE) as pilot:
         screen = await wait_for_screen(pilot, app, RunsScreen, "the runs list")
         await wait_for(pilot, lambda: len(screen.shown) == 25, "the recorded runs")
