@@ -48,30 +48,35 @@ class Above(_Bound):
     relation = "Gt"
 
 
-class Checked:
-    """A value that, once of its type, passes ``check``, which returns it or raises ValueError
-    with the sentence the error shows (pydantic's after-validator)."""
+class _Wrapped:
+    """A function pydantic runs around the field's own validation: after it when
+    :attr:`after`, else before it."""
 
-    def __init__(self, check: Callable[[Any], Any]) -> None:
-        self.check = check
+    after = True
 
-    def __get_pydantic_core_schema__(
-        self, source: Any, handler: GetCoreSchemaHandler
-    ) -> CoreSchema:
-        from pydantic_core import core_schema
-
-        return core_schema.no_info_after_validator_function(self.check, handler(source))
-
-
-class Prepared:
-    """A value passed through ``prepare`` before it is validated (pydantic's before-validator)."""
-
-    def __init__(self, prepare: Callable[[Any], Any]) -> None:
-        self.prepare = prepare
+    def __init__(self, function: Callable[[Any], Any]) -> None:
+        self.function = function
 
     def __get_pydantic_core_schema__(
         self, source: Any, handler: GetCoreSchemaHandler
     ) -> CoreSchema:
         from pydantic_core import core_schema
 
-        return core_schema.no_info_before_validator_function(self.prepare, handler(source))
+        wrap = (
+            core_schema.no_info_after_validator_function
+            if self.after
+            else core_schema.no_info_before_validator_function
+        )
+        return wrap(self.function, handler(source))
+
+
+class Checked(_Wrapped):
+    """A value that, once of its type, passes the function, which returns it or raises
+    ValueError with the sentence the error shows (pydantic's after-validator)."""
+
+
+class Prepared(_Wrapped):
+    """A value passed through the function before it is validated (pydantic's
+    before-validator)."""
+
+    after = False
