@@ -48,6 +48,7 @@ from orch_tui.core.history.plan_history import PLANNING, TaskOutcome, attempt_ta
 from orch_tui.core.history.scan import RunSummary, scan_run
 from orch_tui.core.runlog import layout as runlog
 from orch_tui.core.runlog.active_time import parse_time
+from orch_tui.core.runlog.conversation import turns_with_content
 from orch_tui.core.runlog.reader import read_events, read_json_file
 
 
@@ -164,9 +165,11 @@ def _attempt_numbers(folder: Path, events: list[Event]) -> list[int]:
 
 def _model_text(conversation: dict[str, Any]) -> str:
     texts = []
-    for turn in conversation.get("turns") or []:
-        if not isinstance(turn, dict):
-            continue
+    try:
+        turns = turns_with_content(conversation)
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return ""  # a damaged record: no model text rather than a wrong one
+    for turn in turns:
         for block in turn.get("content") or []:
             if isinstance(block, dict) and block.get("type") == "text":
                 texts.append(str(block.get("text") or ""))

@@ -27,6 +27,7 @@ from orch_tui.core.loop.one_task import finished_alone
 from orch_tui.core.loop.retry import ChecksFailed, Failure
 from orch_tui.core.loop.run import Run
 from orch_tui.core.runlog import layout as runlog
+from orch_tui.core.runlog.conversation import turns_with_content
 from orch_tui.core.util.wording import plural
 from orch_tui.core.workspace import run_workspace
 from orch_tui.core.workspace.apply import apply_change
@@ -109,6 +110,10 @@ def _after_passing(
 def _commit_applied(run: Run, attempt: int, files: list[str]) -> None:
     """In git, the applied attempt becomes one commit, recorded in state.json."""
     conversation = run.log.read_json(attempt, runlog.CONVERSATION) or {}
-    summary = run_workspace.summary_line(conversation.get("turns") or [], attempt)
+    try:
+        turns = turns_with_content(conversation)
+    except (KeyError, TypeError, ValueError, AttributeError):
+        turns = []  # a damaged record: the commit is named by its attempt alone
+    summary = run_workspace.summary_line(turns, attempt)
     if run_workspace.commit_applied(run.state.workspace, run.state.run_id, attempt, files, summary):
         run.store.save(run.state)

@@ -28,6 +28,11 @@ from orch_tui.core.loop.run import Run
 from orch_tui.core.loop.unparsable import take_parse_note
 from orch_tui.core.providers.base import AssistantTurn
 from orch_tui.core.runlog import layout as runlog
+from orch_tui.core.runlog.conversation import (
+    assistant_indexes,
+    conversation_record,
+    turn_record,
+)
 from orch_tui.core.util.atomic import ItemMemo
 from orch_tui.core.workspace import run_workspace
 from orch_tui.core.workspace.placement import project_file_globs
@@ -96,18 +101,17 @@ def _locked_tests(run: Run) -> frozenset[str]:
 def _callbacks(run: Run, setup: AttemptSetup) -> AttemptCallbacks:
     """Stream text and edits to subscribers, count usage, save the conversation as it goes."""
     attempt, model = setup.attempt, setup.model
-    written = ItemMemo()  # each save encodes only what the turn added (a 200-file turn: 8 MB)
+    written = ItemMemo()  # each save encodes only what the turn added (a 200-file turn: 4 MB)
     turn_records: list[dict[str, Any]] = []
 
     def save_conversation(messages: list[dict[str, Any]], turns: list[AssistantTurn]) -> None:
-        turn_records.extend(turn.to_json() for turn in turns[len(turn_records) :])
-        conversation = {
-            "model": setup.model,
-            "system": setup.system,
-            "tools": setup.tools,
-            "messages": messages,
-            "turns": turn_records,
-        }
+        places = assistant_indexes(messages)
+        turn_records.extend(
+            turn_record(turns[n].to_json(), places[n]) for n in range(len(turn_records), len(turns))
+        )
+        conversation = conversation_record(
+            setup.model, setup.system, setup.tools, messages, turn_records
+        )
         run.log.write_json(attempt, runlog.CONVERSATION, conversation, items=written)
 
     return AttemptCallbacks(

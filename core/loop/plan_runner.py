@@ -33,6 +33,7 @@ from orch_tui.core.loop import change_plan
 from orch_tui.core.loop.context import RunContext
 from orch_tui.core.providers.base import TurnRequest
 from orch_tui.core.runlog import layout as runlog
+from orch_tui.core.runlog.conversation import conversation_record, turn_record
 from orch_tui.core.runlog.layout import PLAN_DRAFT_FILE, PLAN_FILE, TASK_FILE
 
 PLAN_TOOL_ERRORS = 2
@@ -248,20 +249,14 @@ class PlanRunner:
             turn = context.complete(
                 request, lambda text: context.emit(ModelText(attempt=0, text=text)), turn=index
             )
-            turns.append(turn.to_json())
             messages.append({"role": "assistant", "content": turn.content})
+            turns.append(turn_record(turn.to_json(), len(messages) - 1))
             calls = [block for block in turn.content if block.get("type") == "tool_use"]
             plan, reply = self._check_calls(calls, errors)
             context.log.write_json(
                 0,
                 runlog.CONVERSATION,
-                {
-                    "model": request.model,
-                    "system": system,
-                    "tools": tools,
-                    "messages": messages,
-                    "turns": turns,
-                },
+                conversation_record(request.model, system, tools, messages, turns),
             )
             if plan is not None:
                 return plan

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from orch_tui.core.providers.base import AssistantTurn, ModelError, TextSink, TurnRequest
+from orch_tui.core.runlog.conversation import turns_with_content
 from orch_tui.core.runlog.layout import CONVERSATION
 from orch_tui.core.util.wording import plural
 
@@ -163,7 +164,8 @@ def _attempts_from_run_log(folder: Path) -> list[list[AssistantTurn]]:
             break
         try:
             conversation = json.loads(path.read_text(encoding="utf-8"))
-            attempts.append([AssistantTurn.from_json(turn) for turn in conversation["turns"]])
+            turns = turns_with_content(conversation)
+            attempts.append([AssistantTurn.from_json(turn) for turn in turns])
         except (OSError, json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
             raise ScriptError(f"{path}: cannot be replayed ({exc})") from None
     if not attempts:

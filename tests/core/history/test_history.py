@@ -39,6 +39,7 @@ from orch_tui.core.loop.engine import Engine, RunOptions
 from orch_tui.core.loop.review import AcceptAllReviewer, ReviewAborted, ReviewSession
 from orch_tui.core.providers.scripted import ScriptedProvider
 from orch_tui.core.runlog import layout as runlog
+from orch_tui.core.runlog.conversation import turns_with_content
 from orch_tui.core.runlog.reader import read_events
 from orch_tui.core.runlog.writer import RunLog
 
@@ -559,6 +560,24 @@ def test_load_run_reads_attempts(demo: DemoProject) -> None:
     assert [(c.path, len(d)) for c, d in changes] == [("wordstats.py", 1)]
 
 
+def test_load_run_reads_the_model_text_of_a_version_1_conversation(demo: DemoProject) -> None:
+    """A run logged before the conversation named each turn's message (version 1: the turn
+    repeats its content) shows the same model text."""
+    path = demo.logs / demo.success / "attempt-01" / runlog.CONVERSATION
+    conversation = json.loads(path.read_text())
+    version_1 = {key: value for key, value in conversation.items() if key != "version"}
+    version_1["turns"] = [
+        {key: value for key, value in turn.items() if key != "message"}
+        for turn in turns_with_content(conversation)
+    ]
+    path.write_text(json.dumps(version_1))
+    assert "lower-case" in load_run(demo.logs, demo.success).attempts[1].model_text
+    # and a record naming no assistant message shows no model text, not another message's
+    version_2 = {**conversation, "turns": [{**conversation["turns"][0], "message": 0}]}
+    path.write_text(json.dumps(version_2))
+    assert load_run(demo.logs, demo.success).attempts[1].model_text == ""
+
+
 def test_load_run_of_stopped_and_unfinished_runs(demo: DemoProject) -> None:
     failed = load_run(demo.logs, demo.failed)
     assert [a.outcome for a in failed.attempts] == ["failed", "stopped"]
@@ -842,7 +861,8 @@ def test_export_spells_out_controls_bidi_and_invisible_characters(demo: DemoProj
     return, a bidi override and zero-width characters reach the report spelt out, never raw."""
     attempt = demo.logs / demo.success / "attempt-00"
     conversation = json.loads((attempt / runlog.CONVERSATION).read_text())
-    conversation["turns"][0]["content"][0]["text"] = f"Looking {HOSTILE} around."
+    first_turn = conversation["messages"][conversation["turns"][0]["message"]]
+    first_turn["content"][0]["text"] = f"Looking {HOSTILE} around."
     (attempt / runlog.CONVERSATION).write_text(json.dumps(conversation))
     proposal = json.loads((attempt / runlog.PROPOSAL).read_text())
     proposal["changes"][0]["path"] = f"lib{HOSTILE}.py"

@@ -17,6 +17,7 @@ from orch_tui.core.domain.state import RunState, StateStore
 from orch_tui.core.loop.engine import EXIT_FAILED, EXIT_SUCCESS, Engine, RunOptions
 from orch_tui.core.loop.review import AcceptAllReviewer
 from orch_tui.core.providers.base import AssistantTurn, ModelError, Usage
+from orch_tui.core.runlog.conversation import turns_with_content
 from tests.core.loop.test_engine import fast_config
 from tests.support.scripting import CountingProvider, attempt, create, prompt_text, replace
 
@@ -134,7 +135,7 @@ def test_without_a_task_list_the_model_plans_first_with_submit_plan(tmp_path, mo
     assert [tool["name"] for tool in planning.tools] == [SUBMIT_PLAN]
     assert (tmp_path / "workspace" / "calc.py").read_text() == ADD + MUL
     conversation = json.loads((run_dir(tmp_path) / "attempt-00" / "conversation.json").read_text())
-    assert conversation["turns"][0]["content"][1]["name"] == SUBMIT_PLAN
+    assert turns_with_content(conversation)[0]["content"][1]["name"] == SUBMIT_PLAN
     assert state_json(tmp_path)["plan"]["current"] == "t2"
 
 

@@ -100,6 +100,36 @@ def test_a_run_log_folder_replays_its_attempts(tmp_path: Path) -> None:
     assert provider.complete(request(1, 0), lambda text: None).content[0]["text"] == "second"
 
 
+def test_a_run_log_of_either_conversation_version_replays(tmp_path: Path) -> None:
+    """Version 2 names each turn's assistant message; version 1 (no "version") repeats its
+    content in the turn: a run logged by an earlier orch-tui still replays."""
+    run = tmp_path / "logs" / "run-1"
+    old, new = run / "attempt-00", run / "attempt-01"
+    old.mkdir(parents=True)
+    new.mkdir()
+    (old / "conversation.json").write_text(json.dumps({"turns": [turn("first")]}))
+    record = {key: value for key, value in turn("second").items() if key != "content"}
+    messages = [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": turn("second")["content"]},
+    ]
+    (new / "conversation.json").write_text(
+        json.dumps({"version": 2, "messages": messages, "turns": [{**record, "message": 1}]})
+    )
+    provider = ScriptedProvider.from_path(run)
+    assert provider.complete(request(0, 0), lambda text: None).content[0]["text"] == "first"
+    assert provider.complete(request(1, 0), lambda text: None).content[0]["text"] == "second"
+
+
+def test_a_turn_naming_no_assistant_message_is_a_clear_error(tmp_path: Path) -> None:
+    folder = tmp_path / "attempt-00"
+    folder.mkdir()
+    record = {"version": 2, "messages": [{"role": "user", "content": "go"}]}
+    (folder / "conversation.json").write_text(json.dumps({**record, "turns": [{"message": 0}]}))
+    with pytest.raises(ScriptError, match="cannot be replayed"):
+        ScriptedProvider.from_path(tmp_path)
+
+
 def test_an_empty_run_log_folder_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(ScriptError, match="no recorded attempts"):
         ScriptedProvider.from_path(tmp_path)
