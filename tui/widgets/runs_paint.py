@@ -8,6 +8,8 @@ class of :class:`~orch_tui.tui.widgets.runs_table.RunsTable`, whose CSS reads a 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import groupby
+from operator import itemgetter
 
 from rich.segment import Segment
 from rich.style import Style as RichStyle
@@ -142,24 +144,35 @@ class RunsPaint(ScrollView):
             return None
 
     def _row(self, run: RunSummary, row: int, cursor: bool) -> Strip:
+        """One segment per run of cells in one style (the plain cells either side of the
+        state's): Textual filters, crops and divides a Strip segment by segment."""
         base = "runs-table--cursor" if cursor else "runs-table--stripe" if row % 2 else None
         plain = self._rich(base)
-        pad = Segment(" " * PAD, plain)
-        segments = []
+        pad = " " * PAD
+        cells: list[tuple[str, RichStyle]] = []
         widths = self.column_widths
         for index, (column, text) in enumerate(zip(RUN_COLUMNS, cell_texts(run), strict=True)):
             if column.key == "state":
-                segments.extend(self._state(run, widths[index], base, cursor, pad))
-                continue
-            fitted = fit(text, widths[index], right=column.right)
-            segments.extend((pad, Segment(fitted, plain), pad))
+                cells += self._state(run, widths[index], base, cursor, pad, plain)
+            else:
+                cells.append((pad + fit(text, widths[index], right=column.right) + pad, plain))
+        segments = [
+            Segment("".join(text for text, _style in same), style)
+            for style, same in groupby(filter(itemgetter(0), cells), key=itemgetter(1))
+        ]
         # Every cell is fitted to its column: the row's width is known, not measured again
         # segment by segment (by the Strip, then by each crop of it).
         return Strip(segments, sum(widths) + 2 * PAD * len(widths))
 
     def _state(
-        self, run: RunSummary, width: int, base: str | None, cursor: bool, pad: Segment
-    ) -> list[Segment]:
+        self,
+        run: RunSummary,
+        width: int,
+        base: str | None,
+        cursor: bool,
+        pad: str,
+        plain: RichStyle,
+    ) -> list[tuple[str, RichStyle]]:
         """The state in its colour (the cursor's colours win on the cursor row), and ``↻``
         in the accent colour when the run can be resumed."""
         label = state_label(run)
@@ -168,8 +181,8 @@ class RunsPaint(ScrollView):
         mark = RESUMABLE_MARK if run.resumable else ""
         fitted = fit(one_line(label) + mark, width)
         return [
-            pad,
-            Segment(fitted[: len(label)], self._rich(base, state_class)),
-            Segment(fitted[len(label) :], self._rich(base, mark_class)),
-            pad,
+            (pad, plain),
+            (fitted[: len(label)], self._rich(base, state_class)),
+            (fitted[len(label) :], self._rich(base, mark_class)),
+            (pad, plain),
         ]

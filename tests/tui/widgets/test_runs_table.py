@@ -423,3 +423,23 @@ async def test_a_row_states_its_width_as_its_cells_measure_it() -> None:
                 strip = table._row(runs[row], row, cursor)
                 assert strip.cell_length == Strip(list(strip)).cell_length
                 assert strip.cell_length == table.scrollable_content_region.width
+
+
+async def test_a_row_is_one_segment_per_style_not_one_per_cell() -> None:
+    """Textual filters, crops and divides a Strip segment by segment, so a row is painted as
+    few segments as it has styles: the plain cells either side of the state's run together
+    (three segments a cell made about 26 a row, most of a repaint of new rows)."""
+    runs = [make_run(0), make_run(1, state="REVIEWING", resumable=True)]
+    app = TableHost(runs)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        table = app.query_one(CountingTable)
+        for row in range(len(runs)):
+            for cursor in (False, True):
+                segments = [
+                    segment for segment in table._row(runs[row], row, cursor) if segment.text
+                ]
+                assert len(segments) <= 4
+                styles = [segment.style for segment in segments]
+                assert all(left != right for left, right in zip(styles, styles[1:], strict=False))
+        assert _cells(table, 2)[2] == "REVIEWING ↻" and _cells(table, 1)[7] == "all checks passed"
