@@ -223,8 +223,14 @@ class Proposal:
         """sha256 over every (path, new_text): equal digests mean identical proposals.
 
         The attempt number and the old texts are left out on purpose: the same edits proposed
-        again by a later attempt are the same proposal.
+        again by a later attempt are the same proposal. Computed once (a proposal never
+        changes): saving a new proposal and comparing it with the earlier attempts' both ask
+        for it, ~18 ms each over 200 files' texts.
         """
+        return self._digest
+
+    @cached_property
+    def _digest(self) -> str:
         payload = json.dumps(
             [[change.path, change.new_text] for change in self.changes],
             ensure_ascii=False,
