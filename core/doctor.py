@@ -17,7 +17,6 @@ import sys
 import tempfile
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,6 +27,7 @@ from orch_tui.core.checks.report import configured_checks
 from orch_tui.core.checks.sandbox import SandboxError, resolve_sandbox
 from orch_tui.core.checks.venv_path import PROJECT_VENV, venv_python
 from orch_tui.core.config.paths import ProjectPaths
+from orch_tui.core.util.records import record
 
 if TYPE_CHECKING:
     from orch_tui.core.config.models import Config
@@ -38,7 +38,7 @@ PING_MAX_TOKENS = 16
 IMPORT_TIMEOUT_S = 60.0
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Finding:
     """One line of the doctor's report."""
 

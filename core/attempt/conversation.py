@@ -10,7 +10,7 @@ attempt at once with the question and no proposal.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from orch_tui.core.attempt.edit_rules import EditRules
@@ -20,6 +20,7 @@ from orch_tui.core.domain.proposal import Proposal
 from orch_tui.core.domain.tools import ASK_USER_NAME, attempt_tools
 from orch_tui.core.domain.tools import EDITOR_TOOL_NAME as TOOL_NAME
 from orch_tui.core.providers.base import AssistantTurn, Provider, TextSink, TurnRequest
+from orch_tui.core.util.records import record
 from orch_tui.core.workspace.staging import Staging
 
 CONTINUE_PROMPT = "Your response was cut off by the token limit. Continue where you stopped."
@@ -46,7 +47,7 @@ def with_cache_breakpoints(messages: list[dict[str, Any]], previous: int) -> lis
     return marked
 
 
-@dataclass
+@record
 class AttemptResult:
     proposal: Proposal
     turn_limit_hit: bool = False
@@ -54,7 +55,7 @@ class AttemptResult:
     """Set when the model called ``ask_user``: the attempt ended without a proposal."""
 
 
-@dataclass
+@record
 class AttemptCallbacks:
     """How an attempt reports progress while it runs (the engine turns these into events)."""
 
@@ -70,7 +71,7 @@ class AttemptCallbacks:
     cost budget left, or raises :class:`~core.budget.BudgetSpent` to send no request)."""
 
 
-@dataclass
+@record
 class AttemptSetup:
     model: str
     system: list[dict[str, Any]]

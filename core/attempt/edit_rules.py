@@ -9,9 +9,9 @@ from __future__ import annotations
 import fnmatch
 import posixpath
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from orch_tui.core.domain.test_files import is_test_file
+from orch_tui.core.util.records import record
 
 DATA_INPUT = (
     "Error: {path} is a data file given with the spec: read it with view; it cannot be "
@@ -23,7 +23,7 @@ OUTSIDE_TASK = (
 )
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class EditRules:
     """The attempt's rules; the defaults refuse nothing."""
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass
 
 from orch_tui.core.attempt.edit_rules import EditRules
 from orch_tui.core.domain.tools import EDITOR_TOOL_NAME as TOOL_NAME
+from orch_tui.core.util.records import record
 from orch_tui.core.workspace.boundary import VIRTUAL_ROOT, ProtectedPath
 from orch_tui.core.workspace.staging import Staging
 
@@ -35,7 +35,7 @@ MAX_PATH_BYTES = 1024
 """Longest path, well under Linux's 4096 so the trial copy and ``logs/<run>/workspace/`` fit."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ToolOutcome:
     """What one tool call did: the text for the ``tool_result`` and whether it is an error."""
 

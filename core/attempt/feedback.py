@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from orch_tui.core.attempt.project_map import MAP_CHARS, files_that_matter, project_map
@@ -25,6 +25,7 @@ from orch_tui.core.checks.runner import TestReport, trim_traceback
 from orch_tui.core.config.models import Config
 from orch_tui.core.domain.proposal import Decisions, HunkDecision, Proposal, effective_proposal
 from orch_tui.core.providers.claude_code import ALLOWED_TOOLS
+from orch_tui.core.util.records import record
 from orch_tui.core.workspace.apply import read_tree
 
 
@@ -131,7 +132,7 @@ def failure_groups(tests: Sequence[TestCase], workspace: Path, lines: int) -> li
     return list(groups.values())
 
 
-@dataclass
+@record
 class FailureGroup:
     """Tests that fail the same way: the first one's detail stands for all of them."""
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from orch_tui.core.batch.record import BatchRecord, RunRecord, RunStatus
@@ -20,6 +19,7 @@ from orch_tui.core.batch.run_one import EXIT_INTERRUPTED, RunTask, read_run_stat
 from orch_tui.core.batch.space import StorageProblem, last_words, run_out_of_space
 from orch_tui.core.domain.state import RunState, State
 from orch_tui.core.runlog.verdict import verdict_line
+from orch_tui.core.util.records import record
 from orch_tui.core.workspace.lock import project_lock_holder
 
 MIN_SHARE_USD = 0.01
@@ -27,7 +27,7 @@ MIN_SHARE_USD = 0.01
 FINISHED_STATES = (RunState.SUCCESS, RunState.FAILED, RunState.NEEDS_HELP)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class BatchOptions:
     """What every run of the batch shares."""
 

@@ -9,7 +9,6 @@ in the background is seen without a batch command.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 from orch_tui.core.batch.driver import FINISHED_STATES
@@ -19,9 +18,10 @@ from orch_tui.core.batch.reviewed import is_reviewed
 from orch_tui.core.batch.run_one import read_run_state
 from orch_tui.core.config.paths import STATE_NAME
 from orch_tui.core.domain.state import State
+from orch_tui.core.util.records import record
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class InboxEntry:
     """One finished run waiting for review."""
 

@@ -7,8 +7,6 @@ review so the run leaves the inbox.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from orch_tui.core.batch.inbox import InboxEntry
 from orch_tui.core.batch.landing import Target, land
 from orch_tui.core.batch.reviewed import ReviewRecord, load_decisions, save_decisions, save_review
@@ -17,9 +15,10 @@ from orch_tui.core.batch.send_back import guidance_for, send_back
 from orch_tui.core.config.paths import ProjectPaths
 from orch_tui.core.domain.proposal import Decisions, resolve
 from orch_tui.core.loop.review import ReviewSession
+from orch_tui.core.util.records import record
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class OpenedRun:
     entry: InboxEntry
     change: RunChange

@@ -11,9 +11,9 @@ the folder's files, or, for a :class:`Target` with a branch, as one commit on th
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
+from orch_tui.core.util.records import record
 from orch_tui.core.workspace.apply import apply_change
 from orch_tui.core.workspace.boundary import resolve_inside
 from orch_tui.core.workspace.branch_commit import commit_onto_branch
@@ -21,7 +21,7 @@ from orch_tui.core.workspace.git import Repo
 from orch_tui.core.workspace.merge_text import merge_text
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Target:
     """Where reviewed hunks land: a folder's files, or a branch of the repository there."""
 
@@ -32,7 +32,7 @@ class Target:
         return f"branch {self.branch} of {self.folder}" if self.branch else str(self.folder)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Landing:
     landed: list[str]
     conflicts: list[str]

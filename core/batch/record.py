@@ -8,12 +8,13 @@ is resumed by the same command: finished runs are skipped, the others resume fro
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, field
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 from orch_tui.core.util.atomic import write_json_atomic
+from orch_tui.core.util.records import record
 
 BATCH_FILE = "batch.json"
 BATCH_VERSION = 1
@@ -35,7 +36,7 @@ class RunStatus(StrEnum):
     """Sent back from the inbox: a new attempt runs in the background; no batch starts it."""
 
 
-@dataclass
+@record
 class RunRecord:
     """One spec's run inside the batch: what the report and the live table show."""
 
@@ -68,7 +69,7 @@ class RunRecord:
         return record
 
 
-@dataclass
+@record
 class BatchRecord:
     """The whole batch: its id, the options every run shares, and the runs in spec order."""
 

@@ -9,19 +9,20 @@ leaving the review screen and opening the run again finds them as they were.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, field
 from pathlib import Path
 from typing import Any
 
 from orch_tui.core.domain.proposal import Decisions
 from orch_tui.core.util.atomic import write_json_atomic
+from orch_tui.core.util.records import record
 from orch_tui.core.util.timestamps import utc_now
 
 REVIEW_FILE = "review.json"
 DECISIONS_FILE = "review-decisions.json"
 
 
-@dataclass
+@record
 class ReviewRecord:
     """How the person handled one finished attempt of a batch run."""
 

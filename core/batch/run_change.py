@@ -9,7 +9,6 @@ touches, the hunks that weaken a test, and coverage when the last attempt measur
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from orch_tui.core.checks.coverage_map import CoverageMap, uncovered_lines
@@ -18,11 +17,12 @@ from orch_tui.core.domain.state import State
 from orch_tui.core.domain.state_records import WorkspaceRecord
 from orch_tui.core.history.coverage import attempt_coverage
 from orch_tui.core.loop.restore import last_written
+from orch_tui.core.util.records import record
 from orch_tui.core.workspace.run_workspace import original_text
 from orch_tui.core.workspace.test_guard import weakening_hunks
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RunChange:
     """What the inbox shows of one run: its change, and the evidence lines."""
 

@@ -16,7 +16,6 @@ import subprocess
 import sys
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +23,7 @@ from orch_tui.core.checks.process_guard import die_with_parent
 from orch_tui.core.config.files import CONFIG_NAME
 from orch_tui.core.config.paths import STATE_NAME
 from orch_tui.core.domain.state import State, StateError
+from orch_tui.core.util.records import record
 
 SPEC_FILE = "spec.md"
 RUN_LOG = "batch-run.log"
@@ -31,7 +31,7 @@ RUN_LOG = "batch-run.log"
 EXIT_INTERRUPTED = 130
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RunTask:
     """What a worker needs to run one spec: its name, its folder and the command's options."""
 

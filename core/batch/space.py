@@ -12,10 +12,10 @@ from __future__ import annotations
 import errno
 import os
 import shutil
-from dataclasses import dataclass
 from pathlib import Path
 
 from orch_tui.core.batch.run_one import RUN_LOG
+from orch_tui.core.util.records import record
 
 LOW_SPACE_BYTES = 1 << 20
 """Less than this left after a run stopped: the next run could not write its logs."""
@@ -23,7 +23,7 @@ SPACE_ERRNOS = (errno.ENOSPC, errno.EDQUOT)
 TAIL_BYTES = 4096
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class StorageProblem:
     """Why the batch stopped starting runs: a write that failed, or a disk out of space."""
 

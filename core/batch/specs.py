@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
+
+from orch_tui.core.util.records import record
 
 SPEC_SUFFIXES = (".md", ".markdown", ".txt")
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -20,7 +21,7 @@ class BatchError(Exception):
     """Bad input for a batch (no specs, a file that is not a spec, two specs with one name)."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class BatchSpec:
     """One spec of a batch: its name in the batch folder and the file it is read from."""
 

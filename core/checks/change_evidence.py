@@ -17,12 +17,12 @@ the failure of every test in it.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 
 from orch_tui.core.checks.junit import TestCase
 from orch_tui.core.domain.proposal import FileChange
 from orch_tui.core.domain.test_files import is_test_file
 from orch_tui.core.domain.test_syntax import defined_tests
+from orch_tui.core.util.records import record
 
 PASSES_WITHOUT = "passes without this change"
 FAILS_WITHOUT = "fails without this change"
@@ -48,7 +48,7 @@ def added_tests(changes: Iterable[FileChange]) -> list[str]:
     return sorted(added)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class AddedTestEvidence:
     test: str
     label: str
@@ -72,7 +72,7 @@ def added_test_evidence(
     ]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RewrittenTest:
     test: str
     old_outcome: str

@@ -23,13 +23,14 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from orch_tui.core.checks.pytest_config import RUNNER_NAME
 from orch_tui.core.domain.proposal import ChangeKind, FileChange, Hunk, Proposal
 from orch_tui.core.util.atomic import write_text_atomic
+from orch_tui.core.util.records import record
 
 CONFIG_NAME = "coveragerc"
 """The coverage settings, in the check's reports folder."""
@@ -39,7 +40,7 @@ OMITTED = (".venv/*", "venv/*", "*/test_*.py", "*_test.py", "*/conftest.py", "te
 """Relative to the workspace: installed code and the tests themselves are not measured."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CoverageUnavailable:
     """Coverage could not be measured or read; ``reason`` says why, for people."""
 
@@ -49,7 +50,7 @@ class CoverageUnavailable:
         return f"coverage unavailable: {self.reason}"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class FileCoverage:
     """One measured file: its statements, and the tests that ran each executed line.
 
@@ -60,7 +61,7 @@ class FileCoverage:
     executed: Mapping[int, frozenset[str]] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CoverageMap:
     """Workspace-relative posix path -> :class:`FileCoverage`; lines are 1-based."""
 
@@ -222,7 +223,7 @@ def changed_line_coverage(cmap: CoverageMap, change: FileChange) -> dict[int, bo
     return result
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class HunkCoverage:
     measured: bool
     tests: tuple[str, ...]
@@ -253,7 +254,7 @@ def hunk_coverage(cmap: CoverageMap, change: FileChange, hunk: Hunk) -> HunkCove
     return HunkCoverage(True, tuple(tests), len(statements), uncovered)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class UncoveredLines:
     """``3 of 140 changed lines run by no test``: counted over changed executable lines of
     measured files."""

@@ -12,9 +12,10 @@ import hashlib
 import re
 import shutil
 import tomllib
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from orch_tui.core.util.records import record
 
 TEST_GROUPS = ("test", "tests", "testing", "dev")
 """Optional-dependency extras and dependency groups of pyproject.toml installed for the tests."""
@@ -24,7 +25,7 @@ class DeclarationError(Exception):
     """A file that declares dependencies cannot be read; the message says which and why."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Declared:
     """What a project declares: the files (for people) and the installer's arguments."""
 

@@ -9,7 +9,6 @@ import re
 import shutil
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,6 +16,7 @@ from orch_tui.core.checks.runner import CheckResult, CheckSpec, run_check
 from orch_tui.core.checks.sandbox import NO_SANDBOX
 from orch_tui.core.config.plain import is_secret_env_name
 from orch_tui.core.util.atomic import write_text_atomic
+from orch_tui.core.util.records import record
 
 if TYPE_CHECKING:
     from orch_tui.core.config.models import Config
@@ -36,7 +36,7 @@ _INSTALLER_ENV_NAMES = frozenset(
 )  # fmt: skip
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Installing:
     """One installation: ``what`` for people, the installer's ``args``, where its output goes."""
 

@@ -12,9 +12,11 @@ from __future__ import annotations
 import os
 import re
 import stat
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from orch_tui.core.util.records import record
 
 if TYPE_CHECKING:
     import xml.etree.ElementTree as ET
@@ -27,7 +29,7 @@ _TEARDOWN = "failed on teardown with "
 that error apart from the test's own outcome (``1 passed, 1 error``), and so do we."""
 
 
-@dataclass
+@record
 class TestCase:
     """One test's result. ``id`` is pytest's node id, e.g. ``tests/test_x.py::TestA::test_b``."""
 

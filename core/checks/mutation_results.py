@@ -24,9 +24,11 @@ import json
 import os
 import tokenize
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
+
+from orch_tui.core.util.records import record
 
 KILLED, SURVIVED, NO_TESTS, NOT_RUN = "killed", "survived", "no tests", "not run"
 _GENERATED = "__mutmut_"
@@ -34,7 +36,7 @@ _CLASS_MARK = "ǁ"
 _WIDTH = 60
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class MutantResult:
     path: str
     line: int
@@ -53,7 +55,7 @@ class MutantResult:
         return self.status in (SURVIVED, NO_TESTS)
 
 
-@dataclass
+@record
 class MutationReport:
     results: list[MutantResult] = field(default_factory=list)
     stopped: str = ""

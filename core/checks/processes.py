@@ -20,10 +20,10 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from orch_tui.core.checks.leftovers import recorded
+from orch_tui.core.util.records import record
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +34,7 @@ _POLL_S = 0.05
 _DRAIN_S = 2.0
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Finished:
     """How a process ended: its exit code (negative: killed by that signal), whether it ran
     out of time, how long it ran, its capped output and the bytes dropped from its middle."""
@@ -46,7 +46,7 @@ class Finished:
     dropped_bytes: int
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Launch:
     """What to start and how: argv, working folder, environment, the ``preexec_fn`` (a
     parent-death signal) and the thread name of its output reader."""

@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
+
+from orch_tui.core.util.records import record
 
 if TYPE_CHECKING:
     from orch_tui.core.checks.junit import TestCase
@@ -12,7 +14,7 @@ if TYPE_CHECKING:
     from orch_tui.core.config.plain import PlainConfig
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CheckSpec:
     """One command that must succeed: ``name`` as shown to people, ``command`` as argv."""
 
@@ -20,7 +22,7 @@ class CheckSpec:
     command: list[str]
 
 
-@dataclass
+@record
 class CheckResult:
     name: str
     command: list[str]
@@ -67,7 +69,7 @@ class CheckResult:
         )
 
 
-@dataclass
+@record
 class TestReport:
     """The results of one run of all checks."""
 

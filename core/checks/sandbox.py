@@ -33,11 +33,11 @@ import subprocess
 import sys
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from orch_tui.core.config.files import SandboxMode
+from orch_tui.core.util.records import record
 
 if TYPE_CHECKING:  # status resolves the sandbox without loading the config models
     from orch_tui.core.config.models import ChecksConfig
@@ -77,7 +77,7 @@ class SandboxError(Exception):
     """``checks.sandbox = "bwrap"`` and bubblewrap cannot be used; the message says why."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Limits:
     """What a sandboxed check may use: its /tmp's size, its processes, each one's memory."""
 
@@ -94,7 +94,7 @@ class Limits:
         )
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Sandbox:
     """How checks are confined: ``name`` is ``"bwrap"`` or ``"none"``; ``why`` says why, for
     people (the header, ``status``, the run log)."""

@@ -11,7 +11,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import partial
 from pathlib import Path
 
@@ -28,6 +28,7 @@ from orch_tui.core.checks.venv import prepare_env
 from orch_tui.core.checks.venv_path import PROJECT_VENV
 from orch_tui.core.config.models import Config
 from orch_tui.core.domain.proposal import Decisions, FileChange, Proposal, resolve
+from orch_tui.core.util.records import record
 from orch_tui.core.workspace.apply import apply_change, copy_tree
 
 
@@ -62,7 +63,7 @@ def run_configured(
     ).report
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Measured:
     report: TestReport
     coverage: CoverageMap | CoverageUnavailable
@@ -141,7 +142,7 @@ def run_measured(
     return Measured(report, measured)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class TrialOutcome:
     report: TestReport
     before: list[str] | None

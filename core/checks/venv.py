@@ -28,7 +28,6 @@ import shutil
 import sys
 import threading
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -37,6 +36,7 @@ from orch_tui.core.checks.installer import Installing, failed_install, install
 from orch_tui.core.checks.runner import CheckResult
 from orch_tui.core.checks.venv_path import PROJECT_VENV, venv_python
 from orch_tui.core.util.atomic import write_json_atomic, write_text_atomic
+from orch_tui.core.util.records import record
 
 if TYPE_CHECKING:
     from importlib.metadata import Distribution
@@ -54,7 +54,7 @@ SEED = "pytest"
 VENV_LOCK = threading.Lock()
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ProjectEnv:
     """The interpreter the checks run with, or the failed check that stops them."""
 

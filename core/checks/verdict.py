@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import signal
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from orch_tui.core.checks.junit import TestCase, label_xpassed, read_junit
 from orch_tui.core.checks.pytest_config import is_pytest
+from orch_tui.core.util.records import record
 from orch_tui.core.util.wording import plural
 
 # pytest's exit codes other than 0 (all passed) and 1 (some failed), as sentences.
@@ -38,7 +38,7 @@ _RAN = frozenset({"passed", "xfailed", "xpassed"})
 _BAD = frozenset({"failed", "error"})
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Ended:
     """How a check's process ended, as far as the verdict cares."""
 
@@ -49,7 +49,7 @@ class Ended:
     output: str
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Verdict:
     """The tests a check's report lists, and why the check failed beyond them (None: it did
     not, or its failing tests say it)."""

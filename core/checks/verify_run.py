@@ -23,7 +23,6 @@ import json
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 from orch_tui.core.checks.coverage_map import changed_lines
@@ -37,6 +36,7 @@ from orch_tui.core.domain.state import StateError, StateStore
 from orch_tui.core.domain.state_records import WorkspaceRecord
 from orch_tui.core.domain.test_files import is_test_file
 from orch_tui.core.runlog import layout as runlog
+from orch_tui.core.util.records import record
 from orch_tui.core.workspace.apply import copy_tree
 from orch_tui.core.workspace.run_workspace import original_text
 
@@ -45,7 +45,7 @@ class NoRun(Exception):
     """There is no run to verify here; the message says so and what to do."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RunChanges:
     run_id: str
     workspace: Path

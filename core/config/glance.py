@@ -9,18 +9,18 @@ acts on them (a run, ``doctor``, ``verify``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, get_args
 
 from orch_tui.core.config.files import ConfigError, SandboxMode, read_toml
 from orch_tui.core.config.plain import SCHEMA
+from orch_tui.core.util.records import record
 
 TABLE_KEYS = {name: frozenset(SCHEMA[name]) for name in ("paths", "checks")}
 """The keys of the tables a glance reads: the models' own (a test keeps them equal)."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Glance:
     workspace: str = ""
     """``paths.workspace``: empty means ``workspace/``."""

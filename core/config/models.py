@@ -13,7 +13,7 @@ are checked where they come from."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import field, fields
 from pathlib import Path
 from typing import Annotated, Any, ClassVar, Literal
 
@@ -21,6 +21,7 @@ from orch_tui.core.config.constraints import Above, AtLeast, Checked, Prepared
 from orch_tui.core.config.files import SandboxMode, read_toml
 from orch_tui.core.config.plain import DEFAULT_TEST_COMMAND, is_secret_env_name, plainly_valid
 from orch_tui.core.config.theme_names import DEFAULT_THEME, ThemeName
+from orch_tui.core.util.records import record
 
 MAX_RETRIES_RANGE = (1, 50)
 
@@ -53,7 +54,7 @@ def _default_test_command() -> list[str]:
     return list(DEFAULT_TEST_COMMAND)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ModelConfig(Section):
     provider: Literal["anthropic", "openai", "claude-code", "scripted"] = "anthropic"
     """Where model turns come from: "anthropic" (the API), "openai" (any OpenAI-compatible server),
@@ -93,7 +94,7 @@ class ModelConfig(Section):
     tested; "insufficient" sends one more patch round with the gaps; empty = off."""
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class LoopConfig(Section):
     max_retries: int = 5
     """Patch attempts after the first generation (clamped to 1..50 with a warning)."""
@@ -111,7 +112,7 @@ class LoopConfig(Section):
     """Failed attempts after which model.escalate_to takes over (when it is set)."""
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class CheckCommand(Section):
     name: str
     """Short name shown in the test output, e.g. "ruff"."""
@@ -120,7 +121,7 @@ class CheckCommand(Section):
     """The command as a list of arguments (no shell). "{python}" is the project's interpreter."""
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ChecksConfig(Section):
     test_command: Annotated[list[str], Checked(_a_program_first)] = field(
         default_factory=_default_test_command
@@ -170,7 +171,7 @@ class ChecksConfig(Section):
     fail with MemoryError."""
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class FeedbackConfig(Section):
     output_chars: Annotated[int, AtLeast(500)] = 8000
     """Characters of raw test output sent back to the model (head and tail kept)."""
@@ -185,14 +186,14 @@ class FeedbackConfig(Section):
     """Characters of workspace files sent with a patch prompt, in total."""
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class PathsConfig(Section):
     workspace: str = ""
     """The folder the run works in, relative to this file: an existing project or git repository.
     Empty means workspace/ (created and emptied by orch-tui); --workspace overrides it."""
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class SafetyConfig(Section):
     protected_paths: list[str] = field(default_factory=list)
     """Glob patterns (relative to workspace/) the model may not edit, e.g. "tests/test_acceptance.py"."""
@@ -206,14 +207,14 @@ class SafetyConfig(Section):
     edited by the model; set false to let it change them (weakening hunks are still marked)."""
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class SpecConfig(Section):
     data: list[str] = field(default_factory=list)
     """Data files given with the spec, relative to this file (as --data, which adds to them):
     each is copied to the workspace's data/ folder, protected, and described in the first prompt."""
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class UiConfig(Section):
     theme: ThemeName = DEFAULT_THEME
     """Theme of the TUI: vscode-dark, vscode-light or high-contrast (a theme picked in the app is remembered in orch-tui's own ui.json and wins)."""
@@ -226,7 +227,7 @@ class UiConfig(Section):
     keys are comma-separated ("a,ctrl+a"). The ids are listed in README.md, "Keys"."""
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class NotifyConfig(Section):
     bell: bool = True
     """Ring the terminal bell when the run needs you (review, question, stuck) or ends."""
@@ -239,7 +240,7 @@ class NotifyConfig(Section):
     ["ntfy", "publish", "mytopic", "orch-tui needs you"]."""
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Price(Section):
     input: Annotated[float, AtLeast(0)]
     """Dollars per million input tokens."""
@@ -274,7 +275,7 @@ def _add_to_default_prices(value: Any) -> Any:
     return {**_default_prices(), **value} if isinstance(value, dict) else value
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Config(Section):
     model: ModelConfig = field(default_factory=ModelConfig)
     """The model and how it is called."""

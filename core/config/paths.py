@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 from orch_tui.core.config.files import CONFIG_NAME, find_project_root
+from orch_tui.core.util.records import record
 
 STATE_NAME = "state.json"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ProjectPaths:
     """All paths are relative to the folder holding orchestrator.toml (or the current folder)."""
 

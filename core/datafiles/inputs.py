@@ -10,10 +10,10 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from orch_tui.core.datafiles.head import DataError, size_words
+from orch_tui.core.util.records import record
 
 DATA_FOLDER = "data"
 """Where the data files are copied in the workspace."""
@@ -21,7 +21,7 @@ DATA_FOLDER = "data"
 _FORMATS = {".csv": "CSV", ".tsv": "TSV", ".json": "JSON", ".xlsx": "Excel workbook (.xlsx)"}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class DataFile:
     """One data file given with the spec."""
 

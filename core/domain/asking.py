@@ -10,9 +10,11 @@ again after a crash.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from enum import StrEnum
 from typing import Any
+
+from orch_tui.core.util.records import record
 
 QUESTION = "question.json"
 GUIDANCE = "guidance.json"
@@ -31,7 +33,7 @@ class QuestionSource(StrEnum):
     """The loop itself: it could not go on (retries spent, no progress)."""
 
 
-@dataclass
+@record
 class Question:
     """What the run asks: the text, options to pick from, and the asker's recommendation."""
 

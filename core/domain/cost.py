@@ -5,8 +5,10 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
+
+from orch_tui.core.util.records import record
 
 if TYPE_CHECKING:  # state.json's reader keeps usage figures: status loads no config models
     from orch_tui.core.config.models import Price
@@ -30,7 +32,7 @@ def price_for(prices: Mapping[str, Price], model: str) -> Price | None:
     return prices.get(dated["family"]) if dated else None
 
 
-@dataclass
+@record
 class Usage:
     """Token counts of one response (or a sum of several)."""
 

@@ -9,7 +9,7 @@ writer and the history reader share that set.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -17,6 +17,7 @@ from orch_tui.core.domain.asking import QuestionSource
 from orch_tui.core.domain.plan import TaskStatus
 from orch_tui.core.domain.roles import RoleDecision
 from orch_tui.core.util.plain_values import shallow_asdict
+from orch_tui.core.util.records import record
 from orch_tui.core.util.timestamps import utc_now
 
 if TYPE_CHECKING:
@@ -55,7 +56,7 @@ EVENT_TYPES: dict[str, type[Event]] = {}
 """Every event class by its kind: what a logged line is read back as."""
 
 
-@dataclass(kw_only=True)
+@record(kw_only=True)
 class Event:
     kind: ClassVar[EventKind]
     at: str = field(default_factory=utc_now)
@@ -76,7 +77,7 @@ class Event:
         return {"event": self.kind, **shallow_asdict(self)}
 
 
-@dataclass(kw_only=True)
+@record(kw_only=True)
 class UnknownEvent(Event):
     """A logged line this version cannot read as an event (see
     :func:`~orch_tui.core.domain.event_reading.event_from_json`): an unknown kind (a newer version's)
@@ -96,7 +97,7 @@ class UnknownEvent(Event):
         return dict(self.data)
 
 
-@dataclass(kw_only=True)
+@record(kw_only=True)
 class RunStarted(Event):
     kind: ClassVar[EventKind] = EventKind.RUN_STARTED
     run_id: str
@@ -118,7 +119,7 @@ class RunStarted(Event):
     """A change run: the run whose project it changes."""
 
 
-@dataclass(kw_only=True)
+@record(kw_only=True)
 class Notice(Event):
     """Something a person should read: a replay announcement, a clamped setting."""
 
@@ -126,7 +127,7 @@ class Notice(Event):
     message: str
 
 
-@dataclass(kw_only=True)
+@record(kw_only=True)
 class RunRestored(Notice):
     """The person put the workspace back to an earlier attempt's result (``orch-tui restore
     K``, history's ``R``). Read as a notice; logged apart, as it happens outside the run's
@@ -140,7 +141,7 @@ class RunRestored(Notice):
     """The files whose text it changed."""
 
 
-@dataclass(kw_only=True)
+@record(kw_only=True)
 class StateChanged(Event):
     kind: ClassVar[EventKind] = EventKind.STATE
     state: RunState
@@ -148,7 +149,7 @@ class StateChanged(Event):
     max_retries: int
 
 
-@dataclass(kw_only=True)
+@record(kw_only=True)
 class ModelText(Event):
     """A piece of the model's streamed text (not written to the JSONL log)."""
 
@@ -157,7 +158,7 @@ class ModelText(Event):
     text: str
 
 
-@dataclass(kw_only=True)
+@record(kw_only=True)
 class ToolEdit(Event):
     kind: ClassVar[EventKind] = EventKind.TOOL_EDIT
     attempt: int
@@ -167,7 +168,7 @@ class ToolEdit(Event):
     detail: str
 
 
-@dataclass(kw_only=True)
+@record(kw_only=True)
 class ModelTurn(Event):
     """One model response finished; usage is that response's, cost the run's so far."""
 
@@ -193,7 +194,7 @@ class ModelTurn(Event):
         )
 
 
-@dataclass(kw_only=True)
+@record(kw_only=True)
 class ProposalReady(Event):
     kind: ClassVar[EventKind] = EventKind.PROPOSAL
     attempt: int
@@ -203,7 +204,7 @@ class ProposalReady(Event):
     hunks: int
 
 
-@dataclass(kw_only=True)
+@record(kw_only=True)
 class ReviewFinished(Event):
     kind: ClassVar[EventKind] = EventKind.REVIEW
     attempt: int
@@ -214,7 +215,7 @@ class ReviewFinished(Event):
     files_landing: list[str]
 
 
-@dataclass(kw_only=True)
+@record(kw_only=True)
 class ChangeApplied(Event):
     kind: ClassVar[EventKind] = EventKind.APPLIED
     attempt: int
@@ -222,7 +223,7 @@ class ChangeApplied(Event):
     workspace: str = "workspace/"  # where they landed: workspace/, or --workspace's folder
 
 
-@dataclass(kw_only=True)
+@record(kw_only=True)
 class CheckOutput(Event):
     """A chunk of a check's live output (not written to the JSONL log)."""
 
@@ -232,7 +233,7 @@ class CheckOutput(Event):
     text: str
 
 
-@dataclass(kw_only=True)
+@record(kw_only=True)
 class TestsFinished(Event):
     kind: ClassVar[EventKind] = EventKind.TESTS
     attempt: int
@@ -243,7 +244,7 @@ class TestsFinished(Event):
     errors: list[str]
 
 
-@dataclass(kw_only=True)
+@record(kw_only=True)
 class FinalChecksFinished(Event):
     """``checks.final`` ran, once every task was done (or before SUCCESS without a plan)."""
 
@@ -255,7 +256,7 @@ class FinalChecksFinished(Event):
     """The names of the final checks that failed."""
 
 
-@dataclass(kw_only=True)
+@record(kw_only=True)
 class PlanApproved(Event):
     """Plan mode: the tasks the run will build, in order (``logs/<run_id>/plan.json``)."""
 
@@ -268,7 +269,7 @@ class PlanApproved(Event):
     """What the model's planning conversation took (0 when the spec wrote the plan)."""
 
 
-@dataclass(kw_only=True)
+@record(kw_only=True)
 class TaskStarted(Event):
     """Plan mode: a task begins (or resumes); its attempts count from ``first_attempt``."""
 
@@ -280,14 +281,14 @@ class TaskStarted(Event):
     first_attempt: int
 
 
-@dataclass(kw_only=True)
+@record(kw_only=True)
 class TaskFinished(Event):
     kind: ClassVar[EventKind] = EventKind.TASK_FINISHED
     task_id: str
     status: TaskStatus
 
 
-@dataclass(kw_only=True)
+@record(kw_only=True)
 class RunFinished(Event):
     kind: ClassVar[EventKind] = EventKind.RUN_FINISHED
     state: RunState
@@ -304,7 +305,7 @@ class RunFinished(Event):
     """The run in one line: files changed, tests, attempts, cost, time ("" in older logs)."""
 
 
-@dataclass(kw_only=True)
+@record(kw_only=True)
 class QuestionAsked(Event):
     """The run stopped to ask a person (see :class:`QuestionSource` for who asked)."""
 
@@ -316,7 +317,7 @@ class QuestionAsked(Event):
     source: QuestionSource
 
 
-@dataclass(kw_only=True)
+@record(kw_only=True)
 class GuidanceGiven(Event):
     """A person's answer or guidance; it goes verbatim into the prompt of ``attempt``."""
 
@@ -326,7 +327,7 @@ class GuidanceGiven(Event):
     question: str | None
 
 
-@dataclass(kw_only=True)
+@record(kw_only=True)
 class RunReopened(Event):
     """A FAILED or NEEDS_HELP run continues with a fresh retry budget."""
 
@@ -336,7 +337,7 @@ class RunReopened(Event):
     max_retries: int
 
 
-@dataclass(kw_only=True)
+@record(kw_only=True)
 class Escalated(Event):
     """A stronger model takes over after repeated failures."""
 
@@ -347,7 +348,7 @@ class Escalated(Event):
     failed_attempts: int
 
 
-@dataclass(kw_only=True)
+@record(kw_only=True)
 class RoleDecided(Event, RoleDecision):
     """A judge or verifier decided about ``attempt`` (core.roles), every field logged."""
 

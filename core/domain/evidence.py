@@ -13,10 +13,11 @@ Plain data: the checks work it out (``core.checks.attempt_evidence``), everyone 
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, field
 from typing import Any, ClassVar
 
 from orch_tui.core.domain.events import Event, EventKind
+from orch_tui.core.util.records import record
 from orch_tui.core.util.wording import plural
 
 PASSES_WITHOUT = "passes without this change"
@@ -27,7 +28,7 @@ def _short(test: str) -> str:
     return test.rsplit("::", 1)[-1]
 
 
-@dataclass(kw_only=True)
+@record(kw_only=True)
 class EvidenceFound(Event):
     """What an attempt's checks show about its tests (its ``evidence.json``)."""
 
@@ -88,7 +89,7 @@ class EvidenceFound(Event):
         return data
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Verdict:
     """The run's evidence at SUCCESS: the last line and the ``--json`` fields."""
 

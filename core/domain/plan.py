@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
+
+from orch_tui.core.util.records import record
 
 
 class TaskStatus(StrEnum):
@@ -78,7 +79,7 @@ class PlanError(ValueError):
     """A plan that cannot be used; the message says what and where (a line or a task)."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Task:
     id: str
     title: str
@@ -95,7 +96,7 @@ class Task:
         return data
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Plan:
     tasks: tuple[Task, ...]
 

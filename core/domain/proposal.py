@@ -16,12 +16,13 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from enum import StrEnum
 from functools import cached_property
 from typing import Any
 
 from orch_tui.core.domain.unified_diff import git_lines, render_patch, text_changes, unified_diff
+from orch_tui.core.util.records import record
 
 __all__ = [
     "ChangeKind",
@@ -58,7 +59,7 @@ def _as_mapping(data: Mapping[str, Any] | str | bytes) -> Mapping[str, Any]:
     return data
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Hunk:
     """One contiguous block of changed lines; 0-based line ranges, ends exclusive."""
 
@@ -77,7 +78,7 @@ class Hunk:
         return self.new_end - self.new_start
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class FileChange:
     """One file of a proposal. ``old_text`` None: the file is added; ``new_text`` None: deleted.
 
@@ -176,7 +177,7 @@ class FileChange:
         return cls(str(data["path"]), data.get("old_text"), data.get("new_text"))
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Proposal:
     """The file changes of one attempt, always sorted by path, at most one change per path."""
 
@@ -252,7 +253,7 @@ class Proposal:
         return cls(int(data["attempt"]), changes)
 
 
-@dataclass
+@record
 class Decisions:
     """What the person decided on one proposal; persisted as decisions.json.
 

@@ -6,9 +6,11 @@ role, loads without the whole event set (``status`` starts faster for it).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from enum import StrEnum
 from typing import Any
+
+from orch_tui.core.util.records import record
 
 
 class Role(StrEnum):
@@ -30,7 +32,7 @@ class RoleVerdict(StrEnum):
     NONE = "none"
 
 
-@dataclass(kw_only=True)
+@record(kw_only=True)
 class RoleDecision:
     """What a judge or verifier model decided (core.roles reads it from the role's tool call);
     ``judge.json``/``verifier.json`` and state.json's ``roles`` keep it as :meth:`to_json`."""

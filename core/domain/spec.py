@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import difflib
 import hashlib
-from dataclasses import dataclass
 from pathlib import Path
 
 from orch_tui.core.datafiles.inputs import DataFile, with_data
+from orch_tui.core.util.records import record
 
 MAX_SPEC_BYTES = 200_000
 
@@ -21,7 +21,7 @@ def spec_digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Spec:
     path: Path
     text: str

@@ -10,7 +10,7 @@ import json
 import math
 import re
 import secrets
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
@@ -27,6 +27,7 @@ from orch_tui.core.domain.state_records import (
     WorkspaceRecord,
 )
 from orch_tui.core.util.atomic import Commit, json_bytes
+from orch_tui.core.util.records import record
 from orch_tui.core.util.timestamps import utc_now
 
 STATE_VERSION = 1
@@ -61,7 +62,7 @@ def new_run_id() -> str:
     return datetime.now(UTC).strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(2)
 
 
-@dataclass
+@record
 class State:
     run_id: str
     spec_path: str

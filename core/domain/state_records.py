@@ -14,15 +14,16 @@ Each ``from_json`` raises ValueError naming the first field of the wrong shape; 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from orch_tui.core.domain.json_fields import field_of, object_of, shown, texts_of
 from orch_tui.core.domain.plan import TaskStatus
 from orch_tui.core.domain.roles import RoleDecision
+from orch_tui.core.util.records import record
 
 
-@dataclass
+@record
 class LastTest:
     passed: bool
     summary: str = ""
@@ -43,7 +44,7 @@ class LastTest:
         )
 
 
-@dataclass
+@record
 class GitRecord:
     """The run's branch, and where the person's checkout stood when it began."""
 
@@ -70,7 +71,7 @@ class GitRecord:
         )
 
 
-@dataclass
+@record
 class WorkspaceRecord:
     path: str
     default: bool = True
@@ -125,7 +126,7 @@ class WorkspaceRecord:
 _TASK_STATUSES = {status.value: status for status in TaskStatus}
 
 
-@dataclass
+@record
 class TaskProgress:
     id: str
     title: str
@@ -159,7 +160,7 @@ class TaskProgress:
         )
 
 
-@dataclass
+@record
 class PlanProgress:
     tasks: list[TaskProgress]
     current: str | None = None
@@ -233,7 +234,7 @@ def _planning(value: Any) -> dict[str, Any]:
     }
 
 
-@dataclass
+@record
 class RoleRecord:
     """A role's last decision, in state.json's ``roles`` (flat: the attempt beside its fields)."""
 

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import TypeGuard
 
+from orch_tui.core.util.records import record
 
-@dataclass
+
+@record
 class TestDef:
     """One test in a file: its node id tail (``TestMath::test_add``) and syntax tree."""
 

@@ -27,7 +27,6 @@ from __future__ import annotations
 import ast
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
 from enum import StrEnum
 
 from orch_tui.core.domain.proposal import FileChange
@@ -43,6 +42,7 @@ from orch_tui.core.domain.test_syntax import (
     tests_in,
     walk_body,
 )
+from orch_tui.core.util.records import record
 
 
 class WeakeningKind(StrEnum):
@@ -55,7 +55,7 @@ class WeakeningKind(StrEnum):
     UNPARSABLE = "unparsable"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Weakening:
     """One way a change weakens a test file."""
 

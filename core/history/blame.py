@@ -14,17 +14,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from orch_tui.core.checks.coverage_map import CoverageMap, hunk_coverage
 from orch_tui.core.domain.proposal import FileChange, Hunk, Proposal
 from orch_tui.core.history.detail import RunDetail, compare
 from orch_tui.core.history.grid import FAILED, PASSED, test_grid
+from orch_tui.core.util.records import record
 
 _PARAMETERS = re.compile(r"\[.*\]$")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class BlamedHunk:
     """One hunk of the change that broke a test, which that test runs."""
 
@@ -38,7 +38,7 @@ class BlamedHunk:
         return f"{self.change.path} {lines}"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Blame:
     test: str
     passed_in: int

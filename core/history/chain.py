@@ -7,15 +7,16 @@ reading the other runs' ``run.json`` (small files, read only when one run is ope
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from orch_tui.core.runlog import layout as runlog
 from orch_tui.core.runlog.reader import read_json_file
+from orch_tui.core.util.records import record
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Chain:
     follows: str | None = None
     """The run whose project this one changed (its spec was edited); None: none."""

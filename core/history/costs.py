@@ -9,15 +9,15 @@ turn before; a resumed run continues its total).
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
 from pathlib import Path
 
 from orch_tui.core.domain.events import ModelTurn, RunStarted
 from orch_tui.core.runlog import layout as runlog
 from orch_tui.core.runlog.reader import read_events
+from orch_tui.core.util.records import record
 
 
-@dataclass
+@record
 class CostRow:
     day: str
     model: str

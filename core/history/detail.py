@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Collection, Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
@@ -50,13 +50,14 @@ from orch_tui.core.runlog import layout as runlog
 from orch_tui.core.runlog.active_time import parse_time
 from orch_tui.core.runlog.conversation import turns_with_content
 from orch_tui.core.runlog.reader import read_events, read_json_file
+from orch_tui.core.util.records import record
 
 
 class HistoryError(Exception):
     """A run that cannot be found; the message is for a person."""
 
 
-@dataclass
+@record
 class AttemptDetail:
     """One attempt as the logs tell it."""
 
@@ -94,7 +95,7 @@ class AttemptDetail:
     """What the attempt's checks show about its tests (its evidence event, in words)."""
 
 
-@dataclass
+@record
 class RunDetail:
     summary: RunSummary
     meta: dict[str, Any]

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import ClassVar
 
 from orch_tui.core.checks.runner import TestReport
 from orch_tui.core.history.detail import RunDetail
+from orch_tui.core.util.records import record
 
 PASSED, FAILED, SKIPPED, ABSENT = "passed", "failed", "skipped", "absent"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class TestGrid:
     """Tests × attempts. ``cells[i][j]`` is test ``tests[i]`` in attempt ``attempts[j]``:
     passed, failed (failed or errored), skipped, or absent (not run in that attempt).

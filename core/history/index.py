@@ -20,7 +20,6 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
 from typing import TypeVar
@@ -40,6 +39,7 @@ from orch_tui.core.history.logs_stamp import stamp_now, unchanged_since_stamp, w
 from orch_tui.core.history.scan import RunSummary, scan_run
 from orch_tui.core.runlog import layout as runlog
 from orch_tui.core.runlog.opened_runs import Position, opened_position, opened_since, trim_opened
+from orch_tui.core.util.records import record
 
 _EVENTS_IN_FOLDER = os.sep + runlog.EVENTS
 _T = TypeVar("_T")
@@ -56,7 +56,7 @@ FULL_CHECK_UP_TO = 10_000
 (``orch-tui history`` without a terminal, or a deleted index) reads it again."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RunIndex:
     """The open index of ``logs/``: what a screen queries for the rows it shows
     (:mod:`run_query`)."""

@@ -17,11 +17,11 @@ import sqlite3
 import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from orch_tui.core.history.scan import RunSummary
+from orch_tui.core.util.records import record
 
 INDEX_VERSION = 8
 INDEX_NAME = f".index-{INDEX_VERSION}.sqlite"
@@ -40,7 +40,7 @@ SUMMARY_COLUMNS = (
 is not stored: it depends on ``state.json``)."""
 
 
-@dataclass
+@record
 class Entry:
     """One run as the index keeps it: what its summary was computed from, the summary, and
     its spec's text in lowercase (None: no readable spec)."""

@@ -6,7 +6,7 @@ Read from the run's logs only: ``plan.json`` (the approved plan), each attempt's
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from orch_tui.core.domain.events import Event, TaskFinished
@@ -15,12 +15,13 @@ from orch_tui.core.runlog import layout as runlog
 from orch_tui.core.runlog.layout import PLAN_FILE, TASK_FILE
 from orch_tui.core.runlog.reader import read_json_file
 from orch_tui.core.util.markdown_text import inline_text
+from orch_tui.core.util.records import record
 
 PLANNING = "plan"
 """The task key of the planning attempt (the model's submit_plan conversation)."""
 
 
-@dataclass
+@record
 class TaskOutcome:
     id: str
     title: str

@@ -15,7 +15,6 @@ import json
 import os
 import stat
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from itertools import compress
 from operator import attrgetter, not_
@@ -36,6 +35,7 @@ from orch_tui.core.domain.state import RunState
 from orch_tui.core.runlog import layout as runlog
 from orch_tui.core.runlog.active_time import active_seconds
 from orch_tui.core.runlog.reader import read_bytes, read_events_at
+from orch_tui.core.util.records import record
 
 NEVER_STARTED = "stopped before its first step (killed or interrupted): nothing was done"
 """The stop reason history gives a run that never left INIT (a ghost of a kill)."""
@@ -149,7 +149,7 @@ def _file_name(path: str) -> str:
     return PurePath(path).name if path else ""
 
 
-@dataclass
+@record
 class ScannedRun:
     summary: RunSummary
     spec_lower: str | None

@@ -18,7 +18,6 @@ import shutil
 import signal
 import subprocess
 import sys
-from dataclasses import dataclass
 
 from orch_tui.core.config.models import NotifyConfig
 from orch_tui.core.domain.events import (
@@ -30,6 +29,7 @@ from orch_tui.core.domain.events import (
     StateChanged,
 )
 from orch_tui.core.domain.state import RunState
+from orch_tui.core.util.records import record
 from orch_tui.core.util.terminal_text import escape_controls
 from orch_tui.core.util.wording import plural
 
@@ -60,7 +60,7 @@ def notify_env(**extra: str) -> dict[str, str]:
     return env
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Moment:
     """Something the person should hear about."""
 

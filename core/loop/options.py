@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from orch_tui.core.util.records import record
 
 
-@dataclass
+@record
 class RunOptions:
     """What the command line adds on top of the config."""
 

@@ -16,7 +16,6 @@ message names the copy; in git the restore refuses a dirty tree.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 
 from orch_tui.core.checks.runner import TestReport
@@ -29,6 +28,7 @@ from orch_tui.core.loop.restore_guard import LaterEdits, keep_copies, later_edit
 from orch_tui.core.runlog import layout as runlog
 from orch_tui.core.runlog.writer import RunLog
 from orch_tui.core.util.atomic import write_json_atomic
+from orch_tui.core.util.records import record
 from orch_tui.core.util.wording import plural
 from orch_tui.core.workspace.apply import apply_change
 from orch_tui.core.workspace.git import RESTORE_TRAILER, GitError, Repo
@@ -45,7 +45,7 @@ SHOWN_FILES = 5
 """Files named in a restore's question and message; more are counted."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RestorePlan:
     """What restoring ``attempt`` does: the applied attempts it undoes and the files whose
     text changes (from what the run last wrote to that attempt's result)."""

@@ -17,16 +17,15 @@ being stuck (the TUI, or ``loop.on_stuck = "ask"``), else :class:`Stuck`: the ru
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from orch_tui.core.domain.asking import Question, stuck_question
 from orch_tui.core.loop.budget import budget_spent
+from orch_tui.core.util.records import record
 from orch_tui.core.util.wording import plural
 
 # -- what went wrong ----------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ChecksFailed:
     """The checks ran on the applied change and did not pass."""
 
@@ -34,19 +33,19 @@ class ChecksFailed:
     failing: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ProposalRejected:
     """The reviewer rejected the whole proposal (or every hunk of it)."""
 
     reason: str
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class NoChange:
     """The model proposed no change where one was needed."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RepeatedProposal:
     """The attempt's proposal is identical to the one of attempt ``earlier``."""
 
@@ -58,7 +57,7 @@ Failure = ChecksFailed | ProposalRejected | NoChange | RepeatedProposal
 # -- where the run stands ------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Standing:
     """What the decision reads of the run, taken from ``state.json`` and the attempt logs."""
 
@@ -84,28 +83,28 @@ class Standing:
 # -- what happens next ---------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Patch:
     """Ask the model for the next attempt."""
 
     attempt: int
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Stuck:
     """Stop: the run fails (exit 1) with ``reason``."""
 
     reason: str
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Ask:
     """Stop at NEEDS_HELP (exit 4) with ``question`` for a person."""
 
     question: Question
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class BudgetSpent:
     """Stop: the cost budget is spent (exit 1). Decided between attempts, unlike the
     exception of the same name in :mod:`orch_tui.core.domain.budget`, raised mid-request."""

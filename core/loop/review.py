@@ -13,11 +13,11 @@ movement is unit-tested. Moves feel like lazygit: ``]``/``[`` walk hunks across 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Protocol
 
 from orch_tui.core.domain.plan import Plan
 from orch_tui.core.domain.proposal import Decisions, HunkDecision, Proposal, effective_proposal
+from orch_tui.core.util.records import record
 
 
 class ReviewAborted(Exception):
@@ -73,7 +73,7 @@ class ReviewSession:
         self._persist(self.decisions)
 
 
-@dataclass
+@record
 class ReviewCursor:
     """Where the reviewer is: a (file, hunk) stop. A move looks at the files next to the
     cursor only, never the whole proposal: a key on a 200-file proposal costs what it costs

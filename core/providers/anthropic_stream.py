@@ -11,19 +11,19 @@ counted against the turn's :class:`TurnSize` as it arrives, and the usage figure
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
 
 from orch_tui.core.domain.cost import Usage
 from orch_tui.core.providers.base import has_lone_surrogate
 from orch_tui.core.providers.figures import reported_usage
 from orch_tui.core.providers.turn_size import TurnSize
+from orch_tui.core.util.records import record
 
 _PIECES = {"text_delta": "text", "input_json_delta": "partial_json", "thinking_delta": "thinking"}
 """Delta types that add text to their block, and the field that holds it."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class AssembledMessage:
     """The answer: content blocks as the API's dicts, and what ended it."""
 

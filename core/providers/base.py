@@ -13,15 +13,16 @@ import re
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from types import ModuleType
 from typing import Any, Protocol
 
 from orch_tui.core.domain.cost import Usage
 from orch_tui.core.providers.redact import redact
+from orch_tui.core.util.records import record
 
 
-@dataclass
+@record
 class TurnRequest:
     """Everything one Messages API request carries, in the API's own shapes."""
 
@@ -38,7 +39,7 @@ class TurnRequest:
     """A judge or verifier request ("judge", "verifier"; never sent); "": the coding model's."""
 
 
-@dataclass
+@record
 class AssistantTurn:
     """One complete assistant message: content blocks as API dicts."""
 
@@ -91,7 +92,7 @@ class ModelError(Exception):
 RESUME_HINT = "run the same command again later; the run resumes where it stopped"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class StatusHints:
     """What a person checks when a provider's API answers an HTTP error."""
 

@@ -25,13 +25,13 @@ import signal
 import subprocess
 import tempfile
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
 from orch_tui.core.domain.tools import EDITOR_TOOL_NAME as TOOL_NAME
 from orch_tui.core.providers.base import AssistantTurn, ModelError, TextSink, TurnRequest
 from orch_tui.core.providers.figures import reported_cost, reported_usage
+from orch_tui.core.util.records import record
 
 ALLOWED_TOOLS = "Read,Edit,MultiEdit,Write,Glob,Grep,LS"
 """Claude Code's file tools; no shell, so it cannot run anything or write outside the copy."""
@@ -194,7 +194,7 @@ def _read(stream: IO[bytes]) -> str:
     return stream.read().decode("utf-8", "replace")
 
 
-@dataclass
+@record
 class _Edits:
     """What Claude Code did to the copy: text files and deletions to propose, and binary files,
     which cannot be proposed."""

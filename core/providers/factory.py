@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from orch_tui.core.config.models import Config
@@ -17,6 +16,7 @@ from orch_tui.core.providers.base import (
     TurnRequest,
 )
 from orch_tui.core.providers.scripted import ScriptedProvider, ScriptError
+from orch_tui.core.util.records import record
 
 DEMO_NOTICE = (
     "No ANTHROPIC_API_KEY set: replaying the bundled demo (recorded model turns; no API calls, "
@@ -45,7 +45,7 @@ class KeyMissing(ModelError):
     """The provider's API key is not set (and no demo replays instead)."""
 
 
-@dataclass
+@record
 class KeyLater:
     """Stands in for a provider whose key is not set while opening the run asks the model
     nothing (a finished run, looked at): the key's error comes only if a request is made
@@ -58,7 +58,7 @@ class KeyLater:
         raise KeyMissing(self.missing.message, self.missing.hint)
 
 
-@dataclass
+@record
 class ProviderChoice:
     provider: Provider
     notice: str | None = None

@@ -11,7 +11,6 @@ comes back as content blocks. The ``openai`` SDK is imported only when a request
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -38,6 +37,7 @@ from orch_tui.core.providers.openai_stream import ChatAnswer
 from orch_tui.core.providers.pacing import RetryWaitTooLong, paced, pacing
 from orch_tui.core.providers.redact import register_secret
 from orch_tui.core.providers.turn_size import MAX_TURN_CHARS, TurnSize
+from orch_tui.core.util.records import record
 
 if TYPE_CHECKING:
     import openai
@@ -161,7 +161,7 @@ def _assistant_message(content: list[dict[str, Any]]) -> dict[str, Any]:
     return message
 
 
-@dataclass(kw_only=True)
+@record(kw_only=True)
 class OpenAIProvider:
     """Answers a :class:`TurnRequest` through a Chat Completions server, always streaming."""
 

@@ -13,10 +13,10 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
 from orch_tui.core.providers.base import RESUME_HINT, Deadline, ModelError, TextSink
+from orch_tui.core.util.records import record
 
 SHOWN_WAIT_S = 1.0
 """Waits at least this long are told to the person; shorter ones pass unsaid."""
@@ -40,7 +40,7 @@ class RetryWaitTooLong(Exception):
         )
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class _Pace:
     deadline: Deadline
     on_text: TextSink

@@ -10,16 +10,17 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from orch_tui.core.domain.event_reading import event_from_json
 from orch_tui.core.domain.events import Event, EventKind
 from orch_tui.core.runlog.layout import EVENTS
+from orch_tui.core.util.records import record
 
 
-@dataclass
+@record
 class EventLog:
     """The parsed ``events.jsonl``: good events in order, and what was wrong with the rest."""
 

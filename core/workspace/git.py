@@ -16,8 +16,9 @@ from __future__ import annotations
 import os
 import subprocess
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
+
+from orch_tui.core.util.records import record
 
 RUN_TRAILER = "Orch-Run"
 ATTEMPT_TRAILER = "Orch-Attempt"
@@ -93,7 +94,7 @@ def is_work_tree(folder: Path) -> bool:
     return done.returncode == 0 and done.stdout.strip() == "true"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Repo:
     """A git work tree; commands run in ``folder`` and pathspecs are relative to it."""
 

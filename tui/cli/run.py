@@ -12,7 +12,6 @@ import errno
 import signal
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from orch_tui.core.checks import leftovers
@@ -47,6 +46,7 @@ from orch_tui.core.loop.opening import views_a_finished_run
 from orch_tui.core.providers.base import ModelError, Provider
 from orch_tui.core.providers.factory import KeyLater, KeyMissing, ProviderChoice, choose_provider
 from orch_tui.core.providers.scripted import ScriptError
+from orch_tui.core.util.records import record
 from orch_tui.core.workspace.run_workspace import WorkspaceError
 from orch_tui.tui.cli.executable import start_collecting
 from orch_tui.tui.cli.failing import Refused, fail
@@ -67,7 +67,7 @@ def run_headless_spec(args: argparse.Namespace) -> int:
     return holding_lock(paths, lambda: _run_locked(args, paths, config, spec))
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class OpenedRun:
     """A run ready for its review screen, the project's lock held until :attr:`release`."""
 

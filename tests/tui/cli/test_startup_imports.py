@@ -437,3 +437,56 @@ def test_auto_reaches_its_first_model_request_without_pydantic_on_a_plain_config
         assert "pydantic" in loaded
     else:
         assert loaded == []
+
+
+RECORDS_PROBE = """
+import os, sys
+from pathlib import Path
+import orch_tui.core
+from orch_tui.core.providers.scripted import ScriptedProvider
+
+def compiled(cls, name):
+    method = vars(cls).get(name)
+    code = getattr(getattr(method, "__wrapped__", method), "__code__", None)
+    return code is not None and code.co_filename == "<string>"
+
+def complete(self, request, on_text):
+    classes = [
+        value
+        for module in list(sys.modules.values())
+        if module.__name__.startswith("orch_tui")
+        for value in vars(module).values()
+        if isinstance(value, type) and value.__module__ == module.__name__
+        and "__dataclass_fields__" in vars(value)
+    ]
+    built = [c.__qualname__ for c in classes for n in ("__eq__", "__repr__", "__hash__") if compiled(c, n)]
+    print("CLASSES", len(classes), "COMPILED", *sorted(set(built)), flush=True)
+    os._exit(0)
+
+ScriptedProvider.complete = complete
+from orch_tui.tui.cli.commands import main
+main([str(Path(orch_tui.core.__file__).parent / "demo" / "spec.md"), "--auto"])
+"""
+
+
+def test_auto_compiles_no_dataclass_comparison_repr_or_hash_before_its_first_request(
+    tmp_path: Path,
+) -> None:
+    """Issue 26: ``@dataclass`` compiles each class's ``__eq__``, ``__repr__`` and (frozen)
+    ``__hash__`` from source, most of the ~110 classes' build time before ``--auto``'s first
+    model request; every one of them is a ``@record`` (core/util/records.py), whose three are
+    shared. The probe sees the classes (their count) and would name any ``@dataclass``."""
+    (tmp_path / "orchestrator.toml").write_text(SCRIPTED_CONFIG)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    result = subprocess.run(
+        [sys.executable, "-c", RECORDS_PROBE],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert "CLASSES" in result.stdout, result.stderr
+    counted, compiled = result.stdout.split("CLASSES", 1)[1].split("COMPILED")
+    assert int(counted) > 80
+    assert compiled.split() == []

@@ -1,0 +1,203 @@
+"""``@record`` makes the dataclass ``@dataclass`` makes, compiling only ``__init__`` (and a frozen
+class's ``__setattr__`` and ``__delattr__``): each shape below is built both ways and compared."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable
+from dataclasses import InitVar, dataclass, field
+from typing import Any, ClassVar
+
+import pytest
+
+from orch_tui.core.util.records import record
+
+
+def _compiled(cls: type) -> set[str]:
+    """The methods of ``cls`` that ``dataclasses`` wrote as source and compiled (``<string>``)."""
+    names = set()
+    for name, value in vars(cls).items():
+        function = getattr(value, "__wrapped__", value)  # the repr's recursion guard wraps it
+        code = getattr(function, "__code__", None)
+        if code is not None and code.co_filename == "<string>":
+            names.add(name)
+    return names
+
+
+def test_a_frozen_record_compiles_its_init_and_frozen_guards_only() -> None:
+    def point(decorator: Callable[..., Any]) -> type:
+        @decorator(frozen=True)
+        class Point:
+            x: int
+            y: int = 0
+
+        return Point
+
+    assert _compiled(point(dataclass)) == {
+        "__init__",
+        "__repr__",
+        "__eq__",
+        "__hash__",
+        "__setattr__",
+        "__delattr__",
+    }
+    assert _compiled(point(record)) == {"__init__", "__setattr__", "__delattr__"}
+
+
+def test_a_plain_record_compiles_its_init_only() -> None:
+    @record
+    class Plain:
+        x: int
+
+    assert _compiled(Plain) == {"__init__"}
+
+
+def _shapes(decorate: Callable[..., Any]) -> dict[str, Callable[[], list[Any]]]:
+    """Each shape's instances (two equal ones, one not), the class made with ``decorate``."""
+
+    def plain() -> list[Any]:
+        @decorate
+        class Plain:
+            name: str
+            count: int = 0
+            tags: list[str] = field(default_factory=list)
+
+        return [Plain("a", 1, ["t"]), Plain("a", 1, ["t"]), Plain("a", 2)]
+
+    def frozen() -> list[Any]:
+        @decorate(frozen=True)
+        class Frozen:
+            name: str
+            hidden: str = field(default="", repr=False)
+            ignored: int = field(default=0, compare=False)
+            unhashed: float = field(default=0.0, hash=False)
+
+        return [Frozen("a", "h", 1, 2.0), Frozen("a", "h", 9, 2.0), Frozen("b")]
+
+    def slotted() -> list[Any]:
+        @decorate(slots=True)
+        class Slotted:
+            value: float
+
+        return [Slotted(1.5), Slotted(1.5), Slotted(2.5)]
+
+    def frozen_slotted() -> list[Any]:
+        @decorate(frozen=True, slots=True)
+        class Both:
+            value: tuple[int, ...]
+
+        return [Both((1,)), Both((1,)), Both(())]
+
+    def inherited() -> list[Any]:
+        @decorate(kw_only=True)
+        class Base:
+            kind: ClassVar[str] = "base"
+            at: str = "now"
+
+        @decorate(kw_only=True)
+        class Child(Base):
+            value: int
+            seed: InitVar[int] = 0
+
+            def __post_init__(self, seed: int) -> None:
+                self.value += seed
+
+        return [Child(value=1, seed=1), Child(value=2), Child(at="then", value=2)]
+
+    def written() -> list[Any]:
+        @decorate(frozen=True)
+        class Written:
+            value: int
+
+            def __eq__(self, other: object) -> bool:
+                return isinstance(other, Written) and abs(self.value - other.value) < 2
+
+            def __repr__(self) -> str:
+                return f"W{self.value}"
+
+        return [Written(1), Written(2), Written(5)]
+
+    def own_hash() -> list[Any]:
+        @decorate
+        class OwnHash:
+            value: int
+
+            def __hash__(self) -> int:
+                return self.value % 2
+
+        return [OwnHash(1), OwnHash(1), OwnHash(2)]
+
+    def identity() -> list[Any]:
+        @decorate(eq=False)
+        class Identity:
+            value: int
+
+        one = Identity(1)
+        return [one, one, Identity(1)]
+
+    def empty() -> list[Any]:
+        @decorate(frozen=True)
+        class Empty:
+            pass
+
+        return [Empty(), Empty(), 0]
+
+    def not_a_number() -> list[Any]:
+        @decorate(frozen=True)
+        class Measured:
+            value: float
+
+        nan = math.nan
+        return [Measured(nan), Measured(nan), Measured(float("nan"))]
+
+    shapes = (plain, frozen, slotted, frozen_slotted, inherited, written, own_hash, identity)
+    return {shape.__name__: shape for shape in (*shapes, empty, not_a_number)}
+
+
+def _behaviour(instances: list[Any]) -> dict[str, Any]:
+    """Everything an outside reader can see of a shape's instances and class."""
+    first, second, other = instances
+    cls = type(first)
+    seen: dict[str, Any] = {
+        "repr": [repr(i) for i in instances],
+        "eq": [first == second, first == other, second == other, first != second],
+        "params": repr(cls.__dataclass_params__) if dataclasses.is_dataclass(cls) else None,
+        "hashable": cls.__hash__ is not None,
+        "match_args": getattr(cls, "__match_args__", None),
+        "slots": getattr(cls, "__slots__", None),
+    }
+    if dataclasses.is_dataclass(first):
+        seen["fields"] = [
+            (f.name, f.repr, f.compare, f.hash, f.kw_only) for f in dataclasses.fields(first)
+        ]
+        seen["asdict"] = dataclasses.asdict(first)
+        seen["replaced"] = repr(dataclasses.replace(first))
+    if seen["hashable"]:
+        seen["hash equal"] = hash(first) == hash(second)
+    return seen
+
+
+@pytest.mark.parametrize("shape", sorted(_shapes(dataclass)))
+def test_a_record_behaves_as_the_dataclass_would(shape: str) -> None:
+    assert _behaviour(_shapes(record)[shape]()) == _behaviour(_shapes(dataclass)[shape]())
+
+
+def test_a_frozen_record_stays_frozen_and_a_recursive_repr_ends() -> None:
+    @record(frozen=True)
+    class Frozen:
+        value: int
+
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        Frozen(1).value = 2  # type: ignore[misc]
+
+    @record
+    class Node:
+        children: list[Any]
+
+    node = Node([])
+    node.children.append(node)
+    assert (
+        repr(node)
+        == "test_a_frozen_record_stays_frozen_and_a_recursive_repr_ends.<locals>.Node(children=[...])"
+    )
