@@ -385,6 +385,48 @@ async def test_typing_in_the_filter_of_1000_runs_lays_out_nothing(
         assert [run.run_id for run in table.runs] == [ids[188]]
 
 
+def count_paints(screen: object, monkeypatch: pytest.MonkeyPatch) -> list[set[str]]:
+    """The widgets each compositor pass of ``screen`` paints from now on (a pass with
+    nothing to paint is not counted)."""
+    paints: list[set[str]] = []
+    original = screen._compositor_refresh  # type: ignore[attr-defined]
+
+    def compositor_refresh() -> None:
+        if screen._compositor._dirty_regions:  # type: ignore[attr-defined]
+            paints.append({widget.id or "" for widget in screen._dirty_widgets})  # type: ignore[attr-defined]
+        original()
+
+    monkeypatch.setattr(screen, "_compositor_refresh", compositor_refresh)
+    return paints
+
+
+async def test_a_filter_key_is_painted_in_one_pass_of_the_compositor(
+    thousand_runs: tuple[Path, list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The filter, the rows, the title and the status line of a key are painted together:
+    the filter used to be painted alone as the key landed, the rows in a second pass a
+    frame later (each pass renders every line of every widget it touches)."""
+    logs, ids = thousand_runs
+    app = HistoryHost(logs)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await wait_for_history(pilot, app, RunsScreen, "1,000 runs")
+        await pilot.press("slash")
+        await pilot.pause()
+        screen.query_one("#runs-filter", Input).cursor_blink = False
+        await pilot.pause()
+        await pilot.press(*"20270101-000000")
+        await pilot.pause()
+        paints = count_paints(screen, monkeypatch)
+        table = screen.query_one("#runs", RunsTable)
+        for key, count in (("-", 990), ("0", 990), ("0", 246)):  # the scrollbar stays
+            paints.clear()
+            await pilot.press(key)
+            await pilot.pause()
+            assert len(table.runs) == count
+            assert len(paints) == 1, paints
+            assert {"runs-filter", "runs", "runs-title", "runs-status"} <= paints[0]
+
+
 async def test_the_screen_sorts_1000_runs_by_a_clicked_heading(
     thousand_runs: tuple[Path, list[str]],
 ) -> None:

@@ -9,6 +9,7 @@ however many runs there are.
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 from functools import partial
@@ -271,11 +272,15 @@ class RunsScreen(ThemedScreen):
         self.action_sort(event.column)
 
     @on(Input.Changed, "#runs-filter")
-    def _filter_changed(self) -> None:
+    async def _filter_changed(self) -> None:
         if self._quiet is not None:
             self._quiet.reset()
         self.refill(keep_highlight=False)
         self.query_one("#runs", RunsTable).cursor_row = 0
+        # The rows, title and status line ask this screen for a repaint from their own
+        # message queues; let them before this screen goes idle, so that the key is painted
+        # in one pass of the compositor, not the filter first and the rows a frame later.
+        await asyncio.sleep(0)
 
     @on(Input.Submitted, "#runs-filter")
     def _filter_submitted(self) -> None:
