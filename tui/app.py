@@ -172,14 +172,16 @@ class OrchApp(ThemedApp[int]):
         screen = self.review_screen = ReviewScreen(
             request.spec.text, self.config, self.paths, self.clock
         )
+        self.start_engine()
+        # Before the screen is shown: what the engine posted meanwhile (at the launch, its whole
+        # start-up and often the proposal) is handled before the screen's first layout, so that
+        # layout and the first frame drawn from it hold the diff, where an empty screen was laid
+        # out and drawn first (the launch's frame is on screen meanwhile).
+        self.mailbox.attach(screen)
         if len(self.screen_stack) > 1:
             self.switch_screen(screen)
         else:
             self.push_screen(screen)
-        self.start_engine()
-        # After the first frame: what the engine posted meanwhile (its whole start-up, often a
-        # proposal) would otherwise all be handled before anything is drawn.
-        screen.call_after_refresh(self.mailbox.attach, screen)
 
     def start_engine(self) -> None:
         """Start the run's engine thread, once.

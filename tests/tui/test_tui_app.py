@@ -8,11 +8,13 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.app import App
 from textual.color import Color
 from textual.command import CommandList
+from textual.screen import Screen
 from textual.widgets import Static
 from textual.widgets._footer import FooterKey
 
@@ -26,6 +28,7 @@ from orch_tui.tui.cli.run import OpenedRun
 from orch_tui.tui.launch import OpeningApp, run_review
 from orch_tui.tui.screens.history.runs_list import RunsScreen
 from orch_tui.tui.screens.loading import LoadingScreen
+from orch_tui.tui.screens.review.screen import ReviewScreen
 from orch_tui.tui.widgets.diff.view import DiffView
 from orch_tui.tui.widgets.run_header import RunHeader
 from tests.support.tui_support import (
@@ -140,13 +143,7 @@ async def test_an_engine_started_before_the_app_shows_its_proposal_once_mounted(
 ) -> None:
     """``orch-tui SPEC`` starts the engine before the app runs: everything it posts before the
     review screen exists (the run, the model's edits, the proposal) is held, then shown."""
-    project = make_tui_project(tmp_path)
-    app = project.app()
-    app.start_engine()
-    deadline = time.monotonic() + 30
-    while not app.reviewer.waiting:  # the engine has posted the proposal, with nobody to show it
-        assert time.monotonic() < deadline, "the engine never asked for a review"
-        time.sleep(0.01)
+    app = app_with_a_proposal_held(make_tui_project(tmp_path))
 
     async with app.run_test(size=SIZE) as pilot:
         screen = await wait_for_review(pilot, app)
@@ -156,6 +153,49 @@ async def test_an_engine_started_before_the_app_shows_its_proposal_once_mounted(
         assert "REVIEWING" in header
         assert "── attempt 0 ──" in model_log and "✎ str_replace calc.py" in model_log
         await pilot.press("q")
+
+
+def app_with_a_proposal_held(project: TuiProject) -> OrchApp:
+    """An app whose engine has posted its proposal, with no review screen yet to show it."""
+    app = project.app()
+    app.start_engine()
+    deadline = time.monotonic() + 30
+    while not app.reviewer.waiting:
+        assert time.monotonic() < deadline, "the engine never asked for a review"
+        time.sleep(0.01)
+    return app
+
+
+async def test_a_proposal_held_for_the_review_screen_is_in_its_first_layout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 26: what the engine posted while the review screen loaded (the launch's usual
+    case) is handled before that screen is first laid out, which has the size classes and the
+    footer's keys it keeps: its first layout, and the first frame drawn from it, hold the diff.
+    An empty screen was laid out and drawn first, then laid out again for its size classes
+    and its footer's keys (built after a refresh, then again once the diff had the focus)."""
+    app = app_with_a_proposal_held(make_tui_project(tmp_path))
+    layouts: list[tuple[bool, set[str], list[str]]] = []
+    lay_out = Screen._refresh_layout
+
+    def laying_out(screen: Screen[object], *args: Any, **kwargs: Any) -> None:
+        if isinstance(screen, ReviewScreen):
+            keys = [str(key.description) for key in screen.query(FooterKey)]
+            diff_shown = screen.query_one(DiffView).change is not None
+            layouts.append((diff_shown, set(screen.classes), keys))
+        lay_out(screen, *args, **kwargs)
+
+    monkeypatch.setattr(Screen, "_refresh_layout", laying_out)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await wait_for_review(pilot, app)
+        await pilot.pause()
+        keys = [str(key.description) for key in screen.query(FooterKey)]
+        await pilot.press("q")
+
+    diff_shown, classes, first_keys = layouts[0]
+    assert diff_shown
+    assert {"-wide", "-tall"} <= classes  # SIZE's, which Textual gives it on its first resize
+    assert first_keys == keys and "Scroll sideways" in keys  # the diff's key: it has the focus
 
 
 def opened_run(project: TuiProject, released: list[str]) -> OpenedRun:

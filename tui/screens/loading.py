@@ -13,6 +13,7 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.geometry import Size
 from textual.screen import Screen
 from textual.widgets import Static
 
@@ -25,6 +26,24 @@ HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (SIDEBAR_MIN_WIDTH, "-wide")]
 VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-medium"), (42, "-tall")]
 """The size classes of the review screen and of this frame (app.tcss)."""
 OPENING = "Opening the run…"
+
+
+def size_classes(size: Size) -> list[str]:
+    """The size classes Textual gives a screen of these breakpoints at ``size`` once it has
+    resized: given to a screen as it is made, its first layout is already the one it keeps,
+    instead of a layout at its first refresh and another when its size classes arrive."""
+    found = (
+        _size_class(size.width, HORIZONTAL_BREAKPOINTS),
+        _size_class(size.height, VERTICAL_BREAKPOINTS),
+    )
+    return [name for name in found if name]
+
+
+def _size_class(extent: int, breakpoints: list[tuple[int, str]]) -> str | None:
+    """The class of the highest breakpoint ``extent`` reaches, as Textual picks it."""
+    return next(
+        (name for least, name in sorted(breakpoints, reverse=True) if extent >= least), None
+    )
 
 
 class LoadingScreen(Screen[None]):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Collection
 
 from textual.events import Resize
@@ -50,6 +51,21 @@ class KeyFooter(Footer):
         self._rebuild_queued = bool(
             screen.app.app_focus and self.is_attached and screen is self.screen
         )
+
+    async def build_keys(self) -> None:
+        """Build the keys now, for the bindings the screen has now: a screen that focuses its
+        main widget as it mounts calls this then, so its first layout has the footer it keeps
+        (built before, its keys lack the focused widget's, and the rebuild lays the screen
+        out once more)."""
+        built = asyncio.Event()
+
+        async def build() -> None:  # on the footer's own message pump, as its compose needs
+            self.set_reactive(Footer._bindings_ready, True)
+            await self.recompose()
+            built.set()
+
+        self.call_next(build)
+        await built.wait()
 
     async def recompose(self) -> None:
         self._rebuild_queued = False

@@ -41,7 +41,11 @@ from orch_tui.tui.messages import (
     SettingChanged,
 )
 from orch_tui.tui.screens.dialogs import HelpScreen, RewrittenScreen, StoppedScreen
-from orch_tui.tui.screens.loading import HORIZONTAL_BREAKPOINTS, VERTICAL_BREAKPOINTS
+from orch_tui.tui.screens.loading import (
+    HORIZONTAL_BREAKPOINTS,
+    VERTICAL_BREAKPOINTS,
+    size_classes,
+)
 from orch_tui.tui.screens.needs_help import NeedsHelpScreen
 from orch_tui.tui.screens.plan import PlanScreen
 from orch_tui.tui.screens.review.decisions import DecisionsScreen
@@ -131,6 +135,7 @@ class ReviewScreen(DecisionsScreen):
         self, spec_text: str, config: Config, paths: ProjectPaths, clock: Clock = time.monotonic
     ) -> None:
         super().__init__(config, paths)
+        self.add_class(*size_classes(self.app.size))  # laid out first as it stays
         self.spec_text = spec_text
         self.clock = clock
         self.finished: ev.RunFinished | None = None
@@ -160,15 +165,16 @@ class ReviewScreen(DecisionsScreen):
                         yield FollowingLog(
                             id="test-log", highlight=False, max_lines=TEST_LOG_MAX_LINES
                         )
-        yield KeyFooter(kept=KEPT_KEYS, compact=True)
+        yield KeyFooter(kept=KEPT_KEYS, compact=True)  # keys built on mount
 
-    def on_mount(self) -> None:
+    async def on_mount(self) -> None:
         self.query_one("#spec-pane").border_title = "Spec"
         self.query_one(Timeline).border_title = "Attempts"
         self.query_one(FileList).border_title = "Proposal"
         diff = self.query_one(DiffView)
         diff.diff_layout = self.config.ui.diff_layout
-        diff.focus()
+        self.set_focus(diff)  # now rather than after a refresh: the footer shows the diff's keys
+        await self.query_one(KeyFooter).build_keys()
 
     @property
     def model_log(self) -> FollowingLog:
