@@ -78,6 +78,7 @@ class EditorTool:
         """Run one tool call. Raises :class:`SafetyViolation` only; all else is an outcome."""
         if not isinstance(tool_input, Mapping):
             return ToolOutcome("", None, "Error: The tool input must be a JSON object.", True)
+        self.staging.forget_located()  # what the disk said for an earlier call is not reused
         raw_command, raw_path = tool_input.get("command"), tool_input.get("path")
         command = raw_command if isinstance(raw_command, str) else ""
         path = raw_path if isinstance(raw_path, str) else None

@@ -40,20 +40,44 @@ class Staging:
         every edit's checks cost as many steps as files staged before it (200 files: 60,000)."""
         self._base = os.path.realpath(root)
         """The workspace's real location, resolved once: the run made it and nothing moves it."""
+        self._last: tuple[str, str, str] | None = None
+        """The last path located (name, real location, key), until :meth:`forget_located`."""
+        self._last_protected: tuple[str, bool] | None = None
+        """Whether the last path located is protected (its name, the answer)."""
+
+    def forget_located(self) -> None:
+        """Locate every path afresh: the editor tool calls this before each tool call."""
+        self._last = self._last_protected = None
 
     def _locate(self, rel: str) -> tuple[str, str]:
-        """``rel``'s real location and its overlay key; raises :class:`SafetyViolation`."""
+        """``rel``'s real location and its overlay key; raises :class:`SafetyViolation`.
+
+        One tool call asks for its path up to four times in a row (protected? a folder? there
+        already? then the write), and each answer walks the path's parts on disk: the last
+        answer is kept until :meth:`forget_located`.
+        """
+        last = self._last
+        if last is not None and last[0] == rel:
+            return last[1], last[2]
         real = resolve_real(self._base, rel)
-        return real, key_of(self._base, real)
+        key = key_of(self._base, real)
+        self._last, self._last_protected = (rel, real, key), None
+        return real, key
 
     def is_protected(self, rel: str) -> bool:
         """True when either the name given or its real location is protected."""
         return self._protected(rel, self._locate(rel)[1])
 
     def _protected(self, rel: str, key: str) -> bool:
-        return is_protected(key, self.protected) or is_protected(
+        last = self._last_protected
+        if last is not None and self._last is not None and last[0] == rel == self._last[0]:
+            return last[1]
+        answer = is_protected(key, self.protected) or is_protected(
             strip_virtual_root(rel), self.protected
         )
+        if self._last is not None and self._last[0] == rel:
+            self._last_protected = (rel, answer)
+        return answer
 
     def read(self, rel: str) -> str | None:
         """The overlay's text, else the disk's; None when absent or a folder.
