@@ -117,6 +117,8 @@ class RunView(Sequence[RunSummary]):
         self._query = query
         self._resumable = resumable
         self._made: tuple[str | None, str | None] | None = None
+        self._generation = -1
+        """The index's state when the tables were made."""
         self._count: int | None = None
         self._pages: OrderedDict[int, list[RunSummary]] = OrderedDict()
         self.fetched = 0
@@ -125,6 +127,7 @@ class RunView(Sequence[RunSummary]):
         """The table of the matches (None: every run) and of the order (None: newest
         first, the index's own)."""
         if self._made is None:
+            self._generation = self._db.generation
             matches, orders = _tables(self._db)
             try:
                 matched = matches.table(self._query)
@@ -135,6 +138,17 @@ class RunView(Sequence[RunSummary]):
                 self._rows("CREATE TABLE IF NOT EXISTS temp.no_runs(id INTEGER PRIMARY KEY)", ())
             self._made = (matched, ordered)
         return self._made
+
+    def same_rows(self, other: RunView) -> bool:
+        """Whether ``other`` lists the same runs in the same order: the same index in the
+        same state, order, resumable run and matches (a word that every run holds, as the
+        first keys of most words are, leaves the list as it was)."""
+        return (
+            self._db is other._db
+            and (self._sort, self._resumable) == (other._sort, other._resumable)
+            and self._sources() == other._sources()
+            and self._generation == other._generation
+        )
 
     def _damaged(self) -> None:
         if self._db.note is None:

@@ -201,6 +201,26 @@ def test_runs_added_out_of_start_order_are_still_shown_newest_first(tmp_path: Pa
             assert view.position(run.run_id) == position
 
 
+def test_views_list_the_same_rows_only_for_one_state_order_and_set_of_matches(
+    tmp_path: Path,
+) -> None:
+    """What lets a filter key that changes nothing paint nothing: two views are the same rows
+    when their query finds the same matches, in the same order, of the index unchanged."""
+    logs = tmp_path / "logs"
+    _history(logs, 20, seed=5, specless=False)
+    index = build_index(logs)
+    assert RunView(index).same_rows(RunView(index, query=" "))
+    assert RunView(index, query="stripes").same_rows(RunView(index, query="Stripes "))
+    assert not RunView(index, query="stripes").same_rows(RunView(index, query="stripe"))
+    assert not RunView(index).same_rows(RunView(index, "cost", True))
+    assert not RunView(index).same_rows(RunView(index, resumable=index.runs[0].run_id))
+    before = RunView(index)
+    len(before)
+    with index.db.writing():  # a run written by the folder check
+        pass
+    assert not before.same_rows(RunView(index))
+
+
 def test_an_index_let_go_with_its_views_is_collected_and_its_connection_closed(
     tmp_path: Path,
 ) -> None:

@@ -427,6 +427,34 @@ async def test_a_filter_key_is_painted_in_one_pass_of_the_compositor(
             assert {"runs-filter", "runs", "runs-title", "runs-status"} <= paints[0]
 
 
+async def test_a_filter_word_every_run_holds_repaints_the_filter_alone(
+    thousand_runs: tuple[Path, list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``t``, ``ta``, ``tag`` (every spec says "Run tag: tag0…") leave the list as it was:
+    its rows, title and status line are not painted again, only the filter; the first key
+    that narrows the list paints it."""
+    logs, _ids = thousand_runs
+    app = HistoryHost(logs)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await wait_for_history(pilot, app, RunsScreen, "1,000 runs")
+        await pilot.press("slash")
+        await pilot.pause()
+        screen.query_one("#runs-filter", Input).cursor_blink = False
+        await pilot.pause()
+        paints = count_paints(screen, monkeypatch)
+        table = screen.query_one("#runs", RunsTable)
+        for key in "tag000":
+            paints.clear()
+            await pilot.press(key)
+            await pilot.pause()
+            assert len(table.runs) == COUNT
+            assert paints == [{"runs-filter"}]
+        await pilot.press("3")
+        await pilot.pause()
+        assert len(table.runs) == COUNT // 10 and "runs" in paints[-1]
+        assert "100 of 1,000 runs" in str(screen.query_one("#runs-title").render())
+
+
 async def test_the_screen_sorts_1000_runs_by_a_clicked_heading(
     thousand_runs: tuple[Path, list[str]],
 ) -> None:

@@ -207,15 +207,19 @@ class RunsScreen(ThemedScreen):
         """The list again (the table reads the theme's colours itself)."""
         self.refill()
 
-    def refill(self, *, keep_highlight: bool = True) -> None:
+    def refill(self, *, keep_highlight: bool = True, if_changed: bool = False) -> None:
         """The list again after a filter or sort change; the highlighted run stays so unless
-        ``keep_highlight`` is False (a filter puts the cursor on its first match)."""
+        ``keep_highlight`` is False (a filter puts the cursor on its first match).
+        ``if_changed``: nothing is repainted when the runs listed stay as they are."""
         table = self.query_one("#runs", RunsTable)
         keep = self.highlighted.run_id if self.highlighted and keep_highlight else None
         if self.index is not None:
-            self.shown = RunView(
+            view = RunView(
                 self.index, self.sort_column, self.descending, self.query_text, self.resumable
             )
+            if if_changed and isinstance(self.shown, RunView) and view.same_rows(self.shown):
+                return  # a word every run holds: the list, its title and status stay
+            self.shown = view
         table.set_sort(self.sort_column, self.descending)
         table.set_runs(self.shown, measure=False)  # fitted to every run when they were read
         if keep is not None and isinstance(self.shown, RunView):
@@ -275,7 +279,7 @@ class RunsScreen(ThemedScreen):
     async def _filter_changed(self) -> None:
         if self._quiet is not None:
             self._quiet.reset()
-        self.refill(keep_highlight=False)
+        self.refill(keep_highlight=False, if_changed=True)
         self.query_one("#runs", RunsTable).cursor_row = 0
         # The rows, title and status line ask this screen for a repaint from their own
         # message queues; let them before this screen goes idle, so that the key is painted
