@@ -173,29 +173,36 @@ async def test_a_proposal_held_for_the_review_screen_is_in_its_first_layout(
     case) is handled before that screen is first laid out, which has the size classes and the
     footer's keys it keeps: its first layout, and the first frame drawn from it, hold the diff.
     An empty screen was laid out and drawn first, then laid out again for its size classes
-    and its footer's keys (built after a refresh, then again once the diff had the focus)."""
+    and its footer's keys (built after a refresh, again once the diff had the focus, and
+    fitted to the width only once laid out: that frame's footer had lost Quit)."""
     app = app_with_a_proposal_held(make_tui_project(tmp_path))
-    layouts: list[tuple[bool, set[str], list[str]]] = []
+    layouts: list[tuple[bool, set[str], list[str], list[str]]] = []
     lay_out = Screen._refresh_layout
+
+    def footer(screen: Screen[object]) -> tuple[list[str], list[str]]:
+        keys = list(screen.query(FooterKey))
+        return [str(key.description) for key in keys if key.display], [
+            str(key.description) for key in keys
+        ]
 
     def laying_out(screen: Screen[object], *args: Any, **kwargs: Any) -> None:
         if isinstance(screen, ReviewScreen):
-            keys = [str(key.description) for key in screen.query(FooterKey)]
             diff_shown = screen.query_one(DiffView).change is not None
-            layouts.append((diff_shown, set(screen.classes), keys))
+            layouts.append((diff_shown, set(screen.classes), *footer(screen)))
         lay_out(screen, *args, **kwargs)
 
     monkeypatch.setattr(Screen, "_refresh_layout", laying_out)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:  # the benchmark's: not every key fits
         screen = await wait_for_review(pilot, app)
         await pilot.pause()
-        keys = [str(key.description) for key in screen.query(FooterKey)]
+        shown, built = footer(screen)
         await pilot.press("q")
 
-    diff_shown, classes, first_keys = layouts[0]
+    diff_shown, classes, first_shown, first_built = layouts[0]
     assert diff_shown
-    assert {"-wide", "-tall"} <= classes  # SIZE's, which Textual gives it on its first resize
-    assert first_keys == keys and "Scroll sideways" in keys  # the diff's key: it has the focus
+    assert {"-wide", "-medium"} <= classes  # what Textual gives it on its first resize
+    assert first_built == built and "Scroll sideways" in built  # the diff's key: it has focus
+    assert first_shown == shown and "Quit" in shown and shown != built
 
 
 def opened_run(project: TuiProject, released: list[str]) -> OpenedRun:

@@ -93,10 +93,12 @@ class KeyFooter(Footer):
     def fit_keys(self) -> None:
         """Show the kept keys, then as many others as fit, dropping the longest first."""
         keys = list(self.query(FooterKey))
-        if not keys or self.size.width == 0:
+        # Before its first layout (keys built as the screen mounts) the footer has no size yet:
+        # it spans the screen, so the first frame already shows the keys that fit.
+        room = self.size.width or self.app.size.width
+        if not keys or room == 0:
             return
         widths = {key: _natural_width(key) for key in keys}
-        room = self.size.width
         optional = sorted((k for k in keys if k.action not in self._kept), key=widths.__getitem__)
         shown = set(keys) - set(optional)
         room -= sum(widths[key] for key in shown)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from fnmatch import fnmatchcase
 from functools import lru_cache
 from pathlib import PurePosixPath
@@ -175,18 +175,39 @@ def lexer_class_for_filename(filename: str) -> type[Lexer] | None:
     pattern without ``*``, then the class name), but a pattern is matched only when the name
     ends with the pattern's literal tail: Pygments compiles every one of its ~900 patterns
     into a regex on the first lookup, about 70 ms on the review screen's first diff.
-    """
-    from pygments.lexers import find_lexer_class, get_all_lexers
 
-    matches: list[tuple[str, str]] = []
-    for name, _aliases, patterns, _mimetypes in get_all_lexers(plugins=True):
+    The lexers other packages install (Pygments' plugins) are looked at only for a name no
+    lexer of Pygments' own takes: finding them reads every installed package's entry points
+    (``importlib.metadata``, about 25 ms before the first diff), and a plugin is there for a
+    language Pygments lacks.
+    """
+    from pygments.lexers import get_all_lexers
+
+    own = get_all_lexers(plugins=False)
+    chosen = _best_for(filename, ((name, patterns) for name, _, patterns, _ in own))
+    if chosen is None:
+        from pygments.plugin import find_plugin_lexers
+
+        chosen = _best_for(filename, ((cls, cls.filenames) for cls in find_plugin_lexers()))
+    return chosen
+
+
+def _best_for(
+    filename: str, lexers: Iterable[tuple[str | type[Lexer], Sequence[str]]]
+) -> type[Lexer] | None:
+    """Of ``lexers`` (each a lexer's Pygments name or class, and its file name patterns), the
+    class Pygments would pick for ``filename``."""
+    from pygments.lexers import find_lexer_class
+
+    matches: list[tuple[str | type[Lexer], str]] = []
+    for lexer, patterns in lexers:
         for pattern in patterns:
             if filename.endswith(_literal_tail(pattern)) and fnmatchcase(filename, pattern):
-                matches.append((name, pattern))
+                matches.append((lexer, pattern))
     best: tuple[float, str] | None = None
     chosen: type[Lexer] | None = None
-    for name, pattern in matches:
-        cls = find_lexer_class(name)
+    for lexer, pattern in matches:
+        cls = find_lexer_class(lexer) if isinstance(lexer, str) else lexer
         if cls is None:
             continue
         rating = (cls.priority + (0 if "*" in pattern else 0.5), cls.__name__)

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
+from pygments.lexers.python import PythonLexer
+from pygments.token import Text
 
 from orch_tui.tui.widgets.diff.highlight import LineHighlighter, lexer_class_for_filename
 from orch_tui.tui.widgets.diff.rows import line_text
@@ -54,6 +59,33 @@ def test_lexer_lookup_picks_what_pygments_picks_for_every_known_name() -> None:
         if lexer_class_for_filename(name) is not find_lexer_class_for_filename(name)
     }
     assert differ == {}
+
+
+def test_plugin_lexers_are_looked_for_only_for_a_name_no_own_lexer_takes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 26: finding Pygments' plugins reads every installed package's entry points (25 ms
+    before the review screen's first diff): a Python file's lexer is found without them, a
+    name only a plugin takes still finds the plugin's."""
+    from pygments import plugin
+    from pygments.lexer import RegexLexer
+
+    class OrchxLexer(RegexLexer):
+        name = "Orchx"
+        filenames = ["*.orchx"]
+        tokens = {"root": [(r".+", Text)]}
+
+    looked: list[str] = []
+
+    def plugin_lexers() -> Iterator[type[RegexLexer]]:
+        looked.append("plugins")
+        yield OrchxLexer
+
+    monkeypatch.setattr(plugin, "find_plugin_lexers", plugin_lexers)
+    assert lexer_class_for_filename("calc.py") is PythonLexer
+    assert looked == []
+    assert lexer_class_for_filename("notes.orchx") is OrchxLexer
+    assert looked == ["plugins"]
 
 
 def test_highlighter_lexes_big_files_chunk_by_chunk() -> None:
