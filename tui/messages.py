@@ -18,8 +18,10 @@ if TYPE_CHECKING:  # annotations only: the app's module, and so its first frame,
     from orch_tui.core.loop.review import ReviewSession
 
 
-class EngineEvent(Message):
-    """One event from the engine's bus, delivered on the UI thread."""
+class EngineEvent(Message, bubble=False):
+    """One event from the engine's bus, delivered on the UI thread to the review screen, and
+    no further: nothing above it reads one, and a 200-file proposal posts 200 of them before
+    its first diff, each queued and dispatched again by the app when it bubbled."""
 
     def __init__(self, event: Event) -> None:
         super().__init__()

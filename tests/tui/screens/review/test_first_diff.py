@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from orch_tui.tui.app import OrchApp
 from orch_tui.tui.widgets.following_log import FollowingLog
 from tests.support.e2e_support import attempt_turns
 from tests.support.tui_support import SIZE, make_tui_project, wait_for_review
@@ -50,4 +51,24 @@ async def test_the_edits_lines_reach_the_model_log_in_a_few_writes_before_the_fi
         assert len(writes) <= 4, writes
         lines = [line for line in screen.model_log.lines if "✎" in line]
         assert lines == [f"  ✎ create pkg/mod_{n:02d}.py" for n in range(FILES)]
+        await pilot.press("q")
+
+
+async def test_the_engines_events_stop_at_the_review_screen(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The screen shows each event; one that went on up to the app (nothing there reads it)
+    was queued and dispatched a second time: 200 more messages before a 200-file diff."""
+    reached_the_app: list[object] = []
+    monkeypatch.setattr(
+        OrchApp,
+        "on_engine_event",
+        lambda app, message: reached_the_app.append(message),
+        raising=False,
+    )
+    app = many_files_project(tmp_path).app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await wait_for_review(pilot, app)
+        assert len([line for line in screen.model_log.lines if "✎" in line]) == FILES
+        assert reached_the_app == []
         await pilot.press("q")
