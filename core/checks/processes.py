@@ -11,7 +11,6 @@ of orch-tui nor the TUI quitting mid-test leaves it running.
 from __future__ import annotations
 
 import codecs
-import logging
 import math
 import os
 import select
@@ -24,8 +23,6 @@ from pathlib import Path
 
 from orch_tui.core.checks.leftovers import recorded
 from orch_tui.core.util.records import record
-
-log = logging.getLogger(__name__)
 
 _READ_CHUNK = 65536
 _POLL_S = 0.05
@@ -255,5 +252,9 @@ class _OutputCapture:
         except Exception:
             # A broken display must not stop the draining of the pipe (the check would block on
             # a full pipe and time out); the output is still captured.
-            log.exception("live output callback failed; no more output is shown live")
+            import logging  # here: a run's start does without it (issue 26, item 6)
+
+            logging.getLogger(__name__).exception(
+                "live output callback failed; no more output is shown live"
+            )
             self._on_output = None

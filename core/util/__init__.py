@@ -6,5 +6,6 @@
 - ``records``: ``@record``: a dataclass whose ``__eq__``, ``__repr__`` and ``__hash__`` are shared, not compiled.
 - ``terminal_text``: Text someone else chose (the model, its tests, a file), made safe to show on a terminal.
 - ``timestamps``: The time stamp of events and state files.
+- ``worker_threads``: A few reused threads that run calls and hand back each one's outcome: the fsyncs' pool.
 - ``wording``: Counted nouns in messages: "1 attempt", "2 attempts", "1 entry".
 """

@@ -8,15 +8,17 @@ XFS's journals) folds fsyncs that wait at the same time into one commit.
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import re
 import secrets
 import threading
 from collections.abc import Iterable
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
+
+from orch_tui.core.util.worker_threads import Outcome, WorkerThreads
 
 
 def _umask() -> int:
@@ -28,9 +30,9 @@ def _umask() -> int:
 
 UMASK = _umask()
 _FSYNC_THREADS = 8
-_pool: ThreadPoolExecutor | None = None
+_pool: WorkerThreads | None = None
 _pool_lock = threading.Lock()
-_settling: list[Future[None]] = []
+_settling: list[Outcome] = []
 """Background fsyncs of a state's folder (``Commit(settle_later=True)``) not yet waited for."""
 
 
@@ -191,9 +193,9 @@ class Commit:
         if not self._settle_later:
             fsync_dir(last.parent)
             return
-        future = _threads().submit(_fsync_path, last.parent, folder=True)
+        outcome = _threads().submit(_fsync_path, last.parent, folder=True)
         with _pool_lock:
-            _settling.append(future)
+            _settling.append(outcome)
 
     def discard(self) -> None:
         """Remove the staged temp files (the step that staged them failed)."""
@@ -256,10 +258,10 @@ def fsync_together(files: Iterable[Path | str], folders: Iterable[Path]) -> None
         _fsync_path(jobs[0][0], folder=jobs[0][1])
     elif jobs:
         pool = _threads()
-        for future in [
+        for outcome in [
             pool.submit(_fsync_path, path, folder=is_folder) for path, is_folder in jobs
         ]:
-            future.result()
+            outcome.wait()
     settle()
 
 
@@ -268,15 +270,16 @@ def settle() -> None:
     with _pool_lock:
         pending = list(_settling)
         _settling.clear()
-    for future in pending:
-        future.result()
+    for outcome in pending:
+        outcome.wait()
 
 
-def _threads() -> ThreadPoolExecutor:
+def _threads() -> WorkerThreads:
     global _pool
     with _pool_lock:
         if _pool is None:
-            _pool = ThreadPoolExecutor(_FSYNC_THREADS, thread_name_prefix="fsync")
+            _pool = WorkerThreads(_FSYNC_THREADS, "fsync")
+            atexit.register(settle)  # its threads are daemons: a background fsync is waited for
         return _pool
 
 

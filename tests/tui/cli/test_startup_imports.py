@@ -362,7 +362,9 @@ def test_a_headless_runs_modules_leave_the_checks_step_to_after_the_first_reques
     files' describers, which only a run given data files needs, nor the XML parser (the checks'
     JUnit reports) and ``configparser`` (a setup.cfg's or tox.ini's pytest section), nor
     ``socket``, which only a network provider's deadline needs (its SDK loads it), nor
-    ``importlib.resources`` with the zipfile it loads (the packaged files are read by path)."""
+    ``importlib.resources`` with the zipfile it loads (the packaged files are read by path),
+    nor ``concurrent.futures`` and ``logging`` (the fsyncs' threads are core/util/worker_threads.py,
+    a broken live-output callback's log line imports logging)."""
     later = (
         "orch_tui.core.loop.checks_step",
         "orch_tui.core.loop.evidence_step",
@@ -377,6 +379,8 @@ def test_a_headless_runs_modules_leave_the_checks_step_to_after_the_first_reques
         "socket",
         "importlib.resources",
         "zipfile",
+        "concurrent.futures",
+        "logging",
     )
     script = (
         "import sys\n"
