@@ -12,10 +12,12 @@ Text is read and written as UTF-8 with no newline translation, so ``"\\r\\n"`` s
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
 import posixpath
+import re
 import stat
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 VIRTUAL_ROOT = "/workspace"
@@ -120,16 +122,26 @@ def is_protected(rel: str, protected: Sequence[str]) -> bool:
     parts = normalised.split("/")
     if ".git" in parts or parts[0] == ".venv":
         return True
+    matcher = _protected_matcher(tuple(protected))
+    return matcher is not None and matcher(normalised) is not None
+
+
+@functools.lru_cache(maxsize=16)
+def _protected_matcher(protected: tuple[str, ...]) -> Callable[[str], object] | None:
+    """One regular expression for every glob of ``protected`` (what ``fnmatchcase`` would
+    match, each glob's candidates as alternatives): an edit is checked twice against some
+    twenty candidates, which one by one cost a 200-file proposal's edits ~10 ms."""
+    candidates = []
     for pattern in protected:
         pattern = pattern.strip().rstrip("/")
         if not pattern:
             continue
-        candidates = [pattern, f"{pattern}/*"]
+        candidates += [pattern, f"{pattern}/*"]
         if pattern.startswith("**/"):
             candidates += [pattern[3:], f"{pattern[3:]}/*"]
-        if any(fnmatch.fnmatchcase(normalised, candidate) for candidate in candidates):
-            return True
-    return False
+    if not candidates:
+        return None
+    return re.compile("|".join(fnmatch.translate(candidate) for candidate in candidates)).match
 
 
 def strip_virtual_root(rel: str) -> str:
