@@ -32,8 +32,8 @@ def _word_select(word: str, fts: bool) -> tuple[str, list[str]]:
     """A ``SELECT`` of the ids of the runs that hold ``word``, and its parameters."""
     if fts and len(word) >= 3:
         return (
-            "SELECT id FROM runs WHERE spec IN "
-            "(SELECT rowid FROM specs_fts WHERE specs_fts MATCH ?) "
+            "SELECT r.id FROM specs_fts f JOIN runs r ON r.spec = f.rowid "
+            "WHERE specs_fts MATCH ? "
             "UNION ALL SELECT rowid FROM labels_fts WHERE labels_fts MATCH ?",
             [_quoted(word), _quoted(word)],
         )

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from bench.synthetic_runs import write_synthetic_runs
-from orch_tui.core.history import index_db, index_open
+from orch_tui.core.history import index_db, index_open, run_filter
 from orch_tui.core.history.index import RunIndex, build_index
 from orch_tui.core.history.run_query import PAGE, SORT_KEYS, RunView
 from orch_tui.core.history.scan import RunSummary
@@ -219,6 +219,21 @@ def test_views_list_the_same_rows_only_for_one_state_order_and_set_of_matches(
     with index.db.writing():  # a run written by the folder check
         pass
     assert not before.same_rows(RunView(index))
+
+
+def test_a_words_spec_matches_are_joined_to_their_runs_not_listed_first(tmp_path: Path) -> None:
+    """The trigram table's matches lead the runs' index on their spec (10,000 matches at
+    100,000 runs: 0.78x the instructions of first listing the matched specs, then looking
+    each run's spec up in that list)."""
+    if not index_open.fts5_available():
+        pytest.skip("this SQLite has no FTS5 trigram tokenizer")
+    logs = tmp_path / "logs"
+    _history(logs, 10, seed=5)
+    index = build_index(logs)
+    select, params = run_filter._word_select("stripes", fts=True)
+    plan = [row[3] for row in index.db.connection.execute(f"EXPLAIN QUERY PLAN {select}", params)]
+    assert not any(step.startswith("LIST SUBQUERY") for step in plan), plan
+    assert any("runs_spec" in step for step in plan), plan
 
 
 def test_an_index_let_go_with_its_views_is_collected_and_its_connection_closed(
