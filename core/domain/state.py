@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
-import secrets
 from dataclasses import field
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -59,7 +59,7 @@ class StateError(Exception):
 
 def new_run_id() -> str:
     """Sortable by time: ``20261121-194630-3fa2``."""
-    return datetime.now(UTC).strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(2)
+    return datetime.now(UTC).strftime("%Y%m%d-%H%M%S-") + os.urandom(2).hex()
 
 
 @record

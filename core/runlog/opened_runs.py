@@ -16,7 +16,6 @@ that read another file (the one before a trim) is never read against this one.
 from __future__ import annotations
 
 import os
-import secrets
 from pathlib import Path
 from typing import NamedTuple
 
@@ -104,7 +103,7 @@ def trim_opened(logs_root: Path, since: Position) -> Position:
         old = open(path, "rb")  # noqa: SIM115 - read after the rename, closed below
     except OSError:
         return since
-    mark = secrets.token_hex(8)
+    mark = os.urandom(8).hex()
     header = f"#{mark}\n".encode()
     temp = path.with_name(f"{OPENED_RUNS}.{mark}.tmp")
     try:

@@ -12,7 +12,6 @@ import atexit
 import json
 import os
 import re
-import secrets
 import threading
 from collections.abc import Iterable
 from pathlib import Path
@@ -215,7 +214,8 @@ def _temp_with(path: Path, data: bytes) -> str:
     folder, name = os.path.split(os.fspath(path))
     made_folder = False
     for _ in range(_TEMP_TRIES):
-        temp = os.path.join(folder, f".{name}.{secrets.token_hex(4)}.tmp")
+        # os.urandom, as secrets.token_hex: importing secrets (base64, hmac) slowed every start
+        temp = os.path.join(folder, f".{name}.{os.urandom(4).hex()}.tmp")
         try:
             fd = os.open(temp, _TEMP_FLAGS, 0o600)
         except FileExistsError:

@@ -4,7 +4,6 @@ or copying the workspace's tree."""
 from __future__ import annotations
 
 import os
-import secrets
 import shutil
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -141,7 +140,7 @@ def _make_parents(folder: Path) -> list[Path]:
 
 def _write_temp(target: Path, text: str) -> Path:
     """Write ``text`` to a fresh temp file beside ``target``, keeping ``target``'s mode (not fsynced)."""
-    temp = target.parent / f".{target.name}.{secrets.token_hex(4)}{_TEMP_SUFFIX}"
+    temp = target.parent / f".{target.name}.{os.urandom(4).hex()}{_TEMP_SUFFIX}"
     mode = target.stat().st_mode & 0o7777 if target.is_file() else 0o666
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
     try:

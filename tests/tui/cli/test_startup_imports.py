@@ -364,7 +364,8 @@ def test_a_headless_runs_modules_leave_the_checks_step_to_after_the_first_reques
     ``socket``, which only a network provider's deadline needs (its SDK loads it), nor
     ``importlib.resources`` with the zipfile it loads (the packaged files are read by path),
     nor ``concurrent.futures`` and ``logging`` (the fsyncs' threads are core/util/worker_threads.py,
-    a broken live-output callback's log line imports logging)."""
+    a broken live-output callback's log line imports logging), nor ``secrets`` with ``base64``
+    and ``hmac`` (temp names and run ids take ``os.urandom(n).hex()``, what ``token_hex`` is)."""
     later = (
         "orch_tui.core.loop.checks_step",
         "orch_tui.core.loop.evidence_step",
@@ -381,6 +382,9 @@ def test_a_headless_runs_modules_leave_the_checks_step_to_after_the_first_reques
         "zipfile",
         "concurrent.futures",
         "logging",
+        "secrets",
+        "base64",
+        "hmac",
     )
     script = (
         "import sys\n"
