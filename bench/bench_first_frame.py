@@ -15,14 +15,16 @@ order reversed every other round), and watched through one tmux control-mode cli
 * ``claude`` and ``aider`` when given in ``--peers`` and installed (Claude Code from npm in
   the same prefix, aider in ``/tmp/peers/aider``), against the same local server.
 
-Three times per launch, from the command sent to tmux:
+Four times per launch, from the command sent to tmux:
 
 * first paint: any text on screen;
 * frame: the program's own frame is drawn (orch-tui: the header, the panes' borders and the
   footer's keys; the peers: their input prompt; ``log``: its first line);
-* ready: the content is on screen (orch-tui: the proposal's diff) and a key sent then is
-  answered (orch-tui: ``s`` hides the spec pane; ``log``: ``end`` shows the last line; the
-  peers: a typed ``x`` shows in their prompt).
+* content: the content is on screen (orch-tui: the proposal's diff, with its frame; the
+  others: their frame);
+* ready: the content is on screen and a key sent then is answered (orch-tui: ``s`` hides
+  the spec pane; ``log``: ``end`` shows the last line; the peers: a typed ``x`` shows in their
+  prompt).
 
 Prints medians with their spread and the ratios of medians: orch-tui's frame ÷ ``log``'s
 first paint (target ≤ 1.3×) and orch-tui's ready ÷ codex's ready (target ≤ 1.0×), with the
@@ -253,12 +255,17 @@ def launch(tmux: Tmux, program: Program, folder: Path, times: dict[str, list[flo
     try:
         paint = wait_until(tmux, name, lambda s: any(line.strip() for line in s), start, 60)
         frame = wait_until(tmux, name, program.frame, start, 60)
-        wait_until(tmux, name, program.ready, start, 60)
+        content = wait_until(tmux, name, program.ready, start, 60)
         tmux.command(f"send-keys -t {name} {program.key}")
         ready = wait_until(tmux, name, program.answered, start, 60)
     finally:
         tmux.kill(name)
-    for label, value in (("first paint", paint), ("frame", frame), ("ready", ready)):
+    for label, value in (
+        ("first paint", paint),
+        ("frame", frame),
+        ("content", content),
+        ("ready", ready),
+    ):
         times.setdefault(label, []).append(value)
 
 
@@ -303,6 +310,7 @@ def report(results: dict[str, dict[str, list[float]]], load: tuple[float, float]
             )
         if codex:
             print(f"{name}: ready ÷ codex's ready {mine['ready'] / codex:.2f}× (target ≤ 1.0×)")
+            print(f"{name}: content (the diff) ÷ codex's ready {mine['content'] / codex:.2f}×")
 
 
 def main() -> None:

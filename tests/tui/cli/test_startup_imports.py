@@ -335,6 +335,33 @@ def test_the_review_screens_frame_mounts_before_the_run_is_loaded(tmp_path: Path
     assert "orchestrator.toml" in result.stderr and "max_retrys" in result.stderr
 
 
+DIALOGS = (
+    "orch_tui.tui.screens.dialogs",
+    "orch_tui.tui.screens.plan",
+    "textual.widgets._text_area",
+    "tree_sitter",
+)
+
+
+def test_the_review_screens_modules_leave_its_dialogs_to_when_one_opens(tmp_path: Path) -> None:
+    """Issue 26: the opening thread imports the review screen's modules while the person waits
+    for the first diff; its dialogs that load Textual's TextArea (and tree-sitter with it: the
+    edit, the feedback, the plan, help and the stops) are imported when one first opens."""
+    script = (
+        "import sys\n"
+        "import orch_tui.tui.launch, orch_tui.tui.cli.run, orch_tui.tui.screens.review.screen\n"
+        f"print(*[m for m in {DIALOGS!r} if m in sys.modules], sep=',')\n"
+        "import orch_tui.tui.screens.dialogs, orch_tui.tui.screens.plan\n"
+        f"print(*[m for m in {DIALOGS!r} if m in sys.modules], sep=',')\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, check=True
+    )
+    before, after = result.stdout.splitlines()
+    assert before == ""
+    assert after.split(",") == list(DIALOGS)  # the probe sees them once a dialog is loaded
+
+
 @pytest.mark.parametrize(
     ("config", "probed"), [("", True), ('[checks]\nsandbox = "none"\n', False)]
 )

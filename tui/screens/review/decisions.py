@@ -10,8 +10,12 @@ from orch_tui.core.domain.proposal import FileChange, HunkDecision
 from orch_tui.core.loop.review import ReviewCursor
 from orch_tui.core.util.terminal_text import escape_controls
 from orch_tui.tui import full_collections
-from orch_tui.tui.messages import DecisionsFinal, ReviewRequested
-from orch_tui.tui.screens.dialogs import EditScreen, FeedbackScreen
+from orch_tui.tui.messages import (
+    DecisionsFinal,
+    ReviewRequested,
+    RewrittenAnswered,
+    RewrittenRequested,
+)
 from orch_tui.tui.screens.review.coverage import ReviewCoverage
 from orch_tui.tui.widgets.diff.view import DiffView
 from orch_tui.tui.widgets.file_list import FileList
@@ -46,6 +50,16 @@ class DecisionsScreen(ReviewCoverage):
         full_collections.hold(self)
         if self.trial_auto:  # once the proposal is drawn: its copy and checks would slow that
             self.call_after_refresh(self._start_auto_trial, message.session)
+
+    @on(RewrittenRequested)
+    def _rewritten_requested(self, message: RewrittenRequested) -> None:
+        """Tests the proposal rewrote to pass: they land only with the person's explicit yes."""
+        from orch_tui.tui.screens.dialogs import RewrittenScreen
+
+        def answered(accepted: bool | None) -> None:
+            self.post_message(RewrittenAnswered(bool(accepted)))
+
+        self.app.push_screen(RewrittenScreen(message.tests), answered)
 
     def _refresh_review(self, *, decided: bool = True) -> None:
         """Show the cursor's file and hunk; ``decided``: decisions changed, redo the file list.
@@ -141,6 +155,8 @@ class DecisionsScreen(ReviewCoverage):
         if change.new_text is None:
             self.notify("This file is deleted by the proposal; reject it with n to keep it.")
             return
+        from orch_tui.tui.screens.dialogs import EditScreen  # loaded when a dialog first opens
+
         path = change.path
 
         def edited(text: str | None) -> None:
@@ -159,6 +175,7 @@ class DecisionsScreen(ReviewCoverage):
     def action_feedback(self) -> None:
         if not self._need_session():
             return
+        from orch_tui.tui.screens.dialogs import FeedbackScreen
 
         def rejected(reason: str | None) -> None:
             session = self.session

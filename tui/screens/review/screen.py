@@ -36,18 +36,14 @@ from orch_tui.tui.messages import (
     PlanRequested,
     QuitRun,
     RetryRun,
-    RewrittenAnswered,
-    RewrittenRequested,
     SettingChanged,
 )
-from orch_tui.tui.screens.dialogs import HelpScreen, RewrittenScreen, StoppedScreen
 from orch_tui.tui.screens.loading import (
     HORIZONTAL_BREAKPOINTS,
     VERTICAL_BREAKPOINTS,
     size_classes,
 )
-from orch_tui.tui.screens.needs_help import NeedsHelpScreen
-from orch_tui.tui.screens.plan import PlanScreen
+from orch_tui.tui.screens.needs_help import NeedsHelpScreen  # light: no TextArea
 from orch_tui.tui.screens.review.decisions import DecisionsScreen
 from orch_tui.tui.widgets.diff.view import DiffView
 from orch_tui.tui.widgets.file_list import FileList
@@ -276,6 +272,8 @@ class ReviewScreen(DecisionsScreen):
         """Say why the run stopped; the message bubbles on to the app, which keeps the exit code."""
         if self.leaving:  # q raced the stop: the app is leaving, no dialog to answer
             return
+        from orch_tui.tui.screens.dialogs import StoppedScreen  # loaded when first needed
+
         finished = self.finished
         if message.error:
             self.app.push_screen(
@@ -335,15 +333,10 @@ class ReviewScreen(DecisionsScreen):
 
     # -- review ---------------------------------------------------------------------------
 
-    @on(RewrittenRequested)
-    def _rewritten_requested(self, message: RewrittenRequested) -> None:
-        def answered(accepted: bool | None) -> None:
-            self.post_message(RewrittenAnswered(bool(accepted)))
-
-        self.app.push_screen(RewrittenScreen(message.tests), answered)
-
     @on(PlanRequested)
     def _plan_requested(self, message: PlanRequested) -> None:
+        from orch_tui.tui.screens.plan import PlanScreen
+
         def decided(plan: Plan | None) -> None:
             if plan is None:
                 self._leave()
@@ -371,6 +364,8 @@ class ReviewScreen(DecisionsScreen):
         self.post_message(OpenHistory())
 
     def action_help(self) -> None:
+        from orch_tui.tui.screens.dialogs import HelpScreen
+
         self.app.push_screen(HelpScreen())
 
     def action_quit_run(self) -> None:
