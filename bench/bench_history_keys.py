@@ -13,6 +13,14 @@ times, as a process of its own whose ``PYTHONPATH`` (a folder holding ``orch_tui
 ``orch_tui/tui`` and ``orch_tui/themes``, e.g. links into a copy of an earlier tree) comes
 before the installed package. Prints each build's CPU per key, medians over its launches.
 
+``--callgrind-from N`` (under ``valgrind --tool=callgrind --instr-atstart=no``, one launch,
+``--child --repeat 1``) counts the instructions of the keys from the ``N``-th of ``tag0042`` on,
+from each press to its screen painted: ``callgrind_control`` switches the instrumentation on
+before them and off after, so the count holds none of the start-up, whatever the load:
+
+    valgrind --tool=callgrind --instr-atstart=no python bench/bench_history_keys.py \
+        --child --repeat 1 --callgrind-from 4     # tag00, tag004, tag0042
+
 ``--search-only`` times no screen: it opens the index, then ``--repeat`` times types
 ``--word`` but its last character after an empty filter, then the last character inside
 ``functools.reduce`` (each a view of the index counted and its first screenful read), so that callgrind (``--toggle-collect``) counts
@@ -47,7 +55,14 @@ def search_only(logs: Path, word: str, repeat: int) -> None:
     print(f"{word}: {found} runs")
 
 
-async def keys_in_process(logs: Path, repeat: int) -> list[list[float]]:
+def _callgrind(switch: str) -> None:
+    """Switch valgrind's instrumentation of this process on or off (``callgrind_control``)."""
+    subprocess.run(["callgrind_control", "-i", switch, str(os.getpid())], capture_output=True)
+
+
+async def keys_in_process(
+    logs: Path, repeat: int, counted_from: int | None = None
+) -> list[list[float]]:
     from textual.app import App
 
     from orch_tui.themes import DEFAULT_THEME, register_themes, theme_variable_defaults
@@ -75,11 +90,15 @@ async def keys_in_process(logs: Path, repeat: int) -> list[list[float]]:
             await pilot.press("slash")
             await pilot.pause()
             keys = []
-            for key in KEYS:
+            for number, key in enumerate(KEYS):
+                if number == counted_from:
+                    _callgrind("on")
                 start = time.process_time()
                 await pilot.press(key)
                 await pilot.pause()
                 keys.append(round((time.process_time() - start) * 1000, 1))
+            if counted_from is not None:
+                _callgrind("off")
             rounds.append(keys)
             await pilot.press("escape")
             await pilot.pause()
@@ -105,13 +124,15 @@ def main() -> None:
     parser.add_argument("--build", action="append", default=[], metavar="NAME=PYTHONPATH")
     parser.add_argument("--search-only", action="store_true")
     parser.add_argument("--word", default="tag00")
+    parser.add_argument("--callgrind-from", type=int, default=None, metavar="N")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.search_only:
         search_only(args.logs, args.word, args.repeat)
         return
     if args.child:
-        print(json.dumps(asyncio.run(keys_in_process(args.logs, args.repeat))))
+        keys = asyncio.run(keys_in_process(args.logs, args.repeat, args.callgrind_from))
+        print(json.dumps(keys))
         return
     builds = [("this", ""), *(tuple(build.split("=", 1)) for build in args.build)]
     per_key: dict[str, list[list[float]]] = {name: [] for name, _path in builds}
