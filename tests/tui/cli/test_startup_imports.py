@@ -424,6 +424,19 @@ def test_a_headless_runs_modules_leave_the_checks_step_to_after_the_first_reques
     assert result.stdout.split() == []
 
 
+def _at_first_request(cwd: Path, config: str, probe: str, marker: str) -> str:
+    """What ``probe`` (a demo ``--auto`` run whose scripted provider prints and exits at the
+    first model request) printed after ``marker``, run in ``cwd`` with ``config`` and no
+    Anthropic key."""
+    (cwd / "orchestrator.toml").write_text(config)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    result = subprocess.run(
+        [sys.executable, "-c", probe], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert marker in result.stdout, result.stderr
+    return result.stdout.split(marker, 1)[1]
+
+
 AUTO_PROBE = """
 import os, sys
 from pathlib import Path
@@ -455,19 +468,8 @@ def test_auto_reaches_its_first_model_request_without_pydantic_on_a_plain_config
     """Issue 26: pydantic and building a validator took longer than the rest of ``--auto``'s
     start; a config the plain read vouches for is built without it, up to the first model
     request. The probe is not blind: 3.0 for an integer is left to pydantic, which converts it."""
-    (tmp_path / "orchestrator.toml").write_text(config)
     heavy = ("pydantic", "pydantic_core", "annotated_types", "anthropic", "openai")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
-    result = subprocess.run(
-        [sys.executable, "-c", AUTO_PROBE.format(heavy=heavy)],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert "LOADED" in result.stdout, result.stderr
-    loaded = result.stdout.split("LOADED", 1)[1].split()
+    loaded = _at_first_request(tmp_path, config, AUTO_PROBE.format(heavy=heavy), "LOADED").split()
     if pydantic:
         assert "pydantic" in loaded
     else:
@@ -511,17 +513,7 @@ def test_auto_compiles_no_dataclass_comparison_repr_or_hash_before_its_first_req
     ``__hash__`` from source, most of the ~110 classes' build time before ``--auto``'s first
     model request; every one of them is a ``@record`` (core/util/records.py), whose three are
     shared. The probe sees the classes (their count) and would name any ``@dataclass``."""
-    (tmp_path / "orchestrator.toml").write_text(SCRIPTED_CONFIG)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
-    result = subprocess.run(
-        [sys.executable, "-c", RECORDS_PROBE],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert "CLASSES" in result.stdout, result.stderr
-    counted, compiled = result.stdout.split("CLASSES", 1)[1].split("COMPILED")
+    printed = _at_first_request(tmp_path, SCRIPTED_CONFIG, RECORDS_PROBE, "CLASSES")
+    counted, compiled = printed.split("COMPILED")
     assert int(counted) > 80
     assert compiled.split() == []
