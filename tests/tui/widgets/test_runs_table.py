@@ -95,6 +95,13 @@ def _visible(table: RunsTable) -> int:
     return table.scrollable_content_region.height - 1
 
 
+def _painted_rows(table: RunsTable, runs: list[RunSummary]) -> list[Strip]:
+    """Each of ``runs`` as the table paints its row, without the cursor and with it."""
+    return [
+        table._row(run, row, cursor) for row, run in enumerate(runs) for cursor in (False, True)
+    ]
+
+
 def _cells(table: RunsTable, y: int) -> list[str]:
     """The text of each column painted on line ``y`` (0 is the header)."""
     text = table.render_line(y).text
@@ -466,11 +473,9 @@ async def test_a_row_states_its_width_as_its_cells_measure_it() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         table = app.query_one(CountingTable)
-        for row in range(len(runs)):
-            for cursor in (False, True):
-                strip = table._row(runs[row], row, cursor)
-                assert strip.cell_length == Strip(list(strip)).cell_length
-                assert strip.cell_length == table.scrollable_content_region.width
+        for strip in _painted_rows(table, runs):
+            assert strip.cell_length == Strip(list(strip)).cell_length
+            assert strip.cell_length == table.scrollable_content_region.width
 
 
 async def test_a_row_is_one_segment_per_style_not_one_per_cell() -> None:
@@ -482,12 +487,9 @@ async def test_a_row_is_one_segment_per_style_not_one_per_cell() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         table = app.query_one(CountingTable)
-        for row in range(len(runs)):
-            for cursor in (False, True):
-                segments = [
-                    segment for segment in table._row(runs[row], row, cursor) if segment.text
-                ]
-                assert len(segments) <= 4
-                styles = [segment.style for segment in segments]
-                assert all(left != right for left, right in zip(styles, styles[1:], strict=False))
+        for strip in _painted_rows(table, runs):
+            segments = [segment for segment in strip if segment.text]
+            assert len(segments) <= 4
+            styles = [segment.style for segment in segments]
+            assert all(left != right for left, right in zip(styles, styles[1:], strict=False))
         assert _cells(table, 2)[2] == "REVIEWING ↻" and _cells(table, 1)[7] == "all checks passed"
