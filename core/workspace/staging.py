@@ -42,8 +42,8 @@ class Staging:
         """The workspace's real location, resolved once: the run made it and nothing moves it."""
         self._last: tuple[str, str, str] | None = None
         """The last path located (name, real location, key), until :meth:`forget_located`."""
-        self._last_protected: tuple[str, bool] | None = None
-        """Whether the last path located is protected (its name, the answer)."""
+        self._last_protected: bool | None = None
+        """Whether the last path located is protected, once asked."""
 
     def forget_located(self) -> None:
         """Locate every path afresh: the editor tool calls this before each tool call."""
@@ -69,14 +69,14 @@ class Staging:
         return self._protected(rel, self._locate(rel)[1])
 
     def _protected(self, rel: str, key: str) -> bool:
-        last = self._last_protected
-        if last is not None and self._last is not None and last[0] == rel == self._last[0]:
-            return last[1]
+        located_last = self._last is not None and self._last[0] == rel
+        if located_last and self._last_protected is not None:
+            return self._last_protected
         answer = is_protected(key, self.protected) or is_protected(
             strip_virtual_root(rel), self.protected
         )
-        if self._last is not None and self._last[0] == rel:
-            self._last_protected = (rel, answer)
+        if located_last:
+            self._last_protected = answer
         return answer
 
     def read(self, rel: str) -> str | None:
