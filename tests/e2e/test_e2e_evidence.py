@@ -44,7 +44,9 @@ def test_success_ends_with_the_evidence_line_and_json_carries_its_fields(
     kinds = [event["event"] for event in project.events()]
     assert kinds.count("evidence") == 2
     status = project.run("status")
-    assert "evidence  0 of 1 changed lines run by no test" in status.stdout, status.stdout
+    assert "evidence  attempt 1: 0 of 1 changed lines run by no test" in status.stdout, (
+        status.stdout
+    )
     assert f"verdict   {LINE}" in status.stdout, status.stdout
 
 

@@ -61,7 +61,8 @@ def status(paths: ProjectPaths, sandbox: SandboxMode, *, as_json: bool) -> int:
         _say(f"stopped   {state.stop_reason}")
     evidence = _last_evidence(paths, state.run_id, state.attempt)
     if evidence is not None:
-        _say(f"evidence  {evidence.describe().removeprefix('evidence: ')}")
+        found = evidence.describe().removeprefix("evidence: ")
+        _say(f"evidence  attempt {evidence.attempt}: {found}")
     if state.state is RunState.SUCCESS:
         from orch_tui.core.runlog.verdict import verdict_line
 
@@ -113,8 +114,9 @@ def _last_evidence_record(paths: ProjectPaths, run_id: str, attempt: int) -> Any
 
 
 def _last_evidence(paths: ProjectPaths, run_id: str, attempt: int) -> EvidenceFound | None:
-    """The evidence of the run's last attempt that has some. The event set is imported only
-    when there is one to read: ``status`` stays quick without."""
+    """The evidence of the run's last attempt that has some: that attempt's own changes, which
+    the verdict line (the whole run's) does not repeat, so its line names the attempt. The
+    event set is imported only when there is one to read: ``status`` stays quick without."""
     data = _last_evidence_record(paths, run_id, attempt)
     if data is None:
         return None
