@@ -163,6 +163,7 @@ def read_coverage(report_dir: Path, workspace: Path) -> CoverageMap | CoverageUn
 
     Reads with coverage's own API (``CoverageData``: ``contexts_by_lineno``; the statements from
     its analysis of each file), so the data must come from a coverage of the same data format.
+    The file is opened and read once, by ``Coverage.load``, whose data both questions ask.
     """
     data_file = report_dir / DATA_NAME
     if not data_file.is_file():
@@ -173,10 +174,9 @@ def read_coverage(report_dir: Path, workspace: Path) -> CoverageMap | CoverageUn
         return CoverageUnavailable("coverage.py is not installed with orch-tui")
     root = workspace.resolve()
     try:
-        data = coverage.CoverageData(basename=str(data_file))
-        data.read()
         reader = coverage.Coverage(data_file=str(data_file), config_file=False)
         reader.load()
+        data = reader.get_data()
         inside = [Path(name) for name in sorted(data.measured_files())]
         inside = [path for path in inside if path.is_relative_to(root) and path.is_file()]
         files: dict[str, FileCoverage] = {}

@@ -8,6 +8,7 @@ provider and the scripted provider go through exactly the same engine code.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import re
 import threading
@@ -180,8 +181,13 @@ class Provider(Protocol):
     def complete(self, request: TurnRequest, on_text: TextSink) -> AssistantTurn: ...
 
 
+@functools.cache
 def transport_errors() -> tuple[type[Exception], ...]:
-    """Errors of the HTTP library the SDKs stream through (``httpx2`` since SDK 2, else ``httpx``)."""
+    """Errors of the HTTP library the SDKs stream through (``httpx2`` since SDK 2, else ``httpx``).
+
+    Looked up once per process: every request asks, and a library that is not installed is
+    searched for along the whole ``sys.path`` again by each failed import.
+    """
     found: list[type[Exception]] = []
     for name in ("httpx2", "httpx"):
         try:

@@ -275,3 +275,23 @@ def test_pure_line_coverage_of_a_deleted_or_unmeasured_file() -> None:
     assert uncovered_lines(cmap, Proposal(1, (added,))).describe() == (
         "1 of 2 changed lines run by no test"
     )
+
+
+def test_the_data_file_is_read_once(
+    measured: tuple[Path, CoverageMap], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every attempt's checks are read back: the SQLite file once, not once for the contexts
+    and again for the statements."""
+    import coverage
+
+    workspace, cmap = measured
+    reads: list[str] = []
+    real_read = coverage.CoverageData.read
+
+    def counted(data: coverage.CoverageData) -> None:
+        reads.append(data.base_filename())
+        real_read(data)
+
+    monkeypatch.setattr(coverage.CoverageData, "read", counted)
+    assert read_coverage(workspace.parent / "reports", workspace) == cmap
+    assert len(reads) == 1

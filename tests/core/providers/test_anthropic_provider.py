@@ -68,6 +68,32 @@ def test_streamed_text_arrives_in_order(fake: FakeAnthropic) -> None:
     assert turn.model == "claude-test"
 
 
+def test_the_http_librarys_errors_are_looked_up_once_not_on_every_request(
+    fake: FakeAnthropic, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each request names the transport errors it retries on; the library that is not
+    installed (``httpx`` beside ``httpx2``) is not searched for along ``sys.path`` each time."""
+    from orch_tui.core.providers import base
+
+    looked_up: list[str] = []
+    real_import = base.importlib.import_module
+
+    def counted(name: str, package: str | None = None) -> object:
+        if name in ("httpx", "httpx2"):  # the SDK imports its own modules this way too
+            looked_up.append(name)
+        return real_import(name, package)
+
+    getattr(base.transport_errors, "cache_clear", lambda: None)()
+    monkeypatch.setattr(base.importlib, "import_module", counted)
+    provider = provider_for(fake)
+    for number in range(3):
+        fake.push(Turn.say(f"answer {number}"))
+        assert provider.complete(make_request(), lambda _: None).content[0]["text"] == (
+            f"answer {number}"
+        )
+    assert sorted(looked_up) == ["httpx", "httpx2"]
+
+
 def test_tool_use_input_is_assembled_from_partial_json(fake: FakeAnthropic) -> None:
     file_text = "".join(f"def f{i}():\n    return {i}\n\n" for i in range(200))
     fake.push(
