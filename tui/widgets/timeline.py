@@ -6,6 +6,8 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from rich.text import Text
+from textual.geometry import Size
+from textual.reactive import Reactive
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
@@ -27,6 +29,14 @@ class Timeline(OptionList):
     In plan mode each task's first attempt is its generation, and a task's attempts sit
     under a line naming the task.
     """
+
+    virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False)
+    """How many lines the attempts take. Textual's own ``virtual_size`` lays the whole screen
+    out whenever it changes, and every note redraws the lines (0 lines, then all of them
+    again): a layout per engine state, though the timeline's size comes from the screen's
+    layout (a fixed height in the sidebar), not from its lines. ``OptionList`` updates the
+    scrollbars and the scroll limits itself; a scrollbar that comes or goes still lays the
+    screen out."""
 
     def __init__(self, **kwargs: object) -> None:
         # Steps hold test names and summaries: plain text, never markup.
