@@ -1,17 +1,18 @@
 """The history filter's keys in-process at 100,000 runs (run by hand, not by the suite).
 
     python bench/bench_history_keys.py [--logs DIR] [--repeat 2] [--rounds 2]
-                                       [--build NAME=PYTHONPATH]
+                                       [--build NAME=PYTHONPATH] [--keys tag0042]
     valgrind --tool=callgrind --collect-atstart=no --toggle-collect=functools_reduce \\
         python bench/bench_history_keys.py --search-only [--word tag00] [--repeat 3]
 
 Over the cloned runs ``bench_history_scale.py`` makes (``--logs``), the runs screen in a
-bare app at 160×50 (Pilot), once the folder check is done: ``tag0042`` typed into the filter
-key by key, ``--repeat`` times; for each key the process's CPU from Pilot's press to the
-screen refreshed. With ``--build``, each build named runs in turn with this one, ``--rounds``
-times, as a process of its own whose ``PYTHONPATH`` (a folder holding ``orch_tui/core``,
-``orch_tui/tui`` and ``orch_tui/themes``, e.g. links into a copy of an earlier tree) comes
-before the installed package. Prints each build's CPU per key, medians over its launches.
+bare app at 160×50 (Pilot), once the folder check is done: ``tag0042`` (or ``--keys``, e.g.
+``zq``, a rare word of two characters) typed into the filter key by key, ``--repeat`` times;
+for each key the process's CPU from Pilot's press to the screen refreshed. With ``--build``,
+each build named runs in turn with this one, ``--rounds`` times, as a process of its own
+whose ``PYTHONPATH`` (a folder holding ``orch_tui/core``, ``orch_tui/tui`` and
+``orch_tui/themes``, e.g. links into a copy of an earlier tree) comes before the installed
+package. Prints each build's CPU per key, medians over its launches.
 
 ``--callgrind-from N`` (under ``valgrind --tool=callgrind --instr-atstart=no``, one launch,
 ``--child --repeat 1``) counts the instructions of the keys from the ``N``-th of ``tag0042`` on,
@@ -61,7 +62,7 @@ def _callgrind(switch: str) -> None:
 
 
 async def keys_in_process(
-    logs: Path, repeat: int, counted_from: int | None = None
+    logs: Path, repeat: int, counted_from: int | None = None, typed: str = KEYS
 ) -> list[list[float]]:
     from textual.app import App
 
@@ -90,7 +91,7 @@ async def keys_in_process(
             await pilot.press("slash")
             await pilot.pause()
             keys = []
-            for number, key in enumerate(KEYS):
+            for number, key in enumerate(typed):
                 if number == counted_from:
                     _callgrind("on")
                 start = time.process_time()
@@ -106,11 +107,12 @@ async def keys_in_process(
     return rounds
 
 
-def one_launch(path: str, logs: Path, repeat: int) -> list[list[float]]:
+def one_launch(path: str, logs: Path, repeat: int, typed: str) -> list[list[float]]:
     env = dict(os.environ)
     if path:
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [path, env.get("PYTHONPATH", "")]))
     command = [sys.executable, __file__, "--child", "--logs", str(logs), "--repeat", str(repeat)]
+    command += ["--keys", typed]
     done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
     return json.loads(done.stdout.splitlines()[-1])
 
@@ -124,6 +126,7 @@ def main() -> None:
     parser.add_argument("--build", action="append", default=[], metavar="NAME=PYTHONPATH")
     parser.add_argument("--search-only", action="store_true")
     parser.add_argument("--word", default="tag00")
+    parser.add_argument("--keys", default=KEYS, help="the word typed key by key")
     parser.add_argument("--callgrind-from", type=int, default=None, metavar="N")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -131,7 +134,7 @@ def main() -> None:
         search_only(args.logs, args.word, args.repeat)
         return
     if args.child:
-        keys = asyncio.run(keys_in_process(args.logs, args.repeat, args.callgrind_from))
+        keys = asyncio.run(keys_in_process(args.logs, args.repeat, args.callgrind_from, args.keys))
         print(json.dumps(keys))
         return
     builds = [("this", ""), *(tuple(build.split("=", 1)) for build in args.build)]
@@ -139,12 +142,12 @@ def main() -> None:
     for _ in range(args.rounds):
         for name, path in builds:
             load = os.getloadavg()[0]
-            rounds = one_launch(path, args.logs, args.repeat)
+            rounds = one_launch(path, args.logs, args.repeat, args.keys)
             print(f"{name} (load {load:.1f}): {rounds}", flush=True)
             per_key[name].extend(rounds)
     for name, rounds in per_key.items():
         medians = [statistics.median(keys) for keys in zip(*rounds, strict=True)]
-        shown = ", ".join(f"{KEYS[: n + 1]} {ms:.1f}" for n, ms in enumerate(medians))
+        shown = ", ".join(f"{args.keys[: n + 1]} {ms:.1f}" for n, ms in enumerate(medians))
         print(f"{name}: median CPU per key, ms: {shown}")
 
 

@@ -8,10 +8,10 @@
 - ``detail``: One past run attempt by attempt, read from its logs; and its workspace between attempts.
 - ``export``: ``orch-tui history --export``: one run as a Markdown report.
 - ``grid``: Tests × attempts: each test's result in every attempt that ran the checks.
-- ``index``: The runs list: every run's summary, cached in ``logs/.index-8.sqlite`` so 100,000 list at once.
-- ``index_db``: ``logs/.index-8.sqlite``: the runs list's cache as an SQLite database, its rows read and written.
-- ``index_open``: Opening ``logs/.index-8.sqlite``: an existing file checked, or a new one made under a temporary name.
-- ``logs_stamp``: ``logs/.index-8.stamp``: ``logs/``'s mtime when its folders last matched the index, so a launch need not list them.
+- ``index``: The runs list: every run's summary, cached in ``logs/.index-9.sqlite`` so 100,000 list at once.
+- ``index_db``: ``logs/.index-9.sqlite``: the runs list's cache as an SQLite database, its rows read and written.
+- ``index_open``: Opening ``logs/.index-9.sqlite``: an existing file checked, or a new one made under a temporary name.
+- ``logs_stamp``: ``logs/.index-9.stamp``: ``logs/``'s mtime when its folders last matched the index, so a launch need not list them.
 - ``plan_history``: A planned run in history: its tasks, their outcomes, and the attempts under each.
 - ``resume``: Whether a past run can be resumed: only the run ``state.json`` holds, with its spec unchanged.
 - ``run_filter``: The runs a filter's words match, found in the index once per query and kept as a table.

@@ -1,4 +1,4 @@
-"""The runs list: every run's summary, cached in ``logs/.index-8.sqlite`` so 100,000 list at once.
+"""The runs list: every run's summary, cached in ``logs/.index-9.sqlite`` so 100,000 list at once.
 
 ``logs/`` is the only truth (:mod:`~orch_tui.core.history.scan` summarises one run folder).
 The index (:mod:`index_db`) keeps every run's summary with a signature of what it was

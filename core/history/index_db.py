@@ -1,4 +1,4 @@
-"""``logs/.index-8.sqlite``: the runs list's cache as an SQLite database, its rows read and written.
+"""``logs/.index-9.sqlite``: the runs list's cache as an SQLite database, its rows read and written.
 
 One row per run (its summary, the signature it was computed from, its lowercase label and
 the number of its lowercase spec text, each distinct text kept once), with an index in the
@@ -23,14 +23,15 @@ from typing import Any
 from orch_tui.core.history.scan import RunSummary
 from orch_tui.core.util.records import record
 
-INDEX_VERSION = 8
+INDEX_VERSION = 9
 INDEX_NAME = f".index-{INDEX_VERSION}.sqlite"
 """The file's name holds its version: a build that reads another version leaves that one's
 file alone (two builds over one ``logs/`` each keep theirs instead of rebuilding in turn)."""
 OLD_INDEX_NAMES = (".index.json",)
 """Where versions 1-6 kept the index, removed when this one is made. (Version 7's
-``.index-7.json`` is left to the build that reads it.)"""
-"""8: SQLite, queried for the rows on screen. 7: one JSON file of columns, read whole."""
+``.index-7.json`` and version 8's ``.index-8.sqlite`` are left to the builds that read them.)"""
+"""9: the texts' last characters indexed, for words of one or two characters. 8: SQLite,
+queried for the rows on screen. 7: one JSON file of columns, read whole."""
 
 SUMMARY_COLUMNS = (
     "run_id, started, spec_path, spec_name, state, attempts, duration_s, tokens, cost_usd, "

@@ -1,4 +1,4 @@
-"""Opening ``logs/.index-8.sqlite``: an existing file checked, or a new one made under a temporary name.
+"""Opening ``logs/.index-9.sqlite``: an existing file checked, or a new one made under a temporary name.
 
 The schema is here (see :mod:`index_db` for what the rows hold). A file that is of another
 version, not a database or damaged where a first look reaches is removed (the caller makes
@@ -53,6 +53,10 @@ CREATE VIRTUAL TABLE labels_fts USING fts5(
 _FTS_FILLED = """
 INSERT INTO specs_fts(specs_fts) VALUES ('rebuild');
 INSERT INTO labels_fts(labels_fts) VALUES ('rebuild');
+CREATE INDEX specs_tail ON specs(substr(text, -2));
+CREATE INDEX specs_end ON specs(substr(text, -1));
+CREATE INDEX runs_tail ON runs(substr(label, -2));
+CREATE INDEX runs_end ON runs(substr(label, -1));
 CREATE TRIGGER specs_added AFTER INSERT ON specs BEGIN
     INSERT INTO specs_fts(rowid, text) VALUES (new.id, new.text); END;
 CREATE TRIGGER specs_removed AFTER DELETE ON specs BEGIN
@@ -68,7 +72,9 @@ CREATE TRIGGER runs_changed AFTER UPDATE OF label ON runs BEGIN
 """Trigram tables over texts already in lowercase (``case_sensitive 1``: no second folding):
 a quoted word of three characters or more matches exactly the texts that hold it. A new
 index fills them once its rows are written (:meth:`NewIndex.publish`), then keeps them with
-the rows by triggers: filling them row by row was half of making an index."""
+the rows by triggers: filling them row by row was half of making an index. The indexes of
+the texts' last one and two characters find, with the trigrams, a word of one or two
+characters (:mod:`run_filter`): one that starts no trigram of a text is in its end."""
 
 
 def fts5_available() -> bool:

@@ -1,4 +1,4 @@
-"""``logs/.index-8.stamp``: ``logs/``'s mtime when its folders last matched the index, so that a
+"""``logs/.index-9.stamp``: ``logs/``'s mtime when its folders last matched the index, so that a
 launch can tell no run folder was added or removed without listing 100,000 of them.
 
 Adding, removing or renaming a folder (or any file) in ``logs/`` changes its mtime, and so

@@ -8,6 +8,7 @@ from __future__ import annotations
 import gc
 import random
 import shutil
+import sqlite3
 import weakref
 from operator import attrgetter
 from pathlib import Path
@@ -81,7 +82,7 @@ def _history(logs: Path, count: int, seed: int, specless: bool = True) -> dict[s
 QUERIES = [
     "", "s", "st", "str", "stripes", "stripes zig", "zebra zebu", "ZEBRA", "«stripes»",
     '"smiles"', "tag00", "tag0042", "csv", "md", ".md", "-00", "2026010", "run tag: tag001",
-    "quokka smiles", "zz", "no-such-thing", "é", "median csv",
+    "quokka smiles", "zz", "no-such-thing", "é", "median csv", "d", "q", "»", "k", "zq", "z s",
 ]  # fmt: skip
 
 
@@ -221,6 +222,56 @@ def test_views_list_the_same_rows_only_for_one_state_order_and_set_of_matches(
     assert not before.same_rows(RunView(index))
 
 
+def _scans(connection: sqlite3.Connection, select: str, params: list[str]) -> list[str]:
+    """The steps of ``select``'s plan that read a table row by row."""
+    plan = [row[3] for row in connection.execute(f"EXPLAIN QUERY PLAN {select}", params)]
+    return [step for step in plan if step.startswith("SCAN") and "VIRTUAL TABLE" not in step]
+
+
+def test_a_rare_word_of_one_or_two_characters_is_found_without_a_pass_over_the_runs(
+    tmp_path: Path,
+) -> None:
+    """``zq`` over 100,000 runs was ``instr`` over every label and spec text (42 ms a key):
+    a word under three characters is looked up through the trigrams that start with it and
+    the indexes of the texts' ends; the runs found are the reference's, a text of one or two
+    characters included."""
+    if not index_open.fts5_available():
+        pytest.skip("this SQLite has no FTS5 trigram tokenizer")
+    logs = tmp_path / "logs"
+    texts = _history(logs, 30, seed=11)
+    for number, short in ((7, "zq"), (8, "q"), (9, "é")):
+        run_id = sorted(texts)[number]
+        (logs / run_id / runlog.SPEC_COPY).write_text(short)
+        texts[run_id] = short
+    index = build_index(logs)
+    connection = index.db.connection
+    for word in ["zq", "q", "é", "d", "md", "«", "-0", "zz"]:
+        select, params = run_filter._word_select(connection, word, fts=True)
+        assert _scans(connection, select, params) == [], word
+        assert [run.run_id for run in RunView(index, query=word)] == _reference(
+            index.runs, texts, "started", True, word
+        ), word
+
+
+def test_a_short_word_in_too_many_texts_is_read_from_every_text(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past :data:`run_filter.SHORT_WORD_TEXTS` texts under its trigrams, merging them costs
+    more than reading every text: the word is looked for with ``instr``, and found the same."""
+    if not index_open.fts5_available():
+        pytest.skip("this SQLite has no FTS5 trigram tokenizer")
+    logs = tmp_path / "logs"
+    texts = _history(logs, 30, seed=11)
+    index = build_index(logs)
+    monkeypatch.setattr(run_filter, "SHORT_WORD_TEXTS", 3)
+    select, params = run_filter._word_select(index.db.connection, "s", fts=True)
+    assert "instr" in select and _scans(index.db.connection, select, params)
+    for word in ["s", "st", "zq", "s zig"]:
+        assert [run.run_id for run in RunView(index, query=word)] == _reference(
+            index.runs, texts, "started", True, word
+        ), word
+
+
 def test_a_words_spec_matches_are_joined_to_their_runs_not_listed_first(tmp_path: Path) -> None:
     """The trigram table's matches lead the runs' index on their spec (10,000 matches at
     100,000 runs: 0.78x the instructions of first listing the matched specs, then looking
@@ -230,7 +281,7 @@ def test_a_words_spec_matches_are_joined_to_their_runs_not_listed_first(tmp_path
     logs = tmp_path / "logs"
     _history(logs, 10, seed=5)
     index = build_index(logs)
-    select, params = run_filter._word_select("stripes", fts=True)
+    select, params = run_filter._word_select(index.db.connection, "stripes", fts=True)
     plan = [row[3] for row in index.db.connection.execute(f"EXPLAIN QUERY PLAN {select}", params)]
     assert not any(step.startswith("LIST SUBQUERY") for step in plan), plan
     assert any("runs_spec" in step for step in plan), plan
