@@ -18,7 +18,7 @@ from textual.message_pump import MessagePump
 
 from orch_tui.core.loop.exit_codes import EXIT_INTERRUPTED, EXIT_STATE
 from orch_tui.tui.messages import (
-    EngineEvent,
+    EngineEvents,
     EngineStopped,
     PlanRequested,
     ReviewRequested,
@@ -138,11 +138,18 @@ class EngineThread:
         self.target = target
         self.step = step or engine.run
         self.thread = threading.Thread(target=self._run, name="orch-engine", daemon=True)
+        self._forward_lock = threading.Lock()
+        self._open: EngineEvents | None = None
+        """The last events message posted, which carries later events until it is handled."""
         if step is None:  # a later step reuses the engine, whose bus already forwards to target
             engine.bus.subscribe(self._forward)
 
     def _forward(self, event: Event) -> None:
-        self.target.post_message(EngineEvent(event))
+        with self._forward_lock:  # the bus emits on the thread that has the event
+            if self._open is not None and self._open.add(event):
+                return
+            self._open = EngineEvents([event])
+            self.target.post_message(self._open)
 
     def start(self) -> None:
         self.thread.start()

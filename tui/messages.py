@@ -7,6 +7,8 @@ by posting a message that bubbles up to it, so the screen never imports the app.
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from textual.message import Message
@@ -18,14 +20,34 @@ if TYPE_CHECKING:  # annotations only: the app's module, and so its first frame,
     from orch_tui.core.loop.review import ReviewSession
 
 
-class EngineEvent(Message, bubble=False):
-    """One event from the engine's bus, delivered on the UI thread to the review screen, and
-    no further: nothing above it reads one, and a 200-file proposal posts 200 of them before
-    its first diff, each queued and dispatched again by the app when it bubbled."""
+class EngineEvents(Message, bubble=False):
+    """The engine's events, in order, delivered on the UI thread to the review screen, and no
+    further: nothing above it reads them.
 
-    def __init__(self, event: Event) -> None:
+    One message carries every event the engine emits until the screen takes them
+    (:meth:`take`): a 200-file proposal emits some 210 events before its first diff, and one
+    message each was 210 wake-ups of the UI thread and 210 dispatches on the way to it.
+    """
+
+    def __init__(self, events: Iterable[Event]) -> None:
         super().__init__()
-        self.event = event
+        self._events = list(events)
+        self._lock = threading.Lock()
+        self._taken = False
+
+    def add(self, event: Event) -> bool:
+        """Carry ``event`` too; False once the screen took the events (post a new message)."""
+        with self._lock:
+            if self._taken:
+                return False
+            self._events.append(event)
+            return True
+
+    def take(self) -> list[Event]:
+        """The events carried; any later one goes in a new message."""
+        with self._lock:
+            self._taken = True
+            return self._events
 
 
 class ReviewRequested(Message):

@@ -29,7 +29,7 @@ from orch_tui.core.util.terminal_text import escape_controls
 from orch_tui.core.util.wording import plural
 from orch_tui.tui.messages import (
     ContinueRun,
-    EngineEvent,
+    EngineEvents,
     EngineStopped,
     OpenHistory,
     PlanApproved,
@@ -178,9 +178,12 @@ class ReviewScreen(DecisionsScreen):
 
     # -- engine events --------------------------------------------------------------------
 
-    @on(EngineEvent)
-    def _engine_event(self, message: EngineEvent) -> None:
-        event = message.event
+    @on(EngineEvents)
+    def _engine_events(self, message: EngineEvents) -> None:
+        for event in message.take():
+            self._show_event(event)
+
+    def _show_event(self, event: ev.Event) -> None:
         header = self.query_one(RunHeader)
         timeline = self.query_one(Timeline)
         if isinstance(event, ev.RunStarted):

@@ -11,7 +11,9 @@ from typing import Any
 
 import pytest
 
+from orch_tui.core.domain.events import Event
 from orch_tui.tui.app import OrchApp
+from orch_tui.tui.messages import EngineEvents
 from orch_tui.tui.widgets.following_log import FollowingLog
 from tests.support.e2e_support import attempt_turns
 from tests.support.tui_support import SIZE, make_tui_project, wait_for_review
@@ -58,17 +60,30 @@ async def test_the_engines_events_stop_at_the_review_screen(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The screen shows each event; one that went on up to the app (nothing there reads it)
-    was queued and dispatched a second time: 200 more messages before a 200-file diff."""
+    was queued and dispatched a second time: 200 more messages before a 200-file diff. And
+    the events come several to a message: one each was a wake-up of the UI thread and a
+    dispatch per edit."""
     reached_the_app: list[object] = []
     monkeypatch.setattr(
         OrchApp,
-        "on_engine_event",
+        "on_engine_events",
         lambda app, message: reached_the_app.append(message),
         raising=False,
     )
+    taken: list[int] = []
+    take = EngineEvents.take
+
+    def counted(message: EngineEvents) -> list[Event]:
+        events = take(message)
+        taken.append(len(events))
+        return events
+
+    monkeypatch.setattr(EngineEvents, "take", counted)
     app = many_files_project(tmp_path).app()
     async with app.run_test(size=SIZE) as pilot:
         screen = await wait_for_review(pilot, app)
         assert len([line for line in screen.model_log.lines if "✎" in line]) == FILES
         assert reached_the_app == []
+        assert sum(taken) > FILES  # the edits, the states, the proposal
+        assert len(taken) < sum(taken) / 2, taken
         await pilot.press("q")

@@ -22,7 +22,7 @@ from orch_tui.core.domain import events as ev
 from orch_tui.core.providers.base import AssistantTurn, ModelError, TextSink, TurnRequest
 from orch_tui.core.util.terminal_text import is_unsafe
 from orch_tui.tui import full_collections
-from orch_tui.tui.messages import EngineEvent
+from orch_tui.tui.messages import EngineEvents
 from orch_tui.tui.screens.dialogs import (
     EditScreen,
     FeedbackScreen,
@@ -539,7 +539,7 @@ async def test_notices_and_dialogs_show_bracketed_text_as_written(tmp_path: Path
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         screen = await wait_for_review(pilot, app)
         for text in BRACKETED:
-            screen.post_message(EngineEvent(ev.Notice(message=f"notice {text}")))
+            screen.post_message(EngineEvents([ev.Notice(message=f"notice {text}")]))
         await pilot.pause()
         shown = toasts(app)
         for text in BRACKETED:
@@ -677,10 +677,10 @@ async def test_control_characters_in_paths_notices_and_dialogs_are_spelt_out(
         model_log = "\n".join(screen.query_one("#model-log", Log).lines)
         assert "Writing \\x1b[2J\\u2067." in model_log and f"create {SPELT_OUT}" in model_log
         assert not [char for char in model_log if is_unsafe(char) and char != "\n"]
-        screen.post_message(EngineEvent(ev.Notice(message=f"notice {CONTROL_PATH}")))
+        screen.post_message(EngineEvents([ev.Notice(message=f"notice {CONTROL_PATH}")]))
         screen.post_message(
-            EngineEvent(
-                ev.TaskStarted(index=0, total=1, task_id="t", title=CONTROL_PATH, first_attempt=0)
+            EngineEvents(
+                [ev.TaskStarted(index=0, total=1, task_id="t", title=CONTROL_PATH, first_attempt=0)]
             )
         )
         await pilot.pause()
