@@ -37,28 +37,31 @@ _TOP = chr(0x10FFFF)
 SHORT_WORD_TEXTS = 60_000
 """How many texts, counted per trigram, a word of 1-2 characters is looked up through at most:
 beyond it, merging the trigrams' lists costs more than reading every text (at 100,000 runs,
-``q`` in 54,000 texts through two trigrams 43 ms against 87 ms of ``instr``; ``e``, under 296
-trigrams, 140 against 70 ms)."""
+in-process at load 4: ``q``, 54,000 runs through two trigrams, 26 ms against 70 ms of
+``instr``; ``7``, 64,000 runs through 400 trigrams, 77 against 67 ms)."""
 _VOCABULARY = (
     "CREATE VIRTUAL TABLE IF NOT EXISTS temp.{0}_terms USING fts5vocab(main, {0}_fts, row)"
 )
 
 
-def _trigrams_under(connection: sqlite3.Connection, table: str, word: str) -> list[str] | None:
-    """The trigrams of ``table``'s vocabulary that start with ``word`` (None: they are in more
-    than :data:`SHORT_WORD_TEXTS` texts; the vocabulary counts each one's texts as it is read,
-    so it is read no further)."""
-    connection.execute(_VOCABULARY.format(table))
-    terms, texts = [], 0
-    for term, holding in connection.execute(
-        f"SELECT term, doc FROM temp.{table}_terms WHERE term >= ? AND term < ?",
-        (word, word + _TOP),
-    ):
-        texts += holding
-        if texts > SHORT_WORD_TEXTS:
-            return None
-        terms.append(term)
-    return terms
+def _trigrams_under(connection: sqlite3.Connection, word: str) -> dict[str, list[str]] | None:
+    """The trigrams of the spec texts' and the labels' vocabularies that start with ``word``
+    (None: they are in more than :data:`SHORT_WORD_TEXTS` texts together; the vocabulary
+    counts each one's texts as it is read, so it is read no further)."""
+    found: dict[str, list[str]] = {}
+    texts = 0
+    for table in ("specs", "labels"):
+        connection.execute(_VOCABULARY.format(table))
+        found[table] = []
+        for term, holding in connection.execute(
+            f"SELECT term, doc FROM temp.{table}_terms WHERE term >= ? AND term < ?",
+            (word, word + _TOP),
+        ):
+            texts += holding
+            if texts > SHORT_WORD_TEXTS:
+                return None
+            found[table].append(term)
+    return found
 
 
 def _short_word_select(connection: sqlite3.Connection, word: str) -> tuple[str, list[str]] | None:
@@ -66,9 +69,8 @@ def _short_word_select(connection: sqlite3.Connection, word: str) -> tuple[str, 
     the trigrams that start with it and the texts' last characters (``specs_tail`` and the
     like: a text ends with ``word``, or, for one character, holds it in its last two); None
     when the trigrams are too common to be worth it."""
-    specs = _trigrams_under(connection, "specs", word)
-    labels = None if specs is None else _trigrams_under(connection, "labels", word)
-    if specs is None or labels is None:
+    trigrams = _trigrams_under(connection, word)
+    if trigrams is None:
         return None
     if len(word) == 2:
         ends = "substr({0}, -2) = ?"
@@ -81,10 +83,11 @@ def _short_word_select(connection: sqlite3.Connection, word: str) -> tuple[str, 
         f"SELECT id FROM runs WHERE {ends.format('label')}",
     ]
     found = [*params, *params]
-    for table, terms, select in (
-        ("specs", specs, "SELECT r.id FROM specs_fts f JOIN runs r ON r.spec = f.rowid"),
-        ("labels", labels, "SELECT rowid FROM labels_fts"),
+    for table, select in (
+        ("specs", "SELECT r.id FROM specs_fts f JOIN runs r ON r.spec = f.rowid"),
+        ("labels", "SELECT rowid FROM labels_fts"),
     ):
+        terms = trigrams[table]
         if terms:
             parts.append(f"{select} WHERE {table}_fts MATCH ?")
             found.append(" OR ".join(map(_quoted, terms)))
