@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Collection
 
+from textual.app import ComposeResult
 from textual.events import Resize
 from textual.geometry import Size
 from textual.screen import Screen
@@ -43,6 +44,14 @@ class KeyFooter(Footer):
         self._kept = frozenset(kept)
         if at_once:
             self.set_reactive(Footer._bindings_ready, True)
+
+    def compose(self) -> ComposeResult:
+        # Each key gets its compact class as it is made: set by its watcher once mounted, it
+        # styled every key a second time before the screen's first layout.
+        for widget in super().compose():
+            if isinstance(widget, FooterKey):
+                widget.set_class(self.compact, "-compact", update=False)
+            yield widget
 
     def bindings_changed(self, screen: Screen[object]) -> None:
         if self._rebuild_queued:

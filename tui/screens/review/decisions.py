@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from textual import on
+from textual.events import ScreenResume
 
 from orch_tui.core.domain.proposal import FileChange, HunkDecision
 from orch_tui.core.loop.review import ReviewCursor
@@ -26,8 +27,18 @@ class DecisionsScreen(ReviewCoverage):
     """Hunks and files accepted, rejected or edited, the whole proposal rejected with a
     reason, or the decisions applied: each a call on the engine's :class:`ReviewSession`."""
 
-    def on_screen_resume(self) -> None:
-        """Back from the history, whose ``v`` changes the remembered diff layout too."""
+    styled = False
+    """Shown once: its widgets were styled as they mounted, a moment before."""
+
+    def on_screen_resume(self, event: ScreenResume) -> None:
+        """Back from the history, whose ``v`` changes the remembered diff layout too.
+
+        Textual styles the whole screen again on every showing, for a theme or a rule changed
+        while it was hidden; the first showing keeps the styles the widgets got as they mounted
+        (at the launch that styling again doubled the styling before the first diff)."""
+        if not self.styled:
+            self.styled = True
+            event.refresh_styles = False
         self.query_one(DiffView).diff_layout = self.config.ui.diff_layout
 
     def on_unmount(self) -> None:

@@ -86,6 +86,7 @@ class ReviewScreen(DecisionsScreen):
     # Size classes for app.tcss: on a small terminal the panes around the diff give way.
     HORIZONTAL_BREAKPOINTS = HORIZONTAL_BREAKPOINTS
     VERTICAL_BREAKPOINTS = VERTICAL_BREAKPOINTS
+    AUTO_FOCUS = "#diff"  # focused as it mounts: the footer's keys are the diff's from the start
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "decide('accepted')", "Accept", id="review.accept_hunk"),
         Binding("n", "decide('rejected')", "Reject", id="review.reject_hunk"),
@@ -131,7 +132,7 @@ class ReviewScreen(DecisionsScreen):
         self, spec_text: str, config: Config, paths: ProjectPaths, clock: Clock = time.monotonic
     ) -> None:
         super().__init__(config, paths)
-        self.add_class(*size_classes(self.app.size))  # laid out first as it stays
+        self.add_class(*size_classes(self.app.size), update=False)  # laid out first as it stays
         self.spec_text = spec_text
         self.clock = clock
         self.finished: ev.RunFinished | None = None
@@ -167,9 +168,7 @@ class ReviewScreen(DecisionsScreen):
         self.query_one("#spec-pane").border_title = "Spec"
         self.query_one(Timeline).border_title = "Attempts"
         self.query_one(FileList).border_title = "Proposal"
-        diff = self.query_one(DiffView)
-        diff.diff_layout = self.config.ui.diff_layout
-        self.set_focus(diff)  # now rather than after a refresh: the footer shows the diff's keys
+        self.query_one(DiffView).diff_layout = self.config.ui.diff_layout
         await self.query_one(KeyFooter).build_keys()
 
     @property

@@ -1,0 +1,67 @@
+"""What the review screen does between the launch's frame and its first diff (issue 26, item 1).
+
+Everything after the frame runs on one interpreter lock, so only work removed brings the diff
+sooner: these count the work (widgets styled, ...), never its time."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.css.stylesheet import Stylesheet
+from textual.dom import DOMNode
+from textual.screen import Screen
+from textual.widget import Widget
+
+from orch_tui.tui.screens.review.screen import ReviewScreen
+from tests.support.tui_support import make_tui_project, wait_for_review
+from tests.tui.test_tui_app import app_with_a_proposal_held
+
+pytestmark = pytest.mark.anyio
+
+
+def on_review_screen(node: DOMNode) -> bool:
+    try:
+        return isinstance(node, Widget) and isinstance(node.screen, ReviewScreen)
+    except Exception:  # noqa: BLE001 - not mounted yet: no screen
+        return False
+
+
+async def test_the_review_screens_widgets_are_styled_once_before_its_first_layout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Textual styles a widget when it is mounted, and its whole subtree again for every class
+    or focus change and every showing of its screen. Before the first diff the review screen
+    was styled about twice over: again as it was shown, the spec pane's subtree as it took the
+    focus first and gave it to the diff, each footer key for its compact class. Only the diff
+    (its focus) and the tabs and the header (the state the held events leave) change after
+    their mounting now."""
+    app = app_with_a_proposal_held(make_tui_project(tmp_path))
+    styled: Counter[Widget] = Counter()
+    laid_out: list[ReviewScreen] = []
+    apply = Stylesheet.apply
+
+    def counting(stylesheet: Stylesheet, node: DOMNode, *args: Any, **kwargs: Any) -> None:
+        if not laid_out and on_review_screen(node):
+            assert isinstance(node, Widget)
+            styled[node] += 1
+        apply(stylesheet, node, *args, **kwargs)
+
+    lay_out = Screen._refresh_layout
+
+    def laying_out(screen: Screen[object], *args: Any, **kwargs: Any) -> None:
+        if isinstance(screen, ReviewScreen):
+            laid_out.append(screen)
+        lay_out(screen, *args, **kwargs)
+
+    monkeypatch.setattr(Stylesheet, "apply", counting)
+    monkeypatch.setattr(Screen, "_refresh_layout", laying_out)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for_review(pilot, app)
+        await pilot.press("q")
+
+    assert len(styled) > 40  # the screen's widgets, the spec's Markdown and the footer's keys
+    again = {type(widget).__name__ for widget, times in styled.items() if times > 1}
+    assert again <= {"DiffView", "ContentTab", "RunHeader"}, styled
