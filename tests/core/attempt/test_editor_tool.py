@@ -148,7 +148,7 @@ def test_over_long_names_and_paths_are_editor_errors(
 ) -> None:
     outcome = tool.run({"command": command, "path": path, "file_text": "x", "old_str": "x"})
     assert words in err(outcome)
-    assert staging.changed_paths() == []
+    assert list(staging.to_proposal(0).files) == []
 
 
 def test_a_name_at_the_limit_applies_to_disk(tool: EditorTool, staging: Staging) -> None:
@@ -189,7 +189,7 @@ def test_str_replace_no_match_uses_the_docs_wording(tool: EditorTool, staging: S
         tool.run({"command": "str_replace", "path": "pkg/mod.py", "old_str": "four", "new_str": ""})
     )
     assert message == "Error: No match found for replacement. Please check your text and try again."
-    assert staging.changed_paths() == []
+    assert list(staging.to_proposal(0).files) == []
 
 
 def test_str_replace_several_matches_uses_the_docs_wording(tool: EditorTool) -> None:
@@ -311,7 +311,7 @@ def test_unknown_and_missing_command(tool: EditorTool) -> None:
 )
 def test_non_string_inputs_are_errors(tool: EditorTool, staging: Staging, tool_input) -> None:
     assert "must be a string" in err(tool.run(tool_input))
-    assert staging.changed_paths() == []
+    assert list(staging.to_proposal(0).files) == []
 
 
 @pytest.mark.parametrize(
@@ -328,7 +328,7 @@ def test_protected_paths_are_refused(tool: EditorTool, staging: Staging, tool_in
         err(tool.run(tool_input))
         == f"Error: {tool_input['path']} is protected and cannot be edited"
     )
-    assert staging.changed_paths() == []
+    assert list(staging.to_proposal(0).files) == []
 
 
 @pytest.mark.parametrize(
