@@ -36,7 +36,7 @@ from orch_tui.core.workspace.apply import apply_change
 def checks_step(run: Run) -> Failure | None:
     """Apply the change and run the checks; the next step, or the failed checks."""
     attempt = run.state.attempt
-    applied = run.log.read_json(attempt, runlog.APPLIED) or {"files": {}}
+    applied = {"files": _applied_files(run, attempt)}
     files = sorted(applied["files"])
     apply_change(run.paths.workspace, applied["files"], commit=run.files)
     _commit_applied(run, attempt, files)
@@ -107,8 +107,22 @@ def _after_passing(
         run.emit(Notice(message=hint))
 
 
+def _applied_files(run: Run, attempt: int) -> dict[str, str | None]:
+    """The files the attempt's review decided: as this process's review step left them, else
+    (a resume at TESTING) from applied.json."""
+    fresh, run.fresh_applied = run.fresh_applied, None
+    if fresh is not None and fresh[0] == attempt:
+        return fresh[1]
+    saved = run.log.read_json(attempt, runlog.APPLIED) or {"files": {}}
+    files: dict[str, str | None] = saved["files"]
+    return files
+
+
 def _commit_applied(run: Run, attempt: int, files: list[str]) -> None:
-    """In git, the applied attempt becomes one commit, recorded in state.json."""
+    """In git, the applied attempt becomes one commit, recorded in state.json. Outside git the
+    conversation (every file the model wrote, in full) is not read for a commit message."""
+    if run.state.workspace is None or run.state.workspace.git is None:
+        return
     conversation = run.log.read_json(attempt, runlog.CONVERSATION) or {}
     try:
         turns = turns_with_content(conversation)

@@ -58,6 +58,7 @@ def review_step(run: Run) -> Failure | None:
     # the originals, before TESTING: resuming TESTING re-applies, so they must exist first
     run_workspace.keep_originals(run.state.workspace, run.log.dir, sorted(resolved), run.files)
     run.log.write_json(attempt, runlog.APPLIED, {"files": resolved}, run.files)
+    run.fresh_applied = (attempt, resolved)
     run.log.write_text(
         attempt,
         runlog.APPLIED_PATCH,

@@ -63,10 +63,13 @@ class Run:
         own rename is made durable in the background while the next step starts: whatever
         that step makes durable waits for it first, and a finished run waits for it."""
         self.fresh_proposal: Proposal | None = None
-        self.verdict: Verdict | None = None
-        """The run's evidence once it succeeded (its last line, ``run_finished``'s fields)."""
         """The proposal this process just generated, hunks computed: the review step takes it
         instead of parsing proposal.json and diffing every file a second time."""
+        self.fresh_applied: tuple[int, dict[str, str | None]] | None = None
+        """The attempt and the files its review just decided (applied.json's): the checks step
+        takes them instead of reading back the file texts written a moment before."""
+        self.verdict: Verdict | None = None
+        """The run's evidence once it succeeded (its last line, ``run_finished``'s fields)."""
         self.parse_note = ""
         """Said once in the next model prompt: the kept workspace's files that do not parse
         (:mod:`.unparsable`)."""
