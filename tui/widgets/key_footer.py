@@ -46,6 +46,9 @@ class KeyFooter(Footer):
             self.set_reactive(Footer._bindings_ready, True)
 
     def compose(self) -> ComposeResult:
+        # What the keys are built from: the screen's telling of its bindings after its first
+        # refresh rebuilt the same keys of a footer built at once (the launch's frame).
+        self._built_for = self._bindings_shown()
         # Each key gets its compact class as it is made: set by its watcher once mounted, it
         # styled every key a second time before the screen's first layout.
         for widget in super().compose():

@@ -5,6 +5,7 @@ sooner: these count the work (widgets styled, ...), never its time."""
 
 from __future__ import annotations
 
+import threading
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -14,10 +15,14 @@ from textual.css.stylesheet import Stylesheet
 from textual.dom import DOMNode
 from textual.screen import Screen
 from textual.widget import Widget
+from textual.widgets._footer import FooterKey
 
+from orch_tui.tui.cli.run import OpenedRun
+from orch_tui.tui.launch import OpeningApp
+from orch_tui.tui.screens.loading import LoadingScreen
 from orch_tui.tui.screens.review.screen import ReviewScreen
-from tests.support.tui_support import make_tui_project, wait_for_review
-from tests.tui.test_tui_app import app_with_a_proposal_held
+from tests.support.tui_support import frozen_clock, make_tui_project, wait_for, wait_for_review
+from tests.tui.test_tui_app import app_with_a_proposal_held, opened_run
 
 pytestmark = pytest.mark.anyio
 
@@ -65,3 +70,27 @@ async def test_the_review_screens_widgets_are_styled_once_before_its_first_layou
     assert len(styled) > 40  # the screen's widgets, the spec's Markdown and the footer's keys
     again = {type(widget).__name__ for widget, times in styled.items() if times > 1}
     assert again <= {"DiffView", "ContentTab", "RunHeader"}, styled
+
+
+async def test_the_frames_footer_keys_are_built_once(tmp_path: Path) -> None:
+    """The launch's frame builds its footer's keys with itself; the screen's telling of its
+    bindings after its first refresh rebuilt the same keys and laid the frame out twice more,
+    on the UI thread while the run was opening."""
+    project = make_tui_project(tmp_path)
+    opening: list[list[FooterKey]] = []
+    gate = threading.Event()
+
+    def open_run() -> OpenedRun:
+        opening.append(list(app.screen.query(FooterKey)))
+        gate.wait(10)
+        return opened_run(project, [])
+
+    app = OpeningApp(open_run, "spec.md", "vscode-dark", clock=frozen_clock)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: opening, "the opening thread")
+        await pilot.pause(0.2)
+        assert isinstance(app.screen, LoadingScreen)
+        assert list(app.screen.query(FooterKey)) == opening[0] != []
+        gate.set()
+        await wait_for_review(pilot, app)
+        await pilot.press("q")
