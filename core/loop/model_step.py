@@ -134,7 +134,12 @@ def _callbacks(run: Run, setup: AttemptSetup) -> AttemptCallbacks:
 def _keep_proposal(run: Run, proposal: Proposal, first: bool) -> Failure | None:
     """Save the proposal for review; an empty or repeated one is no progress."""
     attempt = run.state.attempt
-    run.log.write_json(attempt, runlog.PROPOSAL, proposal.to_json(), run.files)
+    change_lines = proposal.change_lines()  # first: its escaped new texts give the digest
+    data = proposal.to_json()
+    lines = ItemMemo()
+    for item, line in zip(data["changes"], change_lines, strict=True):
+        lines.remember(item, line)
+    run.log.write_json(attempt, runlog.PROPOSAL, data, run.files, items=lines)
     run.fresh_proposal = proposal
     run.emit(
         ProposalReady(

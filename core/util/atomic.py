@@ -91,6 +91,10 @@ class ItemMemo:
     def __init__(self) -> None:
         self._encoded: dict[int, tuple[Any, bytes]] = {}
 
+    def remember(self, item: Any, line: bytes) -> None:
+        """``item``'s line is ``line`` (encoded by a caller that had its parts encoded)."""
+        self._encoded[id(item)] = (item, line)
+
     def encode(self, item: Any) -> bytes:
         known = self._encoded.get(id(item))
         if known is None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 import pytest
@@ -223,6 +224,32 @@ def test_digest_changes_with_any_new_text() -> None:
     }
     assert len(digests) == 5
     assert len(base.digest()) == 64
+
+
+@given(proposals())
+def test_the_digest_and_the_change_lines_are_what_json_dumps_makes_of_them(
+    proposal: Proposal,
+) -> None:
+    """Escaped once by hand for both, they stay what json.dumps wrote: a digest in an earlier
+    run's proposal.json still matches, and the file's lines are the same bytes."""
+    pairs = [[change.path, change.new_text] for change in proposal.changes]
+    payload = json.dumps(pairs, ensure_ascii=False, separators=(",", ":"))
+    digest = hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()
+    same = Proposal(proposal.attempt, proposal.changes)
+    assert same.change_lines() == [
+        json.dumps(change.to_json(), ensure_ascii=False).encode("utf-8")
+        for change in proposal.changes
+    ]
+    assert same.digest() == proposal.digest() == digest
+
+
+def test_a_digest_hashes_a_text_of_any_character_as_json_dumps_escapes_it() -> None:
+    texts = ['q"uote \\ \t\x00\x1f\x7f', "é 中文 😀 \u2028\u2029", "lone \ud800", ""]
+    changes = tuple(FileChange(f"p/é{n}.py", None, text) for n, text in enumerate(texts))
+    proposal = Proposal(0, (*changes, FileChange("gone.py", "x\n", None)))
+    pairs = [[change.path, change.new_text] for change in proposal.changes]
+    payload = json.dumps(pairs, ensure_ascii=False, separators=(",", ":"))
+    assert proposal.digest() == hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 @given(proposals())
