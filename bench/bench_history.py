@@ -21,9 +21,9 @@ Prints:
   on screen, over the 10,000 written runs.
 
 ``--build before=/tmp/old/bin/orch-tui`` (repeatable) runs another orch-tui executable in turn
-with the installed one in every repetition, so two builds are compared within one run. Both
-read the same logs, so their index versions (``INDEX_VERSION``) must match: a build that finds
-the other's version rebuilds the index at every launch.
+with the installed one in every repetition, so two builds are compared within one run, each
+over its own copy of the projects (``build_logs.own_project``: the logs hard-linked, its own
+index), so builds of any index versions run in turn.
 
 Targets at 10,000 runs: launch ratio <= 1.3, keystroke < 50 ms, rebuild < 2 s, and cost per
 run that does not grow to 100,000 runs.
@@ -46,6 +46,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.build_logs import own_project  # noqa: E402
 from bench.synthetic_runs import write_cloned_runs, write_synthetic_runs  # noqa: E402
 from orch_tui.core.history.index import build_index  # noqa: E402
 from orch_tui.core.history.index_db import INDEX_NAME  # noqa: E402
@@ -298,8 +299,9 @@ def bench_launch(
     for rep in range(repeat):
         shift = rep % len(cases)
         for build, which in cases[shift:] + cases[:shift]:
+            own = full if build == "orch-tui" else own_project(full, build)
             folder, shown = (
-                (empty, _has("no runs in")) if which == "empty" else (full, _list_shown(FULL_RUNS))
+                (empty, _has("no runs in")) if which == "empty" else (own, _list_shown(FULL_RUNS))
             )
             start = tmux.launch(folder, f"{shlex.quote(builds[build])} history")
             samples.setdefault((build, which), []).append((tmux.until(shown) - start) * 1000)
@@ -315,11 +317,14 @@ def bench_launch(
         print(f"    samples full  {[round(s) for s in full_s]}")
 
 
-def type_query(tmux: TmuxControl, project: Path, executable: str) -> list[float]:
+def type_query(
+    tmux: TmuxControl, project: Path, executable: str, runs_of: Path | None = None
+) -> list[float]:
     """Launch on ``project``, type :data:`QUERY` into the filter key by key, quit; the ms from
     each key sent to the filtered list on screen: the filter line shows what was typed and
-    the title counts what it matches (the count core's search gives)."""
-    index = build_index(project / "logs")
+    the title counts what it matches (the count core's search gives, over ``runs_of``: the
+    project ``project`` copies, so that this build's index is not made in another's copy)."""
+    index = build_index((runs_of or project) / "logs")
     total = len(index)
     titles = []
     for end in range(1, len(QUERY) + 1):
@@ -359,7 +364,8 @@ def bench_keystrokes(
     for rep in range(repeat):
         shift = rep % len(cases)
         for build, project in cases[shift:] + cases[:shift]:
-            typed = type_query(tmux, project, builds[build])
+            own = project if build == "orch-tui" else own_project(project, build)
+            typed = type_query(tmux, own, builds[build], runs_of=project)
             samples.setdefault((build, project), []).extend(typed)
     print(f"filter keystroke in tmux, key sent to filtered list on screen, '{QUERY}' typed")
     print(f"key by key {repeat} times, interleaved (target < 50 ms at {FULL_RUNS:,} runs):")
@@ -400,6 +406,10 @@ def main() -> None:
     empty = args.data / "empty" / "project"
     empty.mkdir(parents=True, exist_ok=True)
     builds = {"orch-tui": "orch-tui", **dict(build.split("=", 1) for build in args.build)}
+    for build, executable in list(builds.items())[1:]:  # each build's index made, untimed
+        for project in (full, small_project(args.data)):
+            own = own_project(project, build)
+            subprocess.run([executable, "history"], cwd=own, stdout=subprocess.DEVNULL, check=True)
     tmux = TmuxControl()
     try:
         if not args.no_launch:

@@ -12,7 +12,9 @@ for each key the process's CPU from Pilot's press to the screen refreshed. With 
 each build named runs in turn with this one, ``--rounds`` times, as a process of its own
 whose ``PYTHONPATH`` (a folder holding ``orch_tui/core``, ``orch_tui/tui`` and
 ``orch_tui/themes``, e.g. links into a copy of an earlier tree) comes before the installed
-package. Prints each build's CPU per key, medians over its launches.
+package, over its own copy of the logs' project (``build_logs.own_project``: the logs
+hard-linked, its own index, made on its first launch). Prints each build's CPU per key,
+medians over its launches.
 
 ``--callgrind-from N`` (under ``valgrind --tool=callgrind --instr-atstart=no``, one launch,
 ``--child --repeat 1``) counts the instructions of the keys from the ``N``-th of ``tag0042`` on,
@@ -40,6 +42,10 @@ import sys
 import time
 from functools import reduce
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.build_logs import own_project  # noqa: E402
 
 KEYS = "tag0042"
 
@@ -138,11 +144,13 @@ def main() -> None:
         print(json.dumps(keys))
         return
     builds = [("this", ""), *(tuple(build.split("=", 1)) for build in args.build)]
+    logs = {name: own_project(args.logs.parent, name) / "logs" for name, _path in builds[1:]}
+    logs["this"] = args.logs
     per_key: dict[str, list[list[float]]] = {name: [] for name, _path in builds}
     for _ in range(args.rounds):
         for name, path in builds:
             load = os.getloadavg()[0]
-            rounds = one_launch(path, args.logs, args.repeat, args.keys)
+            rounds = one_launch(path, logs[name], args.repeat, args.keys)
             print(f"{name} (load {load:.1f}): {rounds}", flush=True)
             per_key[name].extend(rounds)
     for name, rounds in per_key.items():

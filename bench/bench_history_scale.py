@@ -20,9 +20,8 @@ Prints medians and spreads, the ratio of the launch to the empty history's, and 
 run above the empty history's at ``--small`` and ``--runs`` runs and their ratio (flat cost
 per run: ≤ 1.2). Targets (issue 26): launch ≤ 1.5× the empty history, background ≤ 100 ms,
 peak < 120 MB, every keystroke < 25 ms. ``--build`` runs another executable in turn with the
-installed one; since index version 7 each version keeps its own file (its version in its
-name), so a build of version 7 or later runs in turn with one before it; two builds before it
-share ``logs/.index.json`` and must have the same ``INDEX_VERSION``.
+installed one, each over its own copy of the project (``build_logs.own_project``: the logs
+hard-linked, its own index), so builds of any index versions run in turn.
 """
 
 from __future__ import annotations
@@ -46,6 +45,7 @@ from bench.bench_history import (  # noqa: E402
     _list_shown,
     cloned_logs,
 )
+from bench.build_logs import own_project  # noqa: E402
 from orch_tui.core.history.index import build_index  # noqa: E402
 from orch_tui.core.history.run_query import RunView  # noqa: E402
 
@@ -194,9 +194,17 @@ def main() -> None:
     TITLES[:] = titles(cloned_logs(args.data, args.runs))
     for count in (args.small, args.runs):
         projects[count] = cloned_logs(args.data, count).parent
-        for executable in builds.values():  # the index made (or checked) by the build itself
+    folders = {
+        (build, count): project
+        if build == "orch-tui" or count == 0
+        else own_project(project, build)
+        for build in builds
+        for count, project in projects.items()
+    }
+    for (build, count), folder in folders.items():  # the index made (or checked) by the build
+        if count:
             subprocess.run(
-                [executable, "history"], cwd=projects[count], stdout=subprocess.DEVNULL, check=True
+                [builds[build], "history"], cwd=folder, stdout=subprocess.DEVNULL, check=True
             )
     cases = [(build, count) for build in builds for count in projects]
     samples: dict[tuple[str, int], list[dict[str, float | list[float]]]] = {}
@@ -208,7 +216,7 @@ def main() -> None:
             shift = rep % len(cases)
             for build, count in cases[shift:] + cases[:shift]:
                 sample = launch_once(
-                    tmux, projects[count], builds[build], count, typing=count == args.runs
+                    tmux, folders[(build, count)], builds[build], count, typing=count == args.runs
                 )
                 samples.setdefault((build, count), []).append(sample)
             print(f"repetition {rep + 1} done", file=sys.stderr, flush=True)

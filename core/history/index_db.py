@@ -13,6 +13,8 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import os
+import re
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator
@@ -25,11 +27,11 @@ from orch_tui.core.util.records import record
 
 INDEX_VERSION = 9
 INDEX_NAME = f".index-{INDEX_VERSION}.sqlite"
-"""The file's name holds its version: a build that reads another version leaves that one's
-file alone (two builds over one ``logs/`` each keep theirs instead of rebuilding in turn)."""
-OLD_INDEX_NAMES = (".index.json",)
-"""Where versions 1-6 kept the index, removed when this one is made. (Version 7's
-``.index-7.json`` and version 8's ``.index-8.sqlite`` are left to the builds that read them.)"""
+"""The file's name holds its version: a build leaves a later version's file alone, and
+removes an earlier one's once its own is open (a user pays no disk for what is no longer read)."""
+OLD_INDEX_NAMES = (".index.json", ".index-stamp")
+"""Where versions 1-6 kept the index, and version 7's stamp: removed, with the files of
+versions 7 and later before this one (:func:`remove_older_indexes`), once this one is open."""
 """9: the texts' last characters indexed, for words of one or two characters. 8: SQLite,
 queried for the rows on screen. 7: one JSON file of columns, read whole."""
 
@@ -291,3 +293,23 @@ def remove_index_file(path: Path) -> None:
     for each in (path, path.with_name(path.name + "-journal")):
         with contextlib.suppress(OSError):
             each.unlink()
+
+
+_OLDER_INDEX = re.compile(r"\.index-([0-9]+)\.(?:sqlite(?:-wal|-shm|-journal)?|json|stamp)")
+"""An index file of version N as versions 7 and later name it: the database (or version 7's
+JSON), its journals, and its stamp (:mod:`logs_stamp`)."""
+
+
+def remove_older_indexes(logs: Path) -> None:
+    """Remove, from ``logs``, the index files of the versions before this one: no build of
+    this version reads them again, and at 100,000 runs each is about 100 MB. Only names of
+    our own making are touched; a file that cannot be removed is left where it is."""
+    try:
+        names = [entry.name for entry in os.scandir(logs) if entry.name.startswith(".index")]
+    except OSError:
+        return
+    for name in names:
+        older = _OLDER_INDEX.fullmatch(name)
+        if name in OLD_INDEX_NAMES or (older is not None and int(older[1]) < INDEX_VERSION):
+            with contextlib.suppress(OSError):
+                (logs / name).unlink()

@@ -17,9 +17,9 @@ from pathlib import Path
 from orch_tui.core.history.index_db import (
     INDEX_NAME,
     INDEX_VERSION,
-    OLD_INDEX_NAMES,
     IndexDb,
     remove_index_file,
+    remove_older_indexes,
 )
 
 _SCHEMA = """
@@ -116,6 +116,7 @@ def open_existing(logs: Path) -> IndexDb | None:
         connection.close()
         remove_index_file(path)
         return None
+    remove_older_indexes(logs)
     return IndexDb(connection, fts=bool(fts[0]), note=None, path=path)
 
 
@@ -151,12 +152,11 @@ class NewIndex:
             return self.db
         try:
             os.replace(self._temporary, self._path)
-            for name in OLD_INDEX_NAMES:
-                (self._path.parent / name).unlink(missing_ok=True)
         except OSError:
             return self.db
         self.db.close()
         self.db = IndexDb(_connect(str(self._path)), fts=self.db.fts, note=None, path=self._path)
+        remove_older_indexes(self._path.parent)
         return self.db
 
 

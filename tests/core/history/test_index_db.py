@@ -74,18 +74,45 @@ def test_a_damaged_page_a_filter_reads_empties_the_view_and_the_next_launch_rebu
     assert list_runs(logs) == listed
 
 
-def test_making_the_index_removes_the_json_of_versions_1_to_6_and_leaves_version_7s(
-    tmp_path: Path,
+OLDER_FILES = (
+    *OLD_INDEX_NAMES,
+    ".index-7.json",
+    ".index-7.stamp",
+    ".index-8.sqlite",
+    ".index-8.sqlite-wal",
+    ".index-8.sqlite-shm",
+    ".index-8.sqlite-journal",
+    ".index-8.stamp",
+)
+NOT_OURS = (".index-8.sqlite.bak", "index-8.sqlite", ".index-8.sqlite.1234.tmp", "notes.txt")
+
+
+@pytest.mark.parametrize("made", [True, False], ids=["made", "opened"])
+def test_the_index_of_this_version_open_removes_older_versions_files_and_nothing_else(
+    tmp_path: Path, made: bool
 ) -> None:
     logs = tmp_path / "logs"
     write_synthetic_runs(logs, 3)
-    for name in OLD_INDEX_NAMES:
+    if not made:
+        list_runs(logs)  # this version's index already there: opened, not made
+    later = f".index-{INDEX_VERSION + 1}.sqlite"  # a later build's, over the same logs/
+    for name in (*OLDER_FILES, *NOT_OURS, later):
         (logs / name).write_text("{}")
-    (logs / ".index-7.json").write_text("{}")  # another build's index over the same logs/
-    list_runs(logs)
-    assert (logs / INDEX_NAME).exists() and (logs / ".index-7.json").exists()
-    assert not any((logs / name).exists() for name in OLD_INDEX_NAMES)
-    assert not list(logs.glob("*.tmp"))
+    assert len(list_runs(logs)) == 3
+    left = {path.name for path in logs.iterdir() if not path.is_dir()}
+    assert left - {INDEX_NAME, ".opened-runs", f".index-{INDEX_VERSION}.stamp"} == {
+        *NOT_OURS,
+        later,
+    }
+    assert INDEX_NAME in left
+
+
+def test_an_older_index_that_cannot_be_removed_is_no_error(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    write_synthetic_runs(logs, 3)
+    (logs / ".index-8.sqlite").mkdir()  # unlink() fails on a folder
+    assert len(list_runs(logs)) == 3
+    assert (logs / INDEX_NAME).exists() and (logs / ".index-8.sqlite").is_dir()
 
 
 def test_a_logs_folder_that_cannot_be_written_is_listed_with_a_note(
