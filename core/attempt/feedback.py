@@ -24,7 +24,7 @@ from orch_tui.core.checks.junit import TestCase, path_prefixes, strip_paths
 from orch_tui.core.checks.runner import TestReport, trim_traceback
 from orch_tui.core.config.models import Config
 from orch_tui.core.domain.proposal import Decisions, HunkDecision, Proposal, effective_proposal
-from orch_tui.core.providers.claude_code import ALLOWED_TOOLS
+from orch_tui.core.domain.tools import CLAUDE_CODE_TOOLS
 from orch_tui.core.util.records import record
 from orch_tui.core.workspace.apply import read_tree
 
@@ -51,7 +51,7 @@ def system_prompt(config: Config, prompts_dir: Path | None = None) -> str:
     test_command = f"`{command}`" + (f", then {extra}" if extra else "")
     if config.model.provider == "claude-code":
         # Its own tools in a folder of its own: no editor tool, no /workspace, no ask_user.
-        tools = ", ".join(ALLOWED_TOOLS.split(","))
+        tools = ", ".join(CLAUDE_CODE_TOOLS.split(","))
         return render(
             "system_claude_code",
             prompts_dir,

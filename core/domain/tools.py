@@ -9,6 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
+CLAUDE_CODE_TOOLS = "Read,Edit,MultiEdit,Write,Glob,Grep,LS"
+"""Claude Code's file tools (``--allowedTools``); no shell, so it cannot run anything or write
+outside the copy. Here, not in the provider's module, because every system prompt names them:
+a run of another provider does not load the Claude Code provider to say so."""
+
 EDITOR_TOOL_NAME = "str_replace_based_edit_tool"
 EDITOR_TOOL: dict[str, Any] = {"type": "text_editor_20250728", "name": EDITOR_TOOL_NAME}
 """Anthropic's built-in text editor tool: a type and a name, its schema is Anthropic's own."""

@@ -28,13 +28,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
+from orch_tui.core.domain.tools import CLAUDE_CODE_TOOLS as ALLOWED_TOOLS
 from orch_tui.core.domain.tools import EDITOR_TOOL_NAME as TOOL_NAME
 from orch_tui.core.providers.base import AssistantTurn, ModelError, TextSink, TurnRequest
 from orch_tui.core.providers.figures import reported_cost, reported_usage
 from orch_tui.core.util.records import record
-
-ALLOWED_TOOLS = "Read,Edit,MultiEdit,Write,Glob,Grep,LS"
-"""Claude Code's file tools; no shell, so it cannot run anything or write outside the copy."""
 
 INSTALL_HINT = (
     "install Claude Code (npm install -g @anthropic-ai/claude-code) and run `claude` once to log "

@@ -392,7 +392,9 @@ def test_a_headless_runs_modules_leave_the_checks_step_to_after_the_first_reques
     ``importlib.resources`` with the zipfile it loads (the packaged files are read by path),
     nor ``concurrent.futures`` and ``logging`` (the fsyncs' threads are core/util/worker_threads.py,
     a broken live-output callback's log line imports logging), nor ``secrets`` with ``base64``
-    and ``hmac`` (temp names and run ids take ``os.urandom(n).hex()``, what ``token_hex`` is)."""
+    and ``hmac`` (temp names and run ids take ``os.urandom(n).hex()``, what ``token_hex`` is),
+    nor the Claude Code provider and its figures' checks (every system prompt names Claude
+    Code's tools: they are in core/domain/tools.py)."""
     later = (
         "orch_tui.core.loop.checks_step",
         "orch_tui.core.loop.evidence_step",
@@ -412,6 +414,8 @@ def test_a_headless_runs_modules_leave_the_checks_step_to_after_the_first_reques
         "secrets",
         "base64",
         "hmac",
+        "orch_tui.core.providers.claude_code",
+        "orch_tui.core.providers.figures",
     )
     script = (
         "import sys\n"
