@@ -166,6 +166,7 @@ def _behaviour(instances: list[Any]) -> dict[str, Any]:
         "hashable": cls.__hash__ is not None,
         "match_args": getattr(cls, "__match_args__", None),
         "slots": getattr(cls, "__slots__", None),
+        "doc": (cls.__doc__, first.__doc__),
     }
     if dataclasses.is_dataclass(first):
         seen["fields"] = [
@@ -181,6 +182,28 @@ def _behaviour(instances: list[Any]) -> dict[str, Any]:
 @pytest.mark.parametrize("shape", sorted(_shapes(dataclass)))
 def test_a_record_behaves_as_the_dataclass_would(shape: str) -> None:
     assert _behaviour(_shapes(record)[shape]()) == _behaviour(_shapes(dataclass)[shape]())
+
+
+def test_making_a_record_asks_no_signature_for_its_docstring_until_it_is_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 26: ``@dataclass`` writes an undocumented class's docstring from
+    ``inspect.signature`` as it makes the class; a record leaves that to the first reader."""
+    import inspect
+
+    asked: list[object] = []
+    real_signature = inspect.signature
+
+    def counted(target: Any, *args: Any, **kwargs: Any) -> inspect.Signature:
+        asked.append(target)
+        return real_signature(target, *args, **kwargs)
+
+    monkeypatch.setattr(inspect, "signature", counted)
+    made = [shape() for shape in _shapes(record).values()]
+    assert asked == []
+    first = type(made[0][0])
+    assert first.__doc__ is not None and first.__doc__.startswith("Plain(name: ")  # as @dataclass's
+    assert asked == [first]
 
 
 def test_a_frozen_record_stays_frozen_and_a_recursive_repr_ends() -> None:
