@@ -340,7 +340,10 @@ def type_query(
 
         def shown(lines: list[str], typed: str = typed, title: str = title) -> bool:
             top = next((n for n, line in enumerate(lines) if "Run history" in line), None)
-            if top is None or title not in lines[top] or len(lines) <= top + 2:
+            counting = f"counting… of {total:,}"  # a common word's first page: counted later
+            if top is None or len(lines) <= top + 2:
+                return False
+            if title not in lines[top] and counting not in lines[top]:
                 return False
             filter_line = lines[top + 2]  # under the input's top border
             return typed in filter_line and "filter: spec name" not in filter_line

@@ -165,7 +165,8 @@ def type_keys(tmux: TmuxControl, total: int) -> list[float]:
             top = next((n for n, line in enumerate(lines) if "Run history" in line), None)
             if top is None or len(lines) <= top + 2:
                 return False
-            return typed in lines[top + 2] and title in lines[top]
+            counted = title in lines[top] or f"counting… of {total:,}" in lines[top]
+            return typed in lines[top + 2] and counted  # a common word's count comes later
 
         start = tmux.keys(typed[-1], literal=True)
         latencies.append((tmux.until(filtered) - start) * 1000)

@@ -14,7 +14,9 @@ finds it in every spec. Typing a run's first keys (``t``, ``ta``) over 100,000 r
 costs a count, not a pass over every run.
 
 The runs a query matches are written once into a temporary table (:class:`Matches`), which
-the view counts and reads its pages through; the last few queries' tables are kept.
+the view counts and reads its pages through; the last few queries' tables are kept. (A
+common word's first page, newest first, is found before that among the newest runs, see
+:meth:`~orch_tui.core.history.run_query.RunView.head`.)
 """
 
 from __future__ import annotations
@@ -118,19 +120,29 @@ class Matches:
 
     def __init__(self, db: IndexDb) -> None:
         self._db = db
-        self._tables: OrderedDict[tuple[int, str], str | None] = OrderedDict()
+        self._tables: OrderedDict[tuple[int, tuple[str, ...]], str | None] = OrderedDict()
         self._made = 0
+
+    def words(self, query: str) -> tuple[int, tuple[str, ...]]:
+        """The index's state and the words of ``query`` that filter (not held by every run):
+        two queries with the same match the same runs."""
+        words = dict.fromkeys(query.lower().split())
+        with self._db.lock:
+            return self._db.generation, tuple(word for word in words if not self._everywhere(word))
+
+    def made(self, query: str) -> bool:
+        """Whether the table of ``query``'s matches is made (kept from an earlier ask)."""
+        return self.words(query) in self._tables
 
     def table(self, query: str) -> str | None:
         """The name of the table of the ids of the runs that match ``query`` (None: every
         run does). Made the first time a query is asked for in the index's current state."""
-        words = list(dict.fromkeys(query.lower().split()))
-        key = (self._db.generation, " ".join(words))
+        key = self.words(query)
         if key in self._tables:
             self._tables.move_to_end(key)
             return self._tables[key]
         with self._db.lock:
-            name = self._made_table([word for word in words if not self._everywhere(word)])
+            name = self._made_table(list(key[1]))
         self._tables[key] = name
         while len(self._tables) > KEPT:
             _key, dropped = self._tables.popitem(last=False)

@@ -56,6 +56,10 @@ def order_by(column: str, descending: bool) -> str:
 PAGE = 64
 """Rows read at once: a screenful and more, so that scrolling a line reads nothing."""
 PAGES_KEPT = 8
+HEAD_FROM = 1_000
+"""How many of the newest runs :meth:`RunView.head` looks through for a first page: a word
+in one run of 16 or more fills it (``q``, in half of them, from about 130), a rarer one
+is left to its table, which the trigram indexes make quickly."""
 
 
 class Orders:
@@ -117,8 +121,8 @@ class RunView(Sequence[RunSummary]):
         self._query = query
         self._resumable = resumable
         self._made: tuple[str | None, str | None] | None = None
-        self._generation = -1
-        """The index's state when the tables were made."""
+        self._generation = self._db.generation
+        """The index's state when the view was made, then when its tables were."""
         self._count: int | None = None
         self._pages: OrderedDict[int, list[RunSummary]] = OrderedDict()
         self.fetched = 0
@@ -141,14 +145,43 @@ class RunView(Sequence[RunSummary]):
 
     def same_rows(self, other: RunView) -> bool:
         """Whether ``other`` lists the same runs in the same order: the same index in the
-        same state, order, resumable run and matches (a word that every run holds, as the
-        first keys of most words are, leaves the list as it was)."""
+        same state, order, resumable run and filtering words (a word that every run holds,
+        as the first keys of most words are, leaves the list as it was); no table is made."""
+        if self._db is not other._db or (self._sort, self._resumable) != (
+            other._sort,
+            other._resumable,
+        ):
+            return False
+        matches, _orders = _tables(self._db)
         return (
-            self._db is other._db
-            and (self._sort, self._resumable) == (other._sort, other._resumable)
-            and self._sources() == other._sources()
-            and self._generation == other._generation
+            self._generation == other._generation
+            and matches.words(self._query)[1] == matches.words(other._query)[1]
         )
+
+    def head(self) -> list[RunSummary] | None:
+        """The first page of a filtered list newest first, found among the newest
+        :data:`HEAD_FROM` runs without collecting every match (a common word's table is
+        most of a key's time at 100,000 runs); the count waits for :func:`len`. None: the
+        list is in another order, unfiltered, its table made already, or its first page is
+        not within those runs (then the table is the way)."""
+        matches, _orders = _tables(self._db)
+        if self._sort != ("started", True) or self._made is not None or matches.made(self._query):
+            return None
+        _generation, words = matches.words(self._query)
+        if not words:
+            return None
+        holds = " AND ".join(["(instr(r.label, ?) OR instr(s.text, ?))"] * len(words))
+        rows = self._rows(
+            f"SELECT {SUMMARY_COLUMNS} FROM (SELECT {_ROW}, {holds} AS hit FROM runs r "
+            f"LEFT JOIN specs s ON s.id = r.spec {_NEWEST_FIRST} LIMIT ?) WHERE hit LIMIT ?",
+            [*(word for word in words for _label_or_text in "ls"), HEAD_FROM, PAGE],
+        )
+        if len(rows) < PAGE:
+            return None
+        page = [self._summary(row) for row in rows]
+        self.fetched += len(page)
+        self._pages[0] = page
+        return page
 
     def _damaged(self) -> None:
         if self._db.note is None:

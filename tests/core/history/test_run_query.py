@@ -300,3 +300,35 @@ def test_an_index_let_go_with_its_views_is_collected_and_its_connection_closed(
     del index
     gc.collect()
     assert db() is None
+
+
+def _match_tables(index: RunIndex) -> list[str]:
+    rows = index.db.connection.execute("SELECT name FROM sqlite_temp_master WHERE type = 'table'")
+    return [name for (name,) in rows if name.startswith("matches_")]
+
+
+def test_a_common_words_first_page_is_found_without_collecting_every_match(
+    tmp_path: Path,
+) -> None:
+    """``q`` over 100,000 runs matches 54,000: writing them all into the matches table was most
+    of the key's 37 ms. The first page, newest first, is found among the newest runs with no
+    table made; it is the reference's first page, and the count, asked for after, its count."""
+    logs = tmp_path / "logs"
+    texts = _history(logs, 300, seed=11)
+    index = build_index(logs)
+    runs = index.runs
+    for query in ("stripes", "S", "e stripes", "2026"):
+        made = set(_match_tables(index))
+        view = RunView(index, query=query)
+        head = view.head()
+        expected = _reference(runs, texts, "started", True, query)
+        assert head is not None and len(expected) > PAGE, query
+        assert [run.run_id for run in head] == expected[:PAGE], query
+        assert set(_match_tables(index)) == made, query  # nothing collected for the first page
+        assert view.fetched == PAGE and view[0] == head[0]
+        assert len(view) == len(expected) and [run.run_id for run in view] == expected
+        assert len(set(_match_tables(index)) - made) == 1  # the count made the table: kept
+        assert RunView(index, query=query).head() is None  # its table is there: the way now
+    assert RunView(index, query="quokka").head() is None  # too rare among the newest runs
+    assert RunView(index, "cost", True, query="stripes").head() is None  # another order
+    assert RunView(index).head() is None  # unfiltered: nothing to collect

@@ -89,6 +89,9 @@ class RunsScreen(ThemedScreen):
     for this long: a person typing as the list appears gets the interpreter to themselves."""
     CHECK_WAIT_MAX_S: ClassVar[float] = 5.0
     """The longest the folder check waits for that (a busy UI, a long burst of typing)."""
+    COUNT_AFTER_S: ClassVar[float] = 0.15
+    """A filter's first page is shown at its key, its matches counted once no key has come
+    for this long (a common word's count is most of a key's time at 100,000 runs)."""
     CHECK_PAUSE_S: ClassVar[float] = 0.001
     """The folder check's sleep every few hundred runs: keys pressed while it runs get the
     interpreter."""
@@ -105,6 +108,7 @@ class RunsScreen(ThemedScreen):
         :attr:`QUIET_S`: the check of every folder (about 50 ms of CPU at 10,000 runs) waits
         for it instead of taking turns with the UI thread at drawing the list or a filter."""
         self._quiet: Timer | None = None
+        self._counting: Timer | None = None
         self.index: RunIndex | None = None
         """What the list asks for its rows; None until the worker has opened the index (and
         not checked while it shows the index's record of the runs)."""
@@ -207,10 +211,13 @@ class RunsScreen(ThemedScreen):
         """The list again (the table reads the theme's colours itself)."""
         self.refill()
 
-    def refill(self, *, keep_highlight: bool = True, if_changed: bool = False) -> None:
+    def refill(
+        self, *, keep_highlight: bool = True, if_changed: bool = False, first_page: bool = False
+    ) -> None:
         """The list again after a filter or sort change; the highlighted run stays so unless
         ``keep_highlight`` is False (a filter puts the cursor on its first match).
-        ``if_changed``: nothing is repainted when the runs listed stay as they are."""
+        ``if_changed``: nothing is repainted when the runs listed stay as they are.
+        ``first_page``: the first page alone when it can be found so, counted later."""
         table = self.query_one("#runs", RunsTable)
         keep = self.highlighted.run_id if self.highlighted and keep_highlight else None
         if self.index is not None:
@@ -220,20 +227,27 @@ class RunsScreen(ThemedScreen):
             if if_changed and isinstance(self.shown, RunView) and view.same_rows(self.shown):
                 return  # a word every run holds: the list, its title and status stay
             self.shown = view
+        if self._counting is not None:
+            self._counting.stop()
+        head = self.shown.head() if first_page and isinstance(self.shown, RunView) else None
         table.set_sort(self.sort_column, self.descending)
-        table.set_runs(self.shown, measure=False)  # fitted to every run when they were read
+        table.set_runs(head or self.shown, measure=False)  # fitted when the runs were read
         if keep is not None and isinstance(self.shown, RunView):
             table.cursor_row = self.shown.position(keep) or 0
-        self._update_title()
+        if head is not None:
+            self._counting = self.set_timer(self.COUNT_AFTER_S, self.refill)
+        self._update_title(counted=head is None)
         self._update_status()
 
-    def _update_title(self) -> None:
+    def _update_title(self, counted: bool = True) -> None:
         if self.index is None:
             self.query_one("#runs-title", Static).update("[b]Run history[/b] · loading…")
             return
         label = next(c.heading for c in RUN_COLUMNS if c.key == self.sort_column)
         count = plural(self.total, "run")
-        if len(self.shown) != self.total:
+        if not counted:
+            count = f"counting… of {count}"
+        elif len(self.shown) != self.total:
             count = f"{len(self.shown):,} of {count}"
         direction = "↓" if self.descending else "↑"
         # One line high (history.tcss), so no layout pass: that would repaint every widget.
@@ -279,7 +293,7 @@ class RunsScreen(ThemedScreen):
     async def _filter_changed(self) -> None:
         if self._quiet is not None:
             self._quiet.reset()
-        self.refill(keep_highlight=False, if_changed=True)
+        self.refill(keep_highlight=False, if_changed=True, first_page=True)
         self.query_one("#runs", RunsTable).cursor_row = 0
         # The rows, title and status line ask this screen for a repaint from their own
         # message queues; let them before this screen goes idle, so that the key is painted
