@@ -25,6 +25,7 @@ from orch_tui.core.checks.runner import TestReport, trim_traceback
 from orch_tui.core.config.models import Config
 from orch_tui.core.domain.proposal import Decisions, HunkDecision, Proposal, effective_proposal
 from orch_tui.core.domain.tools import CLAUDE_CODE_TOOLS
+from orch_tui.core.util.patterns import LazyPattern
 from orch_tui.core.util.records import record
 from orch_tui.core.workspace.apply import read_tree
 
@@ -110,7 +111,7 @@ def describe_review(proposal: Proposal | None, decisions: Decisions | None) -> s
     return "\n".join(["accepted with the reviewer's changes:", *lines])
 
 
-_FAILURE_SITE = re.compile(r"^(\S+\.py:\d+): \w+", re.MULTILINE)
+_FAILURE_SITE = LazyPattern(r"^(\S+\.py:\d+): \w+", re.MULTILINE)
 """pytest's last traceback line, ``calc.py:12: ZeroDivisionError``: where a failure happened."""
 SAME_WAY = "Failing the same way: "
 MORE_FAILING = "More failing tests: "
@@ -178,15 +179,15 @@ def describe_failures(report: TestReport, workspace: Path, config: Config) -> st
     return "\n\n".join(parts) if parts else "No individual failing tests were reported."
 
 
-_PYTEST_FRAMING = re.compile(
+_PYTEST_FRAMING = LazyPattern(
     r"(platform |rootdir: |configfile: |plugins: |cachedir: |-+ generated xml file"
     r"|collected \d+ items?( / \d+ errors?)?( / \d+ deselected)?$)"
     r"|[=_]{3,} (?!.* in [\d.]+s).*[=_]{3,}$"  # section banners, not the closing count line
     r"|(\S+\.py )?[.FEsxX]+\s+\[ *\d+%\]$"  # progress lines
 )
-_CLOSING_COUNT = re.compile(r"={3,} .* in [\d.]+s( \(.*\))? ={3,}$")
-_SHORT_SUMMARY = re.compile(r"(?:FAILED|ERROR) (.+?)(?: - .*)?$")
-_DETAIL_HEADER = re.compile(r"^### (.+) \((?:failed|error)\)$", re.MULTILINE)
+_CLOSING_COUNT = LazyPattern(r"={3,} .* in [\d.]+s( \(.*\))? ={3,}$")
+_SHORT_SUMMARY = LazyPattern(r"(?:FAILED|ERROR) (.+?)(?: - .*)?$")
+_DETAIL_HEADER = LazyPattern(r"^### (.+) \((?:failed|error)\)$", re.MULTILINE)
 
 
 def without_repeated_lines(output: str, details: str, *, counted: bool = False) -> str:

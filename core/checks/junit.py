@@ -10,12 +10,12 @@ back to the exit code and the output.
 from __future__ import annotations
 
 import os
-import re
 import stat
 from dataclasses import asdict, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from orch_tui.core.util.patterns import LazyPattern
 from orch_tui.core.util.records import record
 
 if TYPE_CHECKING:
@@ -54,7 +54,7 @@ class TestCase:
 
 
 # An absolute POSIX path not glued to a word, a URL scheme or another path: "/a/b/c.py" -> "c.py".
-_ABSOLUTE_PATH = re.compile(r"(?<![\w.~/:-])/(?:[^\s/:\"'(),<>]+/)+([^\s/:\"'(),<>]+)")
+_ABSOLUTE_PATH = LazyPattern(r"(?<![\w.~/:-])/(?:[^\s/:\"'(),<>]+/)+([^\s/:\"'(),<>]+)")
 
 
 def path_prefixes(workspace: Path) -> tuple[str, ...]:

@@ -9,11 +9,11 @@ again after a crash.
 
 from __future__ import annotations
 
-import re
 from dataclasses import field
 from enum import StrEnum
 from typing import Any
 
+from orch_tui.core.util.patterns import LazyPattern
 from orch_tui.core.util.records import record
 
 QUESTION = "question.json"
@@ -84,7 +84,7 @@ class Question:
         return out
 
 
-_OPTION = re.compile(r"^\s*(?:\d+[.)]|[-*•]|\(?[a-zA-Z]\))\s+(.+?)\s*$")
+_OPTION = LazyPattern(r"^\s*(?:\d+[.)]|[-*•]|\(?[a-zA-Z]\))\s+(.+?)\s*$")
 """An option as a model writes one in prose: ``1. x``, ``2) x``, ``- x``, ``* x``, ``(a) x``."""
 PROSE_QUESTION_CHARS = 2000
 

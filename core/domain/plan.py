@@ -17,6 +17,7 @@ import re
 from enum import StrEnum
 from typing import Any
 
+from orch_tui.core.util.patterns import LazyPattern
 from orch_tui.core.util.records import record
 
 
@@ -158,14 +159,14 @@ def _check_task_file(number: int, entry: str) -> None:
 
 # -- a task list written in the spec ---------------------------------------------------------
 
-_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
-_TASK_HEADING = re.compile(
+_FENCE = LazyPattern(r"^\s{0,3}(`{3,}|~{3,})")
+_TASK_HEADING = LazyPattern(
     r"^(#{2,6})\s+task\s+([A-Za-z]?\d[\w.-]*)\s*[:.)\-—]?\s*(.*?)\s*#*\s*$", re.I
 )
-_HEADING = re.compile(r"^(#{1,6})\s")
-_CHECKBOX = re.compile(r"^[-*+]\s+\[[ xX]\]\s+(.+?)\s*$")
-_ACCEPTANCE = re.compile(r"^\**acceptance\**\s*:\**\s*(.*)$", re.I)
-_FILES = re.compile(r"^\**files\**\s*:\**\s*(.*)$", re.I)
+_HEADING = LazyPattern(r"^(#{1,6})\s")
+_CHECKBOX = LazyPattern(r"^[-*+]\s+\[[ xX]\]\s+(.+?)\s*$")
+_ACCEPTANCE = LazyPattern(r"^\**acceptance\**\s*:\**\s*(.*)$", re.I)
+_FILES = LazyPattern(r"^\**files\**\s*:\**\s*(.*)$", re.I)
 
 
 def _outside_fences(text: str) -> list[tuple[int, str]]:
@@ -264,7 +265,7 @@ def _tasks_from_checklist(lines: list[tuple[int, str]]) -> list[Task]:
 
 # -- the plan as Markdown, for a person to edit ----------------------------------------------
 
-_EDIT_HEADING = re.compile(r"^##\s+(\S+?):\s*(.*?)\s*$")
+_EDIT_HEADING = LazyPattern(r"^##\s+(\S+?):\s*(.*?)\s*$")
 EDIT_HELP = (
     "<!-- One task per '## <id>: <title>' heading, in order. The lines under it are the "
     "description; a 'Files: a.py, b.py' line limits the files the task may change; an "

@@ -15,20 +15,20 @@ folder answers with the ``judge.json`` / ``verifier.json`` its attempts saved.
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
 from orch_tui.core.providers.base import AssistantTurn, ModelError, TextSink, TurnRequest
 from orch_tui.core.runlog.conversation import turns_with_content
 from orch_tui.core.runlog.layout import CONVERSATION
+from orch_tui.core.util.patterns import LazyPattern
 from orch_tui.core.util.wording import plural
 
 ROLE_NAMES = ("judge", "verifier")
 RoleTurns = dict[str, dict[int, AssistantTurn]]
 """Per role, the turn answering for each attempt number."""
 
-_WORD = re.compile(r"\S+\s*|\s+")
+_WORD = LazyPattern(r"\S+\s*|\s+")
 
 
 class ScriptError(Exception):

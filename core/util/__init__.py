@@ -2,6 +2,7 @@
 
 - ``atomic``: Atomic, durable file writes, and :class:`Commit`: files made durable together, then a state.
 - ``markdown_text``: Text from models, tests and files, written into Markdown so that it reads as written.
+- ``patterns``: ``LazyPattern``: a regular expression compiled on its first use, not when its module loads.
 - ``plain_values``: A dataclass as plain data, as ``dataclasses.asdict`` gives it, without its deep copy.
 - ``records``: ``@record``: a dataclass whose ``__eq__``, ``__repr__`` and ``__hash__`` are shared, not compiled.
 - ``terminal_text``: Text someone else chose (the model, its tests, a file), made safe to show on a terminal.

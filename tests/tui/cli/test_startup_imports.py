@@ -441,6 +441,37 @@ def _at_first_request(cwd: Path, config: str, probe: str, marker: str) -> str:
     return result.stdout.split(marker, 1)[1]
 
 
+def test_the_patterns_only_a_run_after_its_first_request_uses_are_not_compiled_at_its_start(
+    tmp_path: Path,
+) -> None:
+    """Issue 26: a plan's, a question's, a patch prompt's, a JUnit report's and the replay's
+    regular expressions are compiled when first used (core/util/patterns.py), not while a
+    headless run's modules load."""
+    script = (
+        "import re, sys\n"
+        "seen = []\n"
+        "real = re._compile\n"
+        "def compiled(pattern, flags):\n"
+        "    seen.append(sys._getframe(2).f_globals.get('__name__', ''))\n"
+        "    return real(pattern, flags)\n"
+        "re._compile = compiled\n"
+        "import orch_tui.tui.cli.run, orch_tui.core.loop.engine\n"
+        "print(*sorted(set(seen)))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, check=True
+    )
+    lazy = {
+        "orch_tui.core.domain.plan",
+        "orch_tui.core.domain.asking",
+        "orch_tui.core.attempt.feedback",
+        "orch_tui.core.checks.junit",
+        "orch_tui.core.providers.scripted",
+    }
+    assert "orch_tui.core.domain.state" in result.stdout.split()  # the probe sees our modules
+    assert lazy & set(result.stdout.split()) == set()
+
+
 AUTO_PROBE = """
 import os, sys
 from pathlib import Path
