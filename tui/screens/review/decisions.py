@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from textual import on
-from textual.events import ScreenResume
+from textual.events import Resize, ScreenResume
 
 from orch_tui.core.domain.proposal import FileChange, HunkDecision
 from orch_tui.core.loop.review import ReviewCursor
@@ -17,6 +17,7 @@ from orch_tui.tui.messages import (
     RewrittenAnswered,
     RewrittenRequested,
 )
+from orch_tui.tui.screens.loading import size_classes
 from orch_tui.tui.screens.review.coverage import ReviewCoverage
 from orch_tui.tui.widgets.diff.view import DiffView
 from orch_tui.tui.widgets.file_list import FileList
@@ -40,6 +41,13 @@ class DecisionsScreen(ReviewCoverage):
             self.styled = True
             event.refresh_styles = False
         self.query_one(DiffView).diff_layout = self.config.ui.diff_layout
+
+    def on_resize(self, event: Resize) -> None:
+        """Textual lays a screen out again for every Resize it gets, and its first layout sends
+        it one for the size it was just laid out at: a full second layout after the first diff,
+        before any key. That one is skipped when the size classes are already right for it."""
+        if event.size == self.outer_size and set(size_classes(event.size)) <= self.classes:
+            event.prevent_default()
 
     def on_unmount(self) -> None:
         full_collections.let_go(self)  # quit during a review

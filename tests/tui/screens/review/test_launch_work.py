@@ -94,3 +94,32 @@ async def test_the_frames_footer_keys_are_built_once(tmp_path: Path) -> None:
         gate.set()
         await wait_for_review(pilot, app)
         await pilot.press("q")
+
+
+async def test_the_review_screen_is_not_laid_out_again_for_the_size_of_its_first_layout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A screen's layout sends it a Resize for the size it was laid out at, and Textual laid the
+    whole review screen out again for each: four layouts at the launch's size where two are
+    asked for (its first, then one a widget asks for once drawn), after the first diff and
+    before any key. A real resize still lays it out, with the size classes of the new size."""
+    app = app_with_a_proposal_held(make_tui_project(tmp_path))
+    layouts: list[object] = []
+    lay_out = Screen._refresh_layout
+
+    def laying_out(screen: Screen[object], *args: Any, **kwargs: Any) -> None:
+        if isinstance(screen, ReviewScreen):
+            layouts.append(screen.size)
+        lay_out(screen, *args, **kwargs)
+
+    monkeypatch.setattr(Screen, "_refresh_layout", laying_out)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await wait_for_review(pilot, app)
+        await pilot.pause()
+        settled = len(layouts)
+        await pilot.resize_terminal(80, 30)
+        await pilot.pause()
+        assert len(layouts) > settled and screen.size == (80, 30)
+        assert {"-narrow", "-short"} <= screen.classes and "-wide" not in screen.classes
+        await pilot.press("q")
+    assert layouts[:settled].count(layouts[0]) == 2, layouts
