@@ -17,6 +17,7 @@ from textual.strip import Strip
 from textual.widgets import Input
 
 from bench.synthetic_runs import write_synthetic_runs
+from orch_tui.core.history import run_query
 from orch_tui.core.history.run_query import PAGE
 from orch_tui.core.history.scan import RunSummary
 from orch_tui.themes import DEFAULT_THEME, register_themes, theme_variable_defaults
@@ -423,6 +424,8 @@ async def test_a_filter_key_is_painted_in_one_pass_and_not_at_all_when_the_list_
     compositor: the filter used to be painted alone as the key landed, the rows in a second
     pass a frame later (each pass renders every line of every widget it touches)."""
     logs, _ids = thousand_runs
+    # tag0003's 100 runs are one in ten: their first page is among the newest 1,000 runs.
+    monkeypatch.setattr(run_query, "HEAD_FROM", 1_000)
     app = HistoryHost(logs)
     async with app.run_test(size=SIZE) as pilot:
         screen = await wait_for_history(pilot, app, RunsScreen, "1,000 runs")
