@@ -9,5 +9,6 @@
 - ``run_header``: The one-line header: run, state, attempt n/N, tokens, cost, elapsed, sandbox.
 - ``runs_paint``: The painting half of the runs list: its header and rows as Strips, from plain cell texts.
 - ``runs_table``: RunsTable: the runs list of the history browser, fast at thousands of runs.
+- ``sized_by_layout``: SizedByLayout: a widget whose content's size never lays the screen out.
 - ``timeline``: The attempt timeline: one line per attempt, updated from engine events.
 """

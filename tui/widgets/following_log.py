@@ -6,15 +6,16 @@ from typing import Any
 
 from textual import events
 from textual.geometry import Size
-from textual.reactive import Reactive
 from textual.timer import Timer
 from textual.widgets import Log
+
+from orch_tui.tui.widgets.sized_by_layout import SizedByLayout
 
 BATCH_S = 0.1
 """How long text given to :meth:`FollowingLog.write_soon` may wait to be written."""
 
 
-class FollowingLog(Log):
+class FollowingLog(Log, SizedByLayout):
     """Textual's ``Log``, pinned to its end when it is laid out or resized, and written in
     batches.
 
@@ -27,15 +28,10 @@ class FollowingLog(Log):
     proposal's edits arrive within a second, and writing each one made the screen lay itself
     out on almost every frame meanwhile, on the interpreter lock the engine needs to finish
     the proposal. :meth:`write_soon` holds the text and writes all that came within
-    :data:`BATCH_S` in one write; :meth:`flush` writes it now.
+    :data:`BATCH_S` in one write; :meth:`flush` writes it now. A line written repaints the log
+    alone (:class:`SizedByLayout`: its height comes from the layout); :meth:`watch_virtual_size`
+    updates the scrollbars and the scroll limits.
     """
-
-    virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False)
-    """What the log holds. Textual's own ``virtual_size`` lays the whole screen out again
-    whenever it changes (every line written), though a log's place on the screen does not
-    depend on what it holds: its height comes from the layout, and ``overflow: scroll``
-    keeps its scrollbars. A change updates the scrollbars and the scroll limits only
-    (:meth:`watch_virtual_size`); a scrollbar that comes or goes still lays the screen out."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)

@@ -6,8 +6,6 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from rich.text import Text
-from textual.geometry import Size
-from textual.reactive import Reactive
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
@@ -17,26 +15,23 @@ from orch_tui.core.domain.events import Event, GuidanceGiven, QuestionAsked, Tas
 from orch_tui.core.domain.outcome import DECIDED_OUTCOMES
 from orch_tui.core.util.terminal_text import escape_controls
 from orch_tui.core.util.wording import plural
+from orch_tui.tui.widgets.sized_by_layout import SizedByLayout
 
 if TYPE_CHECKING:  # a resumed run's attempts only: the history's reader is not on a launch's path
     from orch_tui.core.history.detail import AttemptDetail
 
 
-class Timeline(OptionList):
+class Timeline(OptionList, SizedByLayout):
     """Attempt 0 is the generation; later attempts are patches, and the attempt after a
     question is labelled as what it is (:mod:`~orch_tui.core.domain.attempt_kind`).
 
     In plan mode each task's first attempt is its generation, and a task's attempts sit
     under a line naming the task.
-    """
 
-    virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False)
-    """How many lines the attempts take. Textual's own ``virtual_size`` lays the whole screen
-    out whenever it changes, and every note redraws the lines (0 lines, then all of them
-    again): a layout per engine state, though the timeline's size comes from the screen's
-    layout (a fixed height in the sidebar), not from its lines. ``OptionList`` updates the
-    scrollbars and the scroll limits itself; a scrollbar that comes or goes still lays the
-    screen out."""
+    Every note redraws the lines (none, then all of them again): that repaints the timeline
+    alone, whose height the sidebar's layout fixes (:class:`SizedByLayout`); ``OptionList``
+    updates the scrollbars and the scroll limits itself.
+    """
 
     def __init__(self, **kwargs: object) -> None:
         # Steps hold test names and summaries: plain text, never markup.
