@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+import pytest
 from textual.app import App
 from textual.screen import Screen
 
@@ -196,6 +197,19 @@ async def wait_for(
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
         await pilot.pause(0.05)
+
+
+def count_layouts(screen: Screen[Any], monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Every layout of ``screen`` from now on (True: a full one, False: a scroll's)."""
+    layouts: list[bool] = []
+    original = screen._refresh_layout  # type: ignore[attr-defined]
+
+    def refresh_layout(*args: object, scroll: bool = False, **kwargs: object) -> None:
+        layouts.append(not scroll)
+        original(*args, scroll=scroll, **kwargs)
+
+    monkeypatch.setattr(screen, "_refresh_layout", refresh_layout)
+    return layouts
 
 
 ScreenT = TypeVar("ScreenT", bound=Screen[Any])

@@ -8,6 +8,7 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from orch_tui.tui.widgets.following_log import BATCH_S, FollowingLog
+from tests.support.tui_support import count_layouts
 
 pytestmark = pytest.mark.anyio
 
@@ -66,14 +67,7 @@ async def test_lines_written_scroll_the_log_without_laying_the_screen_out(
         log = app.query_one(FollowingLog)
         log.write("first\n")
         await pilot.pause()
-        layouts: list[object] = []
-        layout = app.screen._refresh_layout
-
-        def counted(*args: object, **kwargs: object) -> None:
-            layouts.append(args)
-            layout(*args, **kwargs)
-
-        monkeypatch.setattr(app.screen, "_refresh_layout", counted)
+        layouts = count_layouts(app.screen, monkeypatch)
         for n in range(30):
             log.write(f"line {n}\n")
         await pilot.pause()

@@ -24,7 +24,7 @@ from orch_tui.themes import DEFAULT_THEME, register_themes, theme_variable_defau
 from orch_tui.tui.screens.history.run import RunScreen
 from orch_tui.tui.screens.history.runs_list import RunsScreen
 from orch_tui.tui.widgets.runs_table import RunsTable
-from tests.support.tui_support import wait_for, wait_for_history
+from tests.support.tui_support import count_layouts, wait_for, wait_for_history
 
 pytestmark = pytest.mark.anyio
 
@@ -224,19 +224,6 @@ async def test_set_runs_swaps_the_list_and_keeps_column_widths() -> None:
         assert table.render_line(4).text.strip() == ""
         # The filter narrowed the list, not the columns (the last one fills what is left).
         assert table.column_widths[:-1] == widths[:-1]
-
-
-def count_layouts(screen: object, monkeypatch: pytest.MonkeyPatch) -> list[bool]:
-    """Every layout of ``screen`` from now on (True: a full one, False: a scroll's)."""
-    layouts: list[bool] = []
-    original = screen._refresh_layout  # type: ignore[attr-defined]
-
-    def refresh_layout(*args: object, scroll: bool = False, **kwargs: object) -> None:
-        layouts.append(not scroll)
-        original(*args, scroll=scroll, **kwargs)
-
-    monkeypatch.setattr(screen, "_refresh_layout", refresh_layout)
-    return layouts
 
 
 async def test_a_list_narrowed_under_its_scrollbar_lays_nothing_out_and_ends_at_its_end(

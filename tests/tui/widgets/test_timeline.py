@@ -7,6 +7,7 @@ from textual.app import App, ComposeResult
 from textual.widgets import Static
 
 from orch_tui.tui.widgets.timeline import Timeline
+from tests.support.tui_support import count_layouts
 
 pytestmark = pytest.mark.anyio
 
@@ -33,14 +34,7 @@ async def test_notes_redraw_the_timeline_without_laying_the_screen_out(
         timeline = app.query_one(Timeline)
         timeline.note(0, "generating")
         await pilot.pause()
-        layouts: list[object] = []
-        layout = app.screen._refresh_layout
-
-        def counted(*args: object, **kwargs: object) -> None:
-            layouts.append(args)
-            layout(*args, **kwargs)
-
-        monkeypatch.setattr(app.screen, "_refresh_layout", counted)
+        layouts = count_layouts(app.screen, monkeypatch)
         timeline.note(0, "20 files +5 -3")
         await pilot.pause()
         timeline.note(0, "reviewing")

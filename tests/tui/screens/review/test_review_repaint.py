@@ -13,7 +13,7 @@ import pytest
 from textual.geometry import Region
 
 from tests.support.e2e_support import attempt_turns
-from tests.support.tui_support import SIZE, make_tui_project, wait_for_review
+from tests.support.tui_support import SIZE, count_layouts, make_tui_project, wait_for_review
 
 pytestmark = pytest.mark.anyio
 
@@ -37,20 +37,14 @@ def record_repaints(
 ) -> tuple[list[Region], list[bool]]:
     """The screen regions each refresh repaints, and whether each layout was a full one."""
     regions: list[Region] = []
-    layouts: list[bool] = []
-    refresh, layout = screen._compositor_refresh, screen._refresh_layout
+    refresh = screen._compositor_refresh
 
     def compositor_refresh() -> None:
         regions.extend(screen._compositor._dirty_regions)
         refresh()
 
-    def refresh_layout(size: Any = None, scroll: bool = False) -> None:
-        layouts.append(not scroll)
-        layout(size, scroll)
-
     monkeypatch.setattr(screen, "_compositor_refresh", compositor_refresh)
-    monkeypatch.setattr(screen, "_refresh_layout", refresh_layout)
-    return regions, layouts
+    return regions, count_layouts(screen, monkeypatch)
 
 
 async def test_review_keys_repaint_nothing_below_the_status_line_and_lay_nothing_out(
