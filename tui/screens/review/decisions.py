@@ -68,7 +68,8 @@ class DecisionsScreen(ReviewCoverage):
         # collection walking them all (~0.1 s on 200 files) every few keys is kept off them.
         full_collections.hold(self)
         if self.trial_auto:  # once the proposal is drawn: its copy and checks would slow that
-            self.call_after_refresh(self._start_auto_trial, message.session)
+            self.trial_quiet = 0
+            self.call_after_refresh(self._start_auto_trial, message.session, self.layouts)
 
     @on(RewrittenRequested)
     def _rewritten_requested(self, message: RewrittenRequested) -> None:

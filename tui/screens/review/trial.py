@@ -34,6 +34,10 @@ WEAKENS_A_TEST = f" {WEAKENING_MARK} weakens a test"
 """After the cursor's hunk in the status line: the legend of the ``!`` beside its gutter mark."""
 TRIAL_RERUN_DELAY_S = 0.4
 """After a decision, how long the screen waits for the next one before the trial runs again."""
+AUTO_TRIAL_QUIET_REFRESHES = 3
+"""The auto trial starts once this many refreshes in a row saw no layout of the screen..."""
+AUTO_TRIAL_MAX_WAITS = 20
+"""...or after this many refreshes, settled or not."""
 
 
 class TrialRunScreen(Screen[None]):
@@ -55,6 +59,13 @@ class TrialRunScreen(Screen[None]):
         sandbox = resolve_sandbox(config.checks.sandbox)
         self.trial_auto = sandbox.confined
         """The trial starts by itself only in the sandbox: it runs the model's code unreviewed."""
+        self.layouts = 0
+        """How many times the screen was laid out (see :meth:`_start_auto_trial`)."""
+        self.trial_quiet = 0
+        """How many of the auto trial's last checks in a row saw no layout of the screen."""
+
+    def on_mount(self) -> None:
+        self.screen_layout_refresh_signal.subscribe(self, self._laid_out, immediate=True)
 
     def _trial_offer(self) -> str:
         """Without a sandbox: the one line that says what the t key would run."""
@@ -70,10 +81,25 @@ class TrialRunScreen(Screen[None]):
         if self._need_session():
             self._start_trial()
 
-    def _start_auto_trial(self, session: ReviewSession) -> None:
-        """The trial that starts by itself, unless the proposal changed or one started meanwhile."""
-        if self.session is session and not self.trial_started:
+    def _start_auto_trial(self, session: ReviewSession, layouts: int, waits: int = 0) -> None:
+        """The trial that starts by itself, unless the proposal changed or one started meanwhile,
+        once the screen has settled: no layout over its last few times with nothing to draw.
+
+        After the first diff the screen still lays itself out a few times (scroll bars, the
+        footer, a notice's toast, the state changes), 0.1-0.2 s of CPU on the one interpreter
+        lock; the trial's copy and checks started after the first refresh took the lock from
+        that and from the first key. One look is not enough: a widget drawn can still ask for
+        a layout, and a toast is mounted a few messages after its notice."""
+        if self.session is not session or self.trial_started:
+            return
+        self.trial_quiet = self.trial_quiet + 1 if self.layouts == layouts else 0
+        if self.trial_quiet < AUTO_TRIAL_QUIET_REFRESHES and waits < AUTO_TRIAL_MAX_WAITS:
+            self.call_after_refresh(self._start_auto_trial, session, self.layouts, waits + 1)
+        else:
             self._start_trial()
+
+    def _laid_out(self, _screen: Screen[object]) -> None:
+        self.layouts += 1
 
     def _start_trial(self) -> None:
         """Run the trial for the decisions as they are now; a trial still running is stopped."""

@@ -20,6 +20,7 @@ from textual.widgets._footer import FooterKey
 from orch_tui.tui.cli.run import OpenedRun
 from orch_tui.tui.launch import OpeningApp
 from orch_tui.tui.screens.loading import LoadingScreen
+from orch_tui.tui.screens.review import trial
 from orch_tui.tui.screens.review.screen import ReviewScreen
 from tests.support.tui_support import frozen_clock, make_tui_project, wait_for, wait_for_review
 from tests.tui.test_tui_app import app_with_a_proposal_held, opened_run
@@ -123,3 +124,20 @@ async def test_the_review_screen_is_not_laid_out_again_for_the_size_of_its_first
         assert {"-narrow", "-short"} <= screen.classes and "-wide" not in screen.classes
         await pilot.press("q")
     assert layouts[:settled].count(layouts[0]) == 2, layouts
+
+
+async def test_the_auto_trial_waits_for_refreshes_with_no_layout(tmp_path: Path) -> None:
+    """After the first diff the screen lays itself out a few more times (scroll bars, the
+    footer, a notice's toast, the state changes): the trial's copy and checks, started after
+    the first refresh, took the interpreter lock from that settling and from the first key.
+    A layout since the auto trial's last look holds it back; refreshes with none start it."""
+    app = app_with_a_proposal_held(make_tui_project(tmp_path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await wait_for_review(pilot, app)
+        assert screen.session is not None and not screen.trial_started  # no sandbox: no trial
+        screen._start_auto_trial(screen.session, screen.layouts - 1)
+        assert not screen.trial_started and screen.trial_quiet == 0
+        await wait_for(pilot, lambda: screen.trial_started, "the trial, the screen quiet")
+        assert screen.trial_quiet == trial.AUTO_TRIAL_QUIET_REFRESHES
+        assert screen.trial_text == trial.TRIAL_RUNNING
+        await pilot.press("q")
