@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from textual import on, work
 from textual.content import Content
+from textual.events import Mount
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Static
@@ -64,7 +65,8 @@ class TrialRunScreen(Screen[None]):
         self.trial_quiet = 0
         """How many of the auto trial's last checks in a row saw no layout of the screen."""
 
-    def on_mount(self) -> None:
+    @on(Mount)
+    def _count_layouts(self) -> None:
         self.screen_layout_refresh_signal.subscribe(self, self._laid_out, immediate=True)
 
     def _trial_offer(self) -> str:

@@ -135,6 +135,7 @@ async def test_the_auto_trial_waits_for_refreshes_with_no_layout(tmp_path: Path)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await wait_for_review(pilot, app)
         assert screen.session is not None and not screen.trial_started  # no sandbox: no trial
+        assert screen.layouts >= 1  # its first layout, the diff in it
         screen._start_auto_trial(screen.session, screen.layouts - 1)
         assert not screen.trial_started and screen.trial_quiet == 0
         await wait_for(pilot, lambda: screen.trial_started, "the trial, the screen quiet")
