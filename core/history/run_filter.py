@@ -46,13 +46,10 @@ _VOCABULARY = (
 )
 
 
-def _trigrams_under(
-    connection: sqlite3.Connection, word: str, up_to: int | None = None
-) -> dict[str, list[str]] | None:
+def _trigrams_under(connection: sqlite3.Connection, word: str) -> dict[str, list[str]] | None:
     """The trigrams of the spec texts' and the labels' vocabularies that start with ``word``
-    (None: they are in more than ``up_to`` (:data:`SHORT_WORD_TEXTS`) texts together; the
-    vocabulary counts each one's texts as it is read, so it is read no further)."""
-    most = SHORT_WORD_TEXTS if up_to is None else up_to
+    (None: they are in more than :data:`SHORT_WORD_TEXTS` texts together; the vocabulary
+    counts each one's texts as it is read, so it is read no further)."""
     found: dict[str, list[str]] = {}
     texts = 0
     for table in ("specs", "labels"):
@@ -63,35 +60,10 @@ def _trigrams_under(
             (word, word + _TOP),
         ):
             texts += holding
-            if texts > most:
+            if texts > SHORT_WORD_TEXTS:
                 return None
             found[table].append(term)
     return found
-
-
-def held_by_fewer(connection: sqlite3.Connection, word: str, runs: int) -> bool:
-    """Whether fewer than ``runs`` runs hold ``word`` of one or two characters in one of its
-    trigrams: the vocabulary's texts under it, read no further than ``runs`` of them (a spec
-    text is one run's or more), then the runs of those texts, counted no further either. A
-    text holding the word only in its last two characters is not counted: this says whether
-    a first page is worth looking for among the newest runs, never what a filter finds."""
-    trigrams = _trigrams_under(connection, word, up_to=runs - 1)
-    if trigrams is None:
-        return False
-    parts, params = [], []
-    for table, select in (
-        ("specs", "SELECT 1 FROM runs WHERE spec IN (SELECT rowid FROM specs_fts"),
-        ("labels", "SELECT 1 FROM (SELECT rowid FROM labels_fts"),
-    ):
-        if trigrams[table]:
-            parts.append(f"{select} WHERE {table}_fts MATCH ?)")
-            params.append(" OR ".join(map(_quoted, trigrams[table])))
-    if not parts:
-        return True
-    held = connection.execute(
-        f"SELECT count(*) FROM ({' UNION ALL '.join(parts)} LIMIT ?)", [*params, runs]
-    ).fetchone()[0]
-    return bool(held < runs)
 
 
 def _short_word_select(connection: sqlite3.Connection, word: str) -> tuple[str, list[str]] | None:
@@ -161,15 +133,6 @@ class Matches:
     def made(self, query: str) -> bool:
         """Whether the table of ``query``'s matches is made (kept from an earlier ask)."""
         return self.words(query) in self._tables
-
-    def rare(self, words: tuple[str, ...], runs: int) -> bool:
-        """Whether one of ``words`` (:meth:`words`) is of one or two characters and held by
-        fewer than ``runs`` runs (:func:`held_by_fewer`): then so are their matches."""
-        if not self._db.fts:
-            return False
-        with self._db.lock:
-            connection = self._db.connection
-            return any(len(w) < 3 and held_by_fewer(connection, w, runs) for w in words)
 
     def table(self, query: str) -> str | None:
         """The name of the table of the ids of the runs that match ``query`` (None: every

@@ -332,33 +332,3 @@ def test_a_common_words_first_page_is_found_without_collecting_every_match(
     assert RunView(index, query="quokka").head() is None  # too rare among the newest runs
     assert RunView(index, "cost", True, query="stripes").head() is None  # another order
     assert RunView(index).head() is None  # unfiltered: nothing to collect
-
-
-def test_a_short_word_too_rare_to_fill_a_page_is_not_looked_for_among_the_newest_runs(
-    tmp_path: Path,
-) -> None:
-    """``z`` over 100,000 runs is in none: looking for its first page among the newest runs
-    read them for nothing before its table was made. The vocabulary shows a word of one or
-    two characters in fewer runs than a page, so no such look is made, and the runs found are
-    the reference's; a common one is still looked for."""
-    if not index_open.fts5_available():
-        pytest.skip("this SQLite has no FTS5 trigram tokenizer")
-    logs = tmp_path / "logs"
-    texts = _history(logs, 300, seed=11)
-    for number in (40, 41, 250):
-        run_id = sorted(texts)[number]
-        (logs / run_id / runlog.SPEC_COPY).write_text("# Wombat\nJx jumps.\n")
-        texts[run_id] = "# Wombat\nJx jumps.\n"
-    index = build_index(logs)
-    read: list[str] = []
-    index.db.connection.set_trace_callback(read.append)
-    for word in ("jx", "j", "zq"):  # in 3, 3 and no runs
-        read.clear()
-        view = RunView(index, query=word)
-        assert view.head() is None, word
-        assert not [sql for sql in read if " hit " in sql], word  # the newest runs unread
-        expected = _reference(index.runs, texts, "started", True, word)
-        assert [run.run_id for run in view] == expected and len(expected) < PAGE, word
-    read.clear()
-    assert RunView(index, query="s").head() is not None
-    assert [sql for sql in read if " hit " in sql]
