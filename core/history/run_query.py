@@ -163,14 +163,15 @@ class RunView(Sequence[RunSummary]):
         """The first page of a filtered list newest first, found among the newest
         :data:`HEAD_FROM` runs without collecting every match (a common word's table is
         most of a key's time at 100,000 runs); the count waits for :func:`len`. None: the
-        list is in another order, unfiltered, its table made already, or its first page is
-        not within those runs (then the table is the way)."""
+        list is in another order, unfiltered, its table made already, a word of it short and
+        under no trigram (``z``: not looked for), or its first page is not within those runs
+        (then the table is the way)."""
         matches, _orders = _tables(self._db)
         if self._sort != ("started", True) or self._made is not None or matches.made(self._query):
             return None
         _generation, words = matches.words(self._query)
-        if not words:
-            return None
+        if not words or matches.rare(words):
+            return None  # a short word under no trigram: its few runs are no page to look for
         holds = " AND ".join(["(instr(r.label, ?) OR instr(s.text, ?))"] * len(words))
         rows = self._rows(
             f"SELECT {SUMMARY_COLUMNS} FROM (SELECT {_ROW}, {holds} AS hit FROM runs r "

@@ -332,3 +332,33 @@ def test_a_common_words_first_page_is_found_without_collecting_every_match(
     assert RunView(index, query="quokka").head() is None  # too rare among the newest runs
     assert RunView(index, "cost", True, query="stripes").head() is None  # another order
     assert RunView(index).head() is None  # unfiltered: nothing to collect
+
+
+def test_a_short_word_under_no_trigram_is_not_looked_for_among_the_newest_runs(
+    tmp_path: Path,
+) -> None:
+    """``z`` over 100,000 runs is in none: looking for its first page among the newest runs
+    read them for nothing before its table was made. A word of one or two characters that no
+    trigram starts with is held only at texts' ends: no such look is made, and the runs found
+    are the reference's; a common one is still looked for."""
+    if not index_open.fts5_available():
+        pytest.skip("this SQLite has no FTS5 trigram tokenizer")
+    logs = tmp_path / "logs"
+    texts = _history(logs, 300, seed=11)
+    run_id = sorted(texts)[40]
+    (logs / run_id / runlog.SPEC_COPY).write_text("# Wombat\nEnds in jx")
+    texts[run_id] = "# Wombat\nEnds in jx"
+    index = build_index(logs)
+    read: list[str] = []
+    index.db.connection.set_trace_callback(read.append)
+    for word in ("jx", "zq", "ж"):  # at one text's end, in no run
+        read.clear()
+        view = RunView(index, query=word)
+        assert view.head() is None, word
+        assert not [sql for sql in read if " hit " in sql], word  # the newest runs unread
+        expected = _reference(index.runs, texts, "started", True, word)
+        assert [run.run_id for run in view] == expected, word
+    assert len(_reference(index.runs, texts, "started", True, "jx")) == 1
+    read.clear()
+    assert RunView(index, query="s").head() is not None
+    assert [sql for sql in read if " hit " in sql]
