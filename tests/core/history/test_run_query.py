@@ -344,7 +344,7 @@ def test_a_short_word_under_no_trigram_is_not_looked_for_among_the_newest_runs(
     if not index_open.fts5_available():
         pytest.skip("this SQLite has no FTS5 trigram tokenizer")
     logs = tmp_path / "logs"
-    texts = _history(logs, 300, seed=11)
+    texts = _history(logs, 100, seed=11)
     run_id = sorted(texts)[40]
     (logs / run_id / runlog.SPEC_COPY).write_text("# Wombat\nEnds in jx")
     texts[run_id] = "# Wombat\nEnds in jx"
