@@ -19,6 +19,7 @@ from orch_tui.core.runlog.conversation import turns_with_content
 from orch_tui.core.util import atomic
 from tests.core.loop.test_engine import GOOD, TEST, make_engine
 from tests.support.scripting import attempt, create
+from tests.support.spying import calls_to
 
 
 @pytest.fixture
@@ -32,17 +33,8 @@ class StopAtReview:
         raise ReviewAborted
 
 
-def test_the_closing_turns_save_does_not_encode_the_edits_again(
-    project: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    encoded: list[Any] = []
-    compact = atomic._compact
-
-    def counted(data: Any) -> str:
-        encoded.append(data)
-        return compact(data)
-
-    monkeypatch.setattr(atomic, "_compact", counted)
+def run_to_the_first_review(project: Path) -> None:
+    """The engine on a two-file generation, stopped as its proposal reaches the review."""
     engine, _ = make_engine(
         project,
         [attempt(create("calc.py", GOOD), create("tests/test_calc.py", TEST))],
@@ -50,6 +42,13 @@ def test_the_closing_turns_save_does_not_encode_the_edits_again(
     )
     with pytest.raises(ReviewAborted):
         engine.run()
+
+
+def test_the_closing_turns_save_does_not_encode_the_edits_again(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    encoded = calls_to(monkeypatch, atomic, "_compact")
+    run_to_the_first_review(project)
 
     def carries_the_edits(item: Any) -> bool:
         blocks = item.get("content") if isinstance(item, dict) else None

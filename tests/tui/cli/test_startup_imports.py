@@ -29,6 +29,14 @@ LEFT_OUT = (
 )
 
 
+def _python_says(script: str, cwd: Path) -> str:
+    """What ``script``, run by this Python in a process of its own in ``cwd``, prints."""
+    result = subprocess.run(
+        [sys.executable, "-c", script], cwd=cwd, capture_output=True, text=True, check=True
+    )
+    return result.stdout
+
+
 def _loaded(code: str, cwd: Path) -> list[str]:
     """The modules of ``LEFT_OUT`` a fresh interpreter has loaded after running ``code``."""
     script = (
@@ -114,10 +122,8 @@ def _heavy_loaded(cwd: Path, argv: list[str]) -> tuple[list[str], str]:
         "print('LOADED', *sorted(m for m in sys.modules if m.split('.')[0] in heavy"
         " or m in heavy))\n"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", script], cwd=cwd, capture_output=True, text=True, check=True
-    )
-    said, loaded = result.stdout.split("LOADED", 1)
+    stdout = _python_says(script, cwd)
+    said, loaded = stdout.split("LOADED", 1)
     return loaded.split(), said
 
 
@@ -209,10 +215,8 @@ def test_doctor_validates_with_pydantic_what_the_plain_read_leaves_and_the_probe
         "main(['doctor'])\n"
         "print('LOADED', 'pydantic' in sys.modules)\n"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, check=True
-    )
-    assert result.stdout.split("LOADED", 1)[1].split() == ["True"]
+    stdout = _python_says(script, tmp_path)
+    assert stdout.split("LOADED", 1)[1].split() == ["True"]
 
 
 SCRIPTED_CONFIG = '[model]\nprovider = "scripted"\n[checks]\nsandbox = "none"\n'
@@ -354,10 +358,8 @@ def test_the_review_screens_modules_leave_its_dialogs_to_when_one_opens(tmp_path
         "import orch_tui.tui.screens.dialogs, orch_tui.tui.screens.plan\n"
         f"print(*[m for m in {DIALOGS!r} if m in sys.modules], sep=',')\n"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, check=True
-    )
-    before, after = result.stdout.splitlines()
+    stdout = _python_says(script, tmp_path)
+    before, after = stdout.splitlines()
     assert before == ""
     assert after.split(",") == list(DIALOGS)  # the probe sees them once a dialog is loaded
 
@@ -422,10 +424,8 @@ def test_a_headless_runs_modules_leave_the_checks_step_to_after_the_first_reques
         "import orch_tui.tui.cli.run, orch_tui.core.loop.engine\n"
         f"print(*[m for m in {later!r} if m in sys.modules])\n"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, check=True
-    )
-    assert result.stdout.split() == []
+    stdout = _python_says(script, tmp_path)
+    assert stdout.split() == []
 
 
 def _at_first_request(cwd: Path, config: str, probe: str, marker: str) -> str:
@@ -458,9 +458,7 @@ def test_the_patterns_only_a_run_after_its_first_request_uses_are_not_compiled_a
         "import orch_tui.tui.cli.run, orch_tui.core.loop.engine\n"
         "print(*sorted(set(seen)))\n"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, check=True
-    )
+    stdout = _python_says(script, tmp_path)
     lazy = {
         "orch_tui.core.domain.plan",
         "orch_tui.core.domain.asking",
@@ -468,8 +466,8 @@ def test_the_patterns_only_a_run_after_its_first_request_uses_are_not_compiled_a
         "orch_tui.core.checks.junit",
         "orch_tui.core.providers.scripted",
     }
-    assert "orch_tui.core.domain.state" in result.stdout.split()  # the probe sees our modules
-    assert lazy & set(result.stdout.split()) == set()
+    assert "orch_tui.core.domain.state" in stdout.split()  # the probe sees our modules
+    assert lazy & set(stdout.split()) == set()
 
 
 AUTO_PROBE = """
