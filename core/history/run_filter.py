@@ -150,9 +150,10 @@ class Matches:
         with self._db.lock:
             return self._db.generation, tuple(word for word in words if not self._everywhere(word))
 
-    def made(self, query: str) -> bool:
-        """Whether the table of ``query``'s matches is made (kept from an earlier ask)."""
-        return self.words(query) in self._tables
+    def made(self, key: tuple[int, tuple[str, ...]]) -> bool:
+        """Whether the table of the matches of a query whose :meth:`words` are ``key`` is made
+        (kept from an earlier ask)."""
+        return key in self._tables
 
     def rare(self, words: tuple[str, ...]) -> bool:
         """Whether one of ``words`` (:meth:`words`) is of one or two characters and under no

@@ -167,9 +167,12 @@ class RunView(Sequence[RunSummary]):
         under no trigram (``z``: not looked for), or its first page is not within those runs
         (then the table is the way)."""
         matches, _orders = _tables(self._db)
-        if self._sort != ("started", True) or self._made is not None or matches.made(self._query):
+        if self._sort != ("started", True) or self._made is not None:
             return None
-        _generation, words = matches.words(self._query)
+        key = matches.words(self._query)
+        if matches.made(key):
+            return None
+        words = key[1]
         if not words or matches.rare(words):
             return None  # a short word under no trigram: its few runs are no page to look for
         holds = " AND ".join(["(instr(r.label, ?) OR instr(s.text, ?))"] * len(words))
