@@ -36,9 +36,9 @@ from orch_tui.core.workspace.apply import apply_change
 def checks_step(run: Run) -> Failure | None:
     """Apply the change and run the checks; the next step, or the failed checks."""
     attempt = run.state.attempt
-    applied = {"files": _applied_files(run, attempt)}
-    files = sorted(applied["files"])
-    apply_change(run.paths.workspace, applied["files"], commit=run.files)
+    decided = _applied_files(run, attempt)
+    files = sorted(decided)
+    apply_change(run.paths.workspace, decided, commit=run.files)
     _commit_applied(run, attempt, files)
     run.emit(ChangeApplied(attempt=attempt, files=files, workspace=shown_workspace(run.paths)))
     measured = run_measured(
