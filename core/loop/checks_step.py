@@ -66,7 +66,7 @@ def checks_step(run: Run) -> Failure | None:
             errors=[f"{c.name}: {c.error}" for c in report.checks if c.error],
         )
     )
-    evidence = record_evidence(run, attempt, applied["files"], report, measured.coverage)
+    evidence = record_evidence(run, attempt, decided, report, measured.coverage)
     if not report.passed:
         return ChecksFailed(summary=report.summary(), failing=tuple(failing))
     refusal = rewritten_refusal(run, evidence)
