@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Self
 
 from textual import events
 from textual.geometry import Size
@@ -30,13 +30,39 @@ class FollowingLog(Log, SizedByLayout):
     the proposal. :meth:`write_soon` holds the text and writes all that came within
     :data:`BATCH_S` in one write; :meth:`flush` writes it now. A line written repaints the log
     alone (:class:`SizedByLayout`: its height comes from the layout); :meth:`watch_virtual_size`
-    updates the scrollbars and the scroll limits.
+    updates the scrollbars and the scroll limits. ``Log.write`` repaints each line it adds on
+    its own (a region worked out and marked dirty per line: 200 edits' lines, ~7 ms of the UI
+    thread before a big proposal's first diff); here one write repaints its lines once.
     """
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._pending: list[str] = []
         self._flush_timer: Timer | None = None
+        self._written: tuple[int, int] | None = None
+        """While :meth:`write` runs: the first and the end of the lines it changed."""
+
+    def write(self, data: str, scroll_end: bool | None = None) -> Self:
+        """``Log.write``, its lines repainted together (one by one when the write may drop
+        the oldest lines: those move every line up)."""
+        if self.max_lines is not None and self.line_count + data.count("\n") >= self.max_lines:
+            return super().write(data, scroll_end)
+        self._written = (self.line_count, 0)
+        try:
+            super().write(data, scroll_end)
+        finally:
+            first, end = self._written
+            self._written = None
+        if end > first:
+            super().refresh_lines(first, end - first)
+        return self
+
+    def refresh_lines(self, y_start: int, line_count: int = 1) -> None:
+        if self._written is None:
+            super().refresh_lines(y_start, line_count)
+            return
+        first, end = self._written
+        self._written = (min(first, y_start), max(end, y_start + line_count))
 
     def write_soon(self, text: str) -> None:
         """Write ``text`` with whatever else comes within :data:`BATCH_S`."""

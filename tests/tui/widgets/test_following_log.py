@@ -5,9 +5,11 @@ from __future__ import annotations
 import pytest
 from textual.app import App, ComposeResult
 from textual.containers import Vertical
+from textual.scroll_view import ScrollView
 from textual.widgets import Static
 
 from orch_tui.tui.widgets.following_log import BATCH_S, FollowingLog
+from tests.support.spying import calls_to
 from tests.support.tui_support import count_layouts
 
 pytestmark = pytest.mark.anyio
@@ -76,3 +78,43 @@ async def test_lines_written_scroll_the_log_without_laying_the_screen_out(
         assert log.line_count == 31
         assert log.scroll_y == log.max_scroll_y > 0  # at the end, the last line in view
         assert log.vertical_scrollbar.window_virtual_size == log.virtual_size.height
+
+
+async def test_a_write_repaints_its_lines_once_and_a_line_continued_shows_whole(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``Log.write`` worked out and marked a region for every line it added: a 200-file
+    proposal's edit lines, flushed in one write, were 200 repaints of one line each."""
+    app = PanelApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        log = app.query_one(FollowingLog)
+        log.write("edits:")
+        await pilot.pause()
+        assert log.render_line(0).text.startswith("edits:")  # drawn, and kept drawn
+        repaints = calls_to(monkeypatch, ScrollView, "refresh_lines")
+        log.write(" 30 files\n" + "".join(f"  ✎ create f{n}.py\n" for n in range(30)))
+        await pilot.pause()
+        assert len(repaints) == 1
+        assert log.line_count == 31
+        assert log.scroll_y == log.max_scroll_y > 0
+        shown = [
+            log.render_line(y).text.rstrip() for y in range(log.scrollable_content_region.height)
+        ]
+        assert shown[-1] == "  ✎ create f29.py"
+        log.scroll_home(animate=False, immediate=True)
+        await pilot.pause()
+        assert log.render_line(0).text.startswith("edits: 30 files")  # the line continued
+
+
+async def test_a_write_that_drops_the_oldest_lines_shows_the_newest() -> None:
+    app = PanelApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        log = app.query_one(FollowingLog)
+        log.max_lines = 10
+        log.write("".join(f"old {n}\n" for n in range(8)))
+        log.write("".join(f"new {n}\n" for n in range(6)))
+        await pilot.pause()
+        assert list(log.lines)[-2:] == ["new 5", ""]
+        log.scroll_home(animate=False, immediate=True)
+        await pilot.pause()
+        assert log.render_line(0).text.startswith("old 5")
