@@ -1,19 +1,22 @@
-"""``@record``: a dataclass whose ``__eq__``, ``__repr__`` and ``__hash__`` are shared, not compiled.
+"""``@record``: a dataclass that compiles nothing until it is first made, and shares the rest.
 
 ``@dataclass`` writes each method of each class as source and compiles it: ~460 functions for
 the ~110 classes made before ``--auto``'s first model request, most of their build time
-(issue 26, item 6). :func:`record` has it compile only what the class's own signature needs
-(``__init__``, and a frozen class's ``__setattr__`` and ``__delattr__``); equality, the repr
-and the hash are three functions every record shares, reading the fields through an
-``attrgetter`` made once per class. Everything else sees the dataclass ``@dataclass`` makes:
-the same fields and parameters (``__dataclass_params__`` says ``eq`` and ``repr``), equal,
-hashed and shown alike, a method the class defines itself kept, as ``@dataclass`` keeps it.
+(issue 26, item 6), though a run makes instances of only some of them. :func:`record` compiles
+a class's ``__init__`` when it is first looked up (the first instance, ``inspect.signature``),
+with ``@dataclass``'s own code (:func:`_compiled_init`), and writes no frozen guard at all: a
+frozen class's ``__setattr__`` and ``__delattr__`` are closures, as ``@dataclass`` words them;
+equality, the repr and the hash are three functions every record shares, reading the fields
+through an ``attrgetter`` made once per class. Everything else sees the dataclass
+``@dataclass`` makes: the same fields and parameters, the same ``__init__`` and its errors,
+equal, hashed and shown alike, a method the class defines itself kept, as ``@dataclass`` keeps
+it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import MISSING, Field, dataclass, field, fields
+from dataclasses import MISSING, Field, FrozenInstanceError, dataclass, field, fields
 from operator import attrgetter
 from reprlib import recursive_repr
 from typing import Any, NamedTuple, TypeVar, dataclass_transform, overload
@@ -54,10 +57,28 @@ def _record(cls: type[T], *, frozen: bool, kw_only: bool, slots: bool, eq: bool)
     undocumented = not cls.__doc__
     if undocumented:
         cls.__doc__ = _LATER  # spares dataclass its inspect.signature: see _SignatureDoc
-    made: Any = dataclass(cls, frozen=frozen, kw_only=kw_only, slots=slots, eq=False, repr=False)
+    # A frozen class's guards are ours when nothing else has a say in them: no record base to
+    # agree with on frozenness, no slots (whose frozen pickling dataclass sets up), none written.
+    own_guards = frozen and not slots and not _has_record_base(cls) and not _writes_guards(own)
+    made: Any = dataclass(
+        cls,
+        init=False,
+        frozen=frozen and not own_guards,
+        kw_only=kw_only,
+        slots=slots,
+        eq=False,
+        repr=False,
+    )
+    made.__dataclass_params__.init = True
     if undocumented:
         made.__doc__ = _SignatureDoc()
     every = fields(made)
+    if own_guards:
+        made.__dataclass_params__.frozen = True
+        made.__setattr__, made.__delattr__ = _frozen_guards(made, {f.name for f in every})
+    if "__init__" not in own:
+        # As @dataclass does, a class whose __init__ cannot be written is refused as it is made.
+        made.__init__ = _InitLater(made) if _defaults_in_order(made) else _compiled_init(made)
     made.__record__ = _Shape(
         key=_getter([f.name for f in every if f.compare]),
         hashed=_getter([f.name for f in every if (f.compare if f.hash is None else f.hash)]),
@@ -78,6 +99,85 @@ def _record(cls: type[T], *, frozen: bool, kw_only: bool, slots: bool, eq: bool)
 
 
 _LATER = "(the name and signature, worked out when first read)"
+
+
+def _has_record_base(cls: type) -> bool:
+    return any(hasattr(base, "__dataclass_fields__") for base in cls.__mro__[1:])
+
+
+def _writes_guards(own: dict[str, Any]) -> bool:
+    return "__setattr__" in own or "__delattr__" in own
+
+
+def _defaults_in_order(cls: Any) -> bool:
+    """Whether ``cls``'s positional ``__init__`` parameters (fields and ``InitVar``s: a
+    ``ClassVar``'s ``kw_only`` is unset) have no default before one without: when not,
+    ``@dataclass`` cannot write the ``__init__`` and says so as the class is made."""
+    seen_default = False
+    for f in cls.__dataclass_fields__.values():
+        if f.init and f.kw_only is False:
+            if f.default is not MISSING or f.default_factory is not MISSING:
+                seen_default = True
+            elif seen_default:
+                return False
+    return True
+
+
+class _InitLater:
+    """A record's ``__init__`` until it is first looked up: then it is compiled, by
+    :func:`_compiled_init`, and put in this one's place on the class."""
+
+    def __init__(self, cls: Any) -> None:
+        self.cls = cls
+
+    def __get__(self, instance: object, owner: type) -> Any:
+        init = _compiled_init(self.cls)
+        self.cls.__init__ = init
+        return init.__get__(instance, owner)
+
+
+def _compiled_init(cls: Any) -> Callable[..., None]:
+    """The ``__init__`` ``@dataclass`` writes for ``cls``: its own, for a twin of ``cls`` with
+    the same fields and pseudo-fields in the same module (the same names, types, defaults and
+    errors). A frozen twin's own guards, compiled with it, go unused: ``cls`` keeps its own."""
+    namespace: dict[str, Any] = {
+        "__module__": cls.__module__,
+        "__qualname__": cls.__qualname__,
+        "__annotations__": {},
+        "__doc__": "twin",  # nor an inspect.signature for a docstring no one reads
+    }
+    for f in cls.__dataclass_fields__.values():
+        namespace["__annotations__"][f.name] = f.type
+        namespace[f.name] = field(
+            default=f.default, default_factory=f.default_factory, init=f.init, kw_only=f.kw_only
+        )
+    if hasattr(cls, "__post_init__"):
+        namespace["__post_init__"] = cls.__post_init__
+    twin: Any = dataclass(
+        type(cls.__name__, (), namespace),
+        eq=False,
+        repr=False,
+        frozen=cls.__dataclass_params__.frozen,
+    )
+    return twin.__init__  # type: ignore[no-any-return]
+
+
+def _frozen_guards(cls: Any, names: set[str]) -> tuple[Callable[..., None], Callable[..., None]]:
+    """A frozen class's ``__setattr__`` and ``__delattr__``, as ``@dataclass`` writes them."""
+
+    def __setattr__(self: Any, name: str, value: Any) -> None:
+        if type(self) is cls or name in names:
+            raise FrozenInstanceError(f"cannot assign to field {name!r}")
+        super(cls, self).__setattr__(name, value)
+
+    def __delattr__(self: Any, name: str) -> None:
+        if type(self) is cls or name in names:
+            raise FrozenInstanceError(f"cannot delete field {name!r}")
+        super(cls, self).__delattr__(name)
+
+    __setattr__.__qualname__ = f"{cls.__qualname__}.__setattr__"
+    __delattr__.__qualname__ = f"{cls.__qualname__}.__delattr__"
+    return __setattr__, __delattr__
 
 
 class _SignatureDoc:

@@ -530,7 +530,9 @@ def complete(self, request, on_text):
         and "__dataclass_fields__" in vars(value)
     ]
     built = [c.__qualname__ for c in classes for n in ("__eq__", "__repr__", "__hash__") if compiled(c, n)]
-    print("CLASSES", len(classes), "COMPILED", *sorted(set(built)), flush=True)
+    guards = [c.__qualname__ for c in classes for n in ("__setattr__", "__delattr__") if compiled(c, n)]
+    inits = [c.__qualname__ for c in classes if compiled(c, "__init__")]
+    print("CLASSES", len(classes), "INITS", len(inits), "GUARDS", *guards, "COMPILED", *sorted(set(built)), flush=True)
     os._exit(0)
 
 ScriptedProvider.complete = complete
@@ -545,8 +547,14 @@ def test_auto_compiles_no_dataclass_comparison_repr_or_hash_before_its_first_req
     """Issue 26: ``@dataclass`` compiles each class's ``__eq__``, ``__repr__`` and (frozen)
     ``__hash__`` from source, most of the ~110 classes' build time before ``--auto``'s first
     model request; every one of them is a ``@record`` (core/util/records.py), whose three are
-    shared. The probe sees the classes (their count) and would name any ``@dataclass``."""
+    shared, whose frozen guards are closures and whose ``__init__`` is compiled when the class
+    is first made: a third of them by then. The probe sees the classes (their count) and would
+    name any ``@dataclass``."""
     printed = _at_first_request(tmp_path, SCRIPTED_CONFIG, RECORDS_PROBE, "CLASSES")
-    counted, compiled = printed.split("COMPILED")
+    counted, rest = printed.split("INITS")
+    inits, rest = rest.split("GUARDS")
+    guards, compiled = rest.split("COMPILED")
     assert int(counted) > 80
+    assert 0 < int(inits) < int(counted) / 2  # those the run has made (all ~110 before)
+    assert guards.split() == []
     assert compiled.split() == []
