@@ -25,15 +25,36 @@ MAX_AGENTS_CHARS = 20_000
 
 
 def project_files(root: Path) -> dict[str, int]:
-    """Every file of the project (relative posix path → size in bytes), installed code left out."""
+    """Every file of the project (relative posix path → size in bytes), installed code left out.
+
+    A file (or a link to one) is listed; a folder is searched unless it is a link or one of
+    the left-out names; what cannot be read is passed over. Read with ``os.scandir``, whose
+    entries know whether they are files and hold their own stat: a run's opening and its first
+    prompt each list the project, and on 200 files a ``Path`` made, checked and stat'ed twice
+    per file was about half of each listing.
+    """
     found: dict[str, int] = {}
-    for folder, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and d not in NOT_SEARCHED)
-        for name in files:
-            path = Path(folder, name)
-            if path.is_file():
-                found[path.relative_to(root).as_posix()] = path.stat().st_size
+    _list_files(os.fspath(root), "", found)
     return dict(sorted(found.items()))
+
+
+def _list_files(folder: str, prefix: str, found: dict[str, int]) -> None:
+    try:
+        with os.scandir(folder) as listing:
+            entries = list(listing)
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            if entry.is_dir():
+                if not (
+                    entry.name in SKIPPED_DIRS or entry.name in NOT_SEARCHED or entry.is_symlink()
+                ):
+                    _list_files(entry.path, f"{prefix}{entry.name}/", found)
+            elif entry.is_file():
+                found[prefix + entry.name] = entry.stat().st_size
+        except OSError:  # gone, or unreadable, since the folder was read
+            continue
 
 
 MAX_PARSED_BYTES = 500_000
@@ -84,7 +105,8 @@ def _parse_outline(source: str) -> tuple[list[str], str | None]:
 def _python_source(root: Path, path: str, size: int) -> str | None:
     if not path.endswith(".py") or size > MAX_PARSED_BYTES:
         return None
-    return (root / path).read_text(encoding="utf-8", errors="replace")
+    with open(os.path.join(root, path), encoding="utf-8", errors="replace") as source:
+        return source.read()
 
 
 def project_map(root: Path, budget: int) -> str:

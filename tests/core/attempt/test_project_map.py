@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +11,7 @@ import pytest
 from orch_tui.core.attempt.feedback import generation_prompt, patch_prompt, system_prompt
 from orch_tui.core.attempt.project_map import (
     files_that_matter,
+    project_files,
     project_map,
     top_level_names,
     unparsable_files,
@@ -21,6 +23,7 @@ from tests.core.attempt.test_feedback import failed_report
 from tests.core.loop.test_engine import GOOD, TEST
 from tests.core.workspace.test_existing_project import make_engine
 from tests.support.scripting import attempt, create
+from tests.support.spying import calls_to
 
 
 def big_project(root: Path, files: int = 200) -> None:
@@ -116,6 +119,43 @@ def test_the_opening_check_and_the_map_parse_each_file_once_and_a_change_again(
     assert unparsable_files(tmp_path) == {}
     assert project_map(tmp_path, 10_000).splitlines()[0].endswith(": def ok_2")
     assert len(parsed) == 3
+
+
+def walked_files(root: Path) -> dict[str, int]:
+    """The listing as ``os.walk`` and ``pathlib`` made it before the folders' own entries."""
+    found: dict[str, int] = {}
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d not in {".git", ".venv", "__pycache__", "node_modules"}]
+        for name in files:
+            path = Path(folder, name)
+            if path.is_file():
+                found[path.relative_to(root).as_posix()] = path.stat().st_size
+    return dict(sorted(found.items()))
+
+
+def test_the_project_is_listed_as_a_walk_lists_it_from_the_folders_entries_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each file was made a ``Path``, checked and stat'ed twice (``is_file``, ``stat``): about
+    half of a 200-file listing, which a run's opening and its first prompt each make."""
+    big_project(tmp_path, files=30)
+    for left_out in (".git", ".venv", "__pycache__", "pkg/node_modules", "pkg/sub/__pycache__"):
+        (tmp_path / left_out).mkdir(parents=True, exist_ok=True)
+        (tmp_path / left_out / "x.py").write_text("x = 1\n")
+    (tmp_path / "pkg" / "sub" / "deep.py").write_text("y = 2\n")
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "o.py").write_text("o = 3\n")
+    (tmp_path / "pkg" / "linked_folder").symlink_to(tmp_path / "outside")
+    (tmp_path / "linked.py").symlink_to(tmp_path / "pkg" / "sub" / "deep.py")
+    (tmp_path / "broken.py").symlink_to(tmp_path / "nowhere.py")
+    expected = walked_files(tmp_path)
+    stats = calls_to(monkeypatch, os, "stat")
+    listed = project_files(tmp_path)
+    assert listed == expected
+    assert {"linked.py", "outside/o.py", "pkg/sub/deep.py"} <= set(listed)
+    assert not {"broken.py", "pkg/linked_folder/o.py", "pkg/node_modules/x.py"} & set(listed)
+    assert stats == []  # each file's size is its folder entry's
 
 
 def test_files_that_matter_keep_changed_first_then_named(tmp_path: Path) -> None:
