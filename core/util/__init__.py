@@ -4,7 +4,8 @@
 - ``markdown_text``: Text from models, tests and files, written into Markdown so that it reads as written.
 - ``patterns``: ``LazyPattern``: a regular expression compiled on its first use, not when its module loads.
 - ``plain_values``: A dataclass as plain data, as ``dataclasses.asdict`` gives it, without its deep copy.
-- ``records``: ``@record``: a dataclass whose ``__eq__``, ``__repr__`` and ``__hash__`` are shared, not compiled.
+- ``record_init``: A record's ``__init__``, written and compiled when it is first looked up, not as the class is made.
+- ``records``: ``@record``: a dataclass that compiles nothing until it is first made, and shares the rest.
 - ``terminal_text``: Text someone else chose (the model, its tests, a file), made safe to show on a terminal.
 - ``timestamps``: The time stamp of events and state files.
 - ``worker_threads``: A few reused threads that run calls and hand back each one's outcome: the fsyncs' pool.

@@ -3,9 +3,9 @@
 ``@dataclass`` writes each method of each class as source and compiles it: ~460 functions for
 the ~110 classes made before ``--auto``'s first model request, most of their build time
 (issue 26, item 6), though a run makes instances of only some of them. :func:`record` compiles
-a class's ``__init__`` when it is first looked up (the first instance, ``inspect.signature``),
-with ``@dataclass``'s own code (:func:`_compiled_init`), and writes no frozen guard at all: a
-frozen class's ``__setattr__`` and ``__delattr__`` are closures, as ``@dataclass`` words them;
+a class's ``__init__`` when it is first looked up (the first instance, ``inspect.signature``:
+:mod:`.record_init`), and writes no frozen guard at all: a frozen class's ``__setattr__`` and
+``__delattr__`` are closures, as ``@dataclass`` words them;
 equality, the repr and the hash are three functions every record shares, reading the fields
 through an ``attrgetter`` made once per class. Everything else sees the dataclass
 ``@dataclass`` makes: the same fields and parameters, the same ``__init__`` and its errors,
@@ -20,6 +20,8 @@ from dataclasses import MISSING, Field, FrozenInstanceError, dataclass, field, f
 from operator import attrgetter
 from reprlib import recursive_repr
 from typing import Any, NamedTuple, TypeVar, dataclass_transform, overload
+
+from orch_tui.core.util.record_init import InitLater, refusal
 
 T = TypeVar("T")
 
@@ -76,9 +78,10 @@ def _record(cls: type[T], *, frozen: bool, kw_only: bool, slots: bool, eq: bool)
     if own_guards:
         made.__dataclass_params__.frozen = True
         made.__setattr__, made.__delattr__ = _frozen_guards(made, {f.name for f in every})
+    if refused := refusal(made):
+        raise refused  # as @dataclass refuses it: as the class is made
     if "__init__" not in own:
-        # As @dataclass does, a class whose __init__ cannot be written is refused as it is made.
-        made.__init__ = _InitLater(made) if _defaults_in_order(made) else _compiled_init(made)
+        made.__init__ = InitLater(made, slots=slots)
     made.__record__ = _Shape(
         key=_getter([f.name for f in every if f.compare]),
         hashed=_getter([f.name for f in every if (f.compare if f.hash is None else f.hash)]),
@@ -107,59 +110,6 @@ def _has_record_base(cls: type) -> bool:
 
 def _writes_guards(own: dict[str, Any]) -> bool:
     return "__setattr__" in own or "__delattr__" in own
-
-
-def _defaults_in_order(cls: Any) -> bool:
-    """Whether ``cls``'s positional ``__init__`` parameters (fields and ``InitVar``s: a
-    ``ClassVar``'s ``kw_only`` is unset) have no default before one without: when not,
-    ``@dataclass`` cannot write the ``__init__`` and says so as the class is made."""
-    seen_default = False
-    for f in cls.__dataclass_fields__.values():
-        if f.init and f.kw_only is False:
-            if f.default is not MISSING or f.default_factory is not MISSING:
-                seen_default = True
-            elif seen_default:
-                return False
-    return True
-
-
-class _InitLater:
-    """A record's ``__init__`` until it is first looked up: then it is compiled, by
-    :func:`_compiled_init`, and put in this one's place on the class."""
-
-    def __init__(self, cls: Any) -> None:
-        self.cls = cls
-
-    def __get__(self, instance: object, owner: type) -> Any:
-        init = _compiled_init(self.cls)
-        self.cls.__init__ = init
-        return init.__get__(instance, owner)
-
-
-def _compiled_init(cls: Any) -> Callable[..., None]:
-    """The ``__init__`` ``@dataclass`` writes for ``cls``: its own, for a twin of ``cls`` with
-    the same fields and pseudo-fields in the same module (the same names, types, defaults and
-    errors). A frozen twin's own guards, compiled with it, go unused: ``cls`` keeps its own."""
-    namespace: dict[str, Any] = {
-        "__module__": cls.__module__,
-        "__qualname__": cls.__qualname__,
-        "__annotations__": {},
-        "__doc__": "twin",  # nor an inspect.signature for a docstring no one reads
-    }
-    for f in cls.__dataclass_fields__.values():
-        namespace["__annotations__"][f.name] = f.type
-        namespace[f.name] = field(
-            default=f.default, default_factory=f.default_factory, init=f.init, kw_only=f.kw_only
-        )
-    if hasattr(cls, "__post_init__"):
-        namespace["__post_init__"] = cls.__post_init__
-    twin: Any = dataclass(
-        type(cls.__name__, (), namespace),
-        eq=False,
-        repr=False,
-        frozen=cls.__dataclass_params__.frozen,
-    )
-    return twin.__init__  # type: ignore[no-any-return]
 
 
 def _frozen_guards(cls: Any, names: set[str]) -> tuple[Callable[..., None], Callable[..., None]]:

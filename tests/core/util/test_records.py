@@ -189,8 +189,31 @@ def _shapes(decorate: Callable[..., Any]) -> dict[str, Callable[[], list[Any]]]:
 
         return [Unset("a", size=2), Unset("a", size=2), Unset("b")]
 
+    def selfish() -> list[Any]:
+        @decorate(slots=True)
+        class Selfish:
+            self: int
+            kept: str = field(default="k", init=False)
+            made: list[int] = field(default_factory=list, init=False, repr=False)
+
+        return [Selfish(1), Selfish(self=1), Selfish(2)]
+
+    def seeded() -> list[Any]:
+        @decorate(frozen=True)
+        class Seeded:
+            base: int
+            seed: InitVar[int] = 0
+            total: int = field(default=0, init=False)
+
+            def __post_init__(self, seed: int) -> None:
+                object.__setattr__(self, "total", self.base + seed)
+
+        return [Seeded(1, 2), Seeded(1, seed=2), Seeded(1)]
+
     shapes = (plain, frozen, slotted, frozen_slotted, inherited, written, own_hash, identity)
-    return {shape.__name__: shape for shape in (*shapes, empty, not_a_number, unset)}
+    return {
+        shape.__name__: shape for shape in (*shapes, empty, not_a_number, unset, selfish, seeded)
+    }
 
 
 def _refused(*calls: Callable[[], Any]) -> list[str]:
@@ -218,7 +241,11 @@ def _behaviour(instances: list[Any]) -> dict[str, Any]:
         "match_args": getattr(cls, "__match_args__", None),
         "slots": getattr(cls, "__slots__", None),
         "doc": (cls.__doc__, first.__doc__),
-        "init": (str(inspect.signature(cls)), cls.__init__.__qualname__),
+        "init": (
+            str(inspect.signature(cls)),
+            cls.__init__.__qualname__,
+            cls.__init__.__annotations__,
+        ),
         "init refuses": _refused(cls),
         "frozen refuses": _refused(lambda: setattr(first, "x", 1), lambda: delattr(first, "x")),
     }
