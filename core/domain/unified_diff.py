@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import difflib
 import threading
 from collections import OrderedDict
@@ -107,14 +108,29 @@ class RunMatcher(difflib.SequenceMatcher[str]):
     second for 20,000 lines and 40 hunks). Here the maximal runs of two or more equal lines
     are listed once, longest first, and a gap takes the longest run clipped to it, with
     difflib's tie rule (the lowest old line, then the lowest new line). A gap whose best is a
-    single line (where unlisted one-line runs could tie), or that is not settled within a few
-    runs, is answered by difflib's own search, so the blocks are always difflib's.
+    single line or none takes difflib's answer for it: the lowest old line found in the gap's
+    new lines, at its lowest place there. Only a gap not settled within a few runs is answered
+    by difflib's own search, so the blocks are always difflib's; the index of the new lines
+    that search needs (difflib builds it for every matcher: a quarter of a file's diff) is
+    built then.
     """
 
     def __init__(self, a: Sequence[str], b: Sequence[str]) -> None:
+        self._indexed = False
         super().__init__(None, a, b, autojunk=False)
         self._old, self._new = a, b
         self._runs: list[tuple[int, int, int]] | None = None
+        self._first: dict[str, int] = {}
+        self._repeats: dict[str, list[int]] = {}
+
+    def set_seq2(self, b: Sequence[str]) -> None:
+        """difflib's, without indexing ``b``'s lines until its own search needs them."""
+        if b is self.b:
+            return
+        self.b = b
+        self.matching_blocks = self.opcodes = None
+        self.fullbcount = None
+        self._indexed = False
 
     def _longest_first(self) -> list[tuple[int, int, int]]:
         """The maximal runs (length, old start, new start) of 2+ equal lines, longest first."""
@@ -122,8 +138,7 @@ class RunMatcher(difflib.SequenceMatcher[str]):
             a, b = self._old, self._new
             # A line's first place in b, and every place of a line that repeats: most lines are
             # unique, and a list each would be 20,000 objects for the garbage collector to walk.
-            first: dict[str, int] = {}
-            repeats: dict[str, list[int]] = {}
+            first, repeats = self._first, self._repeats
             for j, line in enumerate(b):
                 seen = first.setdefault(line, j)
                 if seen != j:
@@ -166,7 +181,31 @@ class RunMatcher(difflib.SequenceMatcher[str]):
                 best_size, best_i, best_j = size, start, start + diagonal
         if best_size > 1:
             return difflib.Match(best_i, best_j, best_size)
+        if budget >= 0:  # every run looked at: no two equal lines in a row in the gap
+            return self._first_single_match(alo, ahi, blo, bhi)
+        if not self._indexed:
+            self._SequenceMatcher__chain_b()  # type: ignore[attr-defined]
+            self._indexed = True
         return super().find_longest_match(alo, ahi, blo, bhi)
+
+    def _first_single_match(self, alo: int, ahi: int, blo: int, bhi: int) -> difflib.Match:
+        """difflib's answer for a gap with no run of two equal lines: the lowest old line that
+        is among the gap's new lines, at its lowest place there; else an empty match."""
+        a, first, repeats = self._old, self._first, self._repeats
+        for i in range(alo, ahi):
+            line = a[i]
+            only = first.get(line)
+            if only is None:
+                continue
+            places = repeats.get(line)
+            if places is None:
+                if blo <= only < bhi:
+                    return difflib.Match(i, only, 1)
+                continue
+            at = bisect.bisect_left(places, blo)
+            if at < len(places) and places[at] < bhi:
+                return difflib.Match(i, places[at], 1)
+        return difflib.Match(alo, blo, 0)
 
 
 def _run_length(a: Sequence[str], b: Sequence[str], i: int, j: int) -> int:
