@@ -10,6 +10,7 @@
 - ``grid``: Tests × attempts: each test's result in every attempt that ran the checks.
 - ``index``: The runs list: every run's summary, cached in ``logs/.index-9.sqlite`` so 100,000 list at once.
 - ``index_db``: ``logs/.index-9.sqlite``: the runs list's cache as an SQLite database, its rows read and written.
+- ``index_lock``: The index connection's lock: work that may be cut short gives way to the UI thread.
 - ``index_open``: Opening ``logs/.index-9.sqlite``: an existing file checked, or a new one made under a temporary name.
 - ``logs_stamp``: ``logs/.index-9.stamp``: ``logs/``'s mtime when its folders last matched the index, so a launch need not list them.
 - ``plan_history``: A planned run in history: its tasks, their outcomes, and the attempts under each.

@@ -16,12 +16,12 @@ import json
 import os
 import re
 import sqlite3
-import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from orch_tui.core.history.index_lock import IndexLock
 from orch_tui.core.history.scan import RunSummary
 from orch_tui.core.util.records import record
 
@@ -72,7 +72,8 @@ class IndexDb:
         """Whether the trigram tables exist (else a filter uses ``instr`` over every run)."""
         self.note = note
         """Why the index is not on disk (``logs/`` read-only), to tell the person."""
-        self.lock = threading.RLock()
+        self.lock = IndexLock(lambda: self.connection)
+        """Every use of :attr:`connection` holds it; a count holds it giving way to the UI."""
         self.views: object = None
         """What views of the index keep on its connection (:mod:`run_query`'s tables)."""
         self.generation = 0

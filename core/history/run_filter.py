@@ -21,6 +21,7 @@ common word's first page, newest first, is found before that among the newest ru
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 from collections import OrderedDict
 
@@ -167,33 +168,42 @@ class Matches:
     def table(self, query: str) -> str | None:
         """The name of the table of the ids of the runs that match ``query`` (None: every
         run does). Made the first time a query is asked for in the index's current state."""
-        key = self.words(query)
-        if key in self._tables:
-            self._tables.move_to_end(key)
-            return self._tables[key]
-        with self._db.lock:
+        with self._db.lock:  # a count's thread and the UI thread both ask
+            key = self.words(query)
+            if key in self._tables:
+                self._tables.move_to_end(key)
+                return self._tables[key]
             name = self._made_table(list(key[1]))
-        self._tables[key] = name
-        while len(self._tables) > KEPT:
-            _key, dropped = self._tables.popitem(last=False)
-            if dropped is not None:
-                self._drop(dropped)
-        return name
+            self._tables[key] = name
+            while len(self._tables) > KEPT:
+                _key, dropped = self._tables.popitem(last=False)
+                if dropped is not None:
+                    self._drop(dropped)
+            return name
 
     def _made_table(self, words: list[str]) -> str | None:
         """A table of the runs holding every word: the first word's, then narrowed by each
-        of the others."""
+        of the others; made in one transaction, so a count cut short leaves no table behind
+        (see :mod:`index_lock`)."""
         if not words:
             return None
         self._made += 1
         name = f"temp.matches_{id(self)}_{self._made}"
         connection = self._db.connection
-        connection.execute(f"CREATE TABLE {name}(id INTEGER PRIMARY KEY)")
-        first, params = _word_select(connection, words[0], self._db.fts)
-        connection.execute(f"INSERT OR IGNORE INTO {name} {first}", params)
-        for word in words[1:]:
-            select, params = _word_select(connection, word, self._db.fts)
-            connection.execute(f"DELETE FROM {name} WHERE id NOT IN ({select})", params)
+        connection.execute("BEGIN")
+        try:
+            connection.execute(f"CREATE TABLE {name}(id INTEGER PRIMARY KEY)")
+            first, params = _word_select(connection, words[0], self._db.fts)
+            connection.execute(f"INSERT OR IGNORE INTO {name} {first}", params)
+            for word in words[1:]:
+                select, params = _word_select(connection, word, self._db.fts)
+                connection.execute(f"DELETE FROM {name} WHERE id NOT IN ({select})", params)
+            connection.execute("COMMIT")
+        except BaseException:
+            with contextlib.suppress(sqlite3.Error):  # else rolled back by the lock
+                if connection.in_transaction:
+                    connection.execute("ROLLBACK")
+            raise
         return name
 
     def _everywhere(self, word: str) -> bool:

@@ -22,6 +22,7 @@ from orch_tui.core.history.index_db import (
     read_widest,
     rows_in_start_order,
 )
+from orch_tui.core.history.index_lock import interrupted
 from orch_tui.core.history.run_filter import Matches
 from orch_tui.core.history.scan import RunSummary
 
@@ -137,7 +138,9 @@ class RunView(Sequence[RunSummary]):
             try:
                 matched = matches.table(self._query)
                 ordered = None if self._sort == ("started", True) else orders.table(*self._sort)
-            except sqlite3.DatabaseError:
+            except sqlite3.DatabaseError as error:
+                if interrupted(error):
+                    raise
                 self._damaged()
                 matched, ordered = "temp.no_runs", None
                 self._rows("CREATE TABLE IF NOT EXISTS temp.no_runs(id INTEGER PRIMARY KEY)", ())
@@ -199,9 +202,23 @@ class RunView(Sequence[RunSummary]):
         with self._db.lock:
             try:
                 return self._db.connection.execute(sql, params).fetchall()
-            except sqlite3.DatabaseError:
+            except sqlite3.DatabaseError as error:
+                if interrupted(error):
+                    raise
                 self._damaged()
                 return []
+
+    def count_giving_way(self) -> int | None:
+        """:func:`len` of this view, made off the UI thread: the UI thread, asking for the
+        index meanwhile (a key), cuts it short and gets the index at once (None: cut short,
+        nothing of it kept; see :mod:`index_lock`)."""
+        with self._db.lock.giving_way():
+            try:
+                return len(self)
+            except sqlite3.OperationalError as error:
+                if interrupted(error):
+                    return None
+                raise
 
     def __len__(self) -> int:
         if self._count is None:

@@ -7,6 +7,7 @@ the rest copies of them under new ids, their attempt folders linked rather than 
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pytest
@@ -409,7 +410,8 @@ async def test_a_filter_key_is_painted_in_one_pass_and_not_at_all_when_the_list_
     its rows, title and status line are not painted again, only the filter. The first key
     that narrows the list paints the filter, rows, title and status line in one pass of the
     compositor: the filter used to be painted alone as the key landed, the rows in a second
-    pass a frame later (each pass renders every line of every widget it touches)."""
+    pass a frame later (each pass renders every line of every widget it touches). Its count
+    comes later, off the UI thread, and a key cuts it short (:func:`_key_while_counting`)."""
     logs, _ids = thousand_runs
     # tag0003's 100 runs are one in ten: their first page is among the newest 1,000 runs.
     monkeypatch.setattr(run_query, "HEAD_FROM", 1_000)
@@ -437,10 +439,56 @@ async def test_a_filter_key_is_painted_in_one_pass_and_not_at_all_when_the_list_
         assert len(paints) == 1, paints
         assert {"runs-filter", "runs", "runs-title", "runs-status"} <= paints[0]
         assert "counting… of 1,000 runs" in str(screen.query_one("#runs-title").render())
-        screen.refill()  # what the screen does once no key has come for a moment
+        await _key_while_counting(pilot, screen)
+        await pilot.press("3")
         await pilot.pause()
+        screen.count_shown()  # what the screen does once no key has come for a moment
+        await _counted(pilot, screen)
         assert len(table.runs) == COUNT // 10
         assert "100 of 1,000 runs" in str(screen.query_one("#runs-title").render())
+
+
+async def _key_while_counting(pilot: object, screen: RunsScreen) -> None:
+    """The count (made once typing pauses; 25-65 ms of SQLite at 100,000 runs) runs off the
+    UI thread and gives the index up to the next key: here its table's writing is held at a
+    standstill (SQLite's progress handler, in the count's thread only) and a key is answered
+    while it stands; the count cut short keeps nothing (the test's next count is right)."""
+    standing, let_go = threading.Event(), threading.Event()
+    counting = [""]  # the statement the count's thread runs
+
+    def trace(statement: str) -> None:
+        if threading.current_thread() is not threading.main_thread():
+            if not statement.startswith("--"):  # not one the trigram tables run within
+                counting[0] = statement
+
+    def stand() -> int:
+        if threading.current_thread() is not threading.main_thread() and counting[0].startswith(
+            "INSERT"
+        ):
+            standing.set()
+            let_go.wait(0.02)  # its ~1,500 steps: half a minute
+        return 0
+
+    assert screen.index is not None
+    connection = screen.index.db.connection
+    connection.set_trace_callback(trace)
+    connection.set_progress_handler(stand, 1)
+    safety = threading.Timer(10.0, let_go.set)  # without the fix: the key waits for it
+    safety.start()
+    try:
+        screen.count_shown()
+        await wait_for(pilot, standing.is_set, "the count to start")
+        await pilot.press("backspace")  # type: ignore[attr-defined]  # tag000: every run
+        await pilot.pause()  # type: ignore[attr-defined]
+        assert not let_go.is_set(), "the key waited for the count"
+        assert "· 1,000 runs ·" in str(screen.query_one("#runs-title").render())
+        assert len(screen.query_one("#runs", RunsTable).runs) == COUNT
+        assert screen.index.db.note is None  # cut short, not damaged: the file is kept
+    finally:
+        let_go.set()
+        safety.cancel()
+        connection.set_progress_handler(None, 1)
+        connection.set_trace_callback(None)
 
 
 async def test_the_screen_sorts_1000_runs_by_a_clicked_heading(

@@ -44,6 +44,43 @@ from orch_tui.tui.widgets.runs_table import RunsTable
 _ASCENDING_FIRST = {"spec", "state", "stop_reason"}
 
 
+class RunsLoaded(Message):
+    """The worker opened the index: ``index`` to ask for rows, ``widest`` the runs the
+    columns fit, and ``resumable`` the run ``r`` resumes. First, where there is an index
+    file, the runs it recorded, then the runs as every folder says."""
+
+    def __init__(self, index: RunIndex, widest: list[RunSummary], resumable: str | None) -> None:
+        super().__init__()
+        self.index = index
+        self.widest = widest
+        self.resumable = resumable
+
+
+class RunsSettled(Message):
+    """The runs are read, checked and laid out for searching: they live as long as the
+    screen."""
+
+
+class RunsCounted(Message):
+    """``view`` has ``count`` runs (None: the count was cut short)."""
+
+    def __init__(self, view: RunView, count: int | None) -> None:
+        super().__init__()
+        self.view = view
+        self.count = count
+
+
+def status_line(run: RunSummary | None, total: int, logs: Path) -> str:
+    """The status line's text for the highlighted ``run`` of the ``total`` in ``logs``."""
+    if run is None:
+        return "no runs match" if total else f"no runs in {logs} yet"
+    if run.damaged:
+        return escape_controls(f"{run.run_id} · damaged: {run.damaged}")
+    if run.resumable:
+        return escape_controls(f"{run.run_id} · unfinished ({run.state}) · r resumes it")
+    return escape_controls(f"{run.run_id} · {run.spec_path} · {run.stop_reason or run.state}")
+
+
 class RunsScreen(ThemedScreen):
     """Every past run, newest first: sort by column, filter as you type, open, resume.
 
@@ -70,19 +107,6 @@ class RunsScreen(ThemedScreen):
             for number, column in enumerate(RUN_COLUMNS, start=1)
         ),
     ]
-
-    class Loaded(Message):
-        """The worker opened the index: ``index`` to ask for rows, ``widest`` the runs the
-        columns fit, and ``resumable`` the run ``r`` resumes. First, where there is an index
-        file, the runs it recorded, then the runs as every folder says."""
-
-        def __init__(
-            self, index: RunIndex, widest: list[RunSummary], resumable: str | None
-        ) -> None:
-            super().__init__()
-            self.index = index
-            self.widest = widest
-            self.resumable = resumable
 
     QUIET_S: ClassVar[float] = 0.25
     """The folder check starts once the recorded list is drawn and the filter has had no key
@@ -137,22 +161,18 @@ class RunsScreen(ThemedScreen):
         for index in recorded_then_checked(self.logs, pace=partial(time.sleep, self.CHECK_PAUSE_S)):
             if index.changed:
                 widest = RunView(index).widest()
-                self.post_message(self.Loaded(index, widest, resumable_id(index, self.state_path)))
+                self.post_message(RunsLoaded(index, widest, resumable_id(index, self.state_path)))
             else:  # the check found the runs as shown: nothing to draw
-                self.post_message(self.Loaded(index, [], self.resumable))
+                self.post_message(RunsLoaded(index, [], self.resumable))
             if index.checked:
                 continue
             self._list_drawn.wait(self.CHECK_WAIT_MAX_S)
             self._may_check.wait(self.CHECK_WAIT_MAX_S)
             if get_current_worker().is_cancelled:  # the app is closing: check nothing
                 return
-        self.post_message(self.Settled())
+        self.post_message(RunsSettled())
 
-    class Settled(Message):
-        """The runs are read, checked and laid out for searching: they live as long as the
-        screen."""
-
-    @on(Settled)
+    @on(RunsSettled)
     def _settled(self) -> None:
         """Keep the collector's full collections off while the runs are listed: one in the
         middle of a filter keystroke walks every object the app holds. (Let go when the
@@ -165,8 +185,8 @@ class RunsScreen(ThemedScreen):
         self._may_check.set()
         full_collections.let_go(self)
 
-    @on(Loaded)
-    def _runs_read(self, message: Loaded) -> None:
+    @on(RunsLoaded)
+    def _runs_read(self, message: RunsLoaded) -> None:
         first = self.index is None
         self.index = message.index
         if message.index.note is not None and (first or not message.index.changed):
@@ -235,8 +255,28 @@ class RunsScreen(ThemedScreen):
         if keep is not None and isinstance(self.shown, RunView):
             table.cursor_row = self.shown.position(keep) or 0
         if head is not None:
-            self._counting = self.set_timer(self.COUNT_AFTER_S, self.refill)
+            self._counting = self.set_timer(self.COUNT_AFTER_S, self.count_shown)
         self._update_title(counted=head is None)
+        self._update_status()
+
+    def count_shown(self) -> None:
+        """Count the list shown by its first page, off the UI thread (a key cuts it short)."""
+        if isinstance(self.shown, RunView):
+            self._count(self.shown)
+
+    @work(thread=True, exclusive=True, group="count", exit_on_error=False)
+    def _count(self, view: RunView) -> None:
+        self.post_message(RunsCounted(view, view.count_giving_way()))
+
+    @on(RunsCounted)
+    def _counted(self, message: RunsCounted) -> None:
+        if message.view is not self.shown:
+            return  # a later key's list
+        if message.count is None:  # cut short by something other than a key: again
+            self._counting = self.set_timer(self.COUNT_AFTER_S, self.count_shown)
+            return
+        self.query_one("#runs", RunsTable).set_runs(self.shown, measure=False)
+        self._update_title()
         self._update_status()
 
     def _update_title(self, counted: bool = True) -> None:
@@ -258,22 +298,13 @@ class RunsScreen(ThemedScreen):
     def _update_status(self) -> None:
         """The highlighted run in the status line (one line high, so no layout is needed:
         a layout pass would repaint the whole list on every cursor move)."""
-        run = self.highlighted
         if self.error is not None:
-            text = Text(f"could not read the runs: {self.error}")
+            text = f"could not read the runs: {self.error}"
         elif self.index is None:
-            text = Text(f"reading the runs in {self.logs}…")
-        elif run is None:
-            text = Text("no runs match" if self.total else f"no runs in {self.logs} yet")
-        elif run.damaged:
-            text = Text(escape_controls(f"{run.run_id} · damaged: {run.damaged}"))
-        elif run.resumable:
-            text = Text(escape_controls(f"{run.run_id} · unfinished ({run.state}) · r resumes it"))
+            text = f"reading the runs in {self.logs}…"
         else:
-            text = Text(
-                escape_controls(f"{run.run_id} · {run.spec_path} · {run.stop_reason or run.state}")
-            )
-        self.query_one("#runs-status", Static).update(text, layout=False)
+            text = status_line(self.highlighted, self.total, self.logs)
+        self.query_one("#runs-status", Static).update(Text(text), layout=False)
 
     # -- events and actions
 
