@@ -125,8 +125,6 @@ class RunMatcher(difflib.SequenceMatcher[str]):
 
     def set_seq2(self, b: Sequence[str]) -> None:
         """difflib's, without indexing ``b``'s lines until its own search needs them."""
-        if b is self.b:
-            return
         self.b = b
         self.matching_blocks = self.opcodes = None
         self.fullbcount = None
