@@ -30,6 +30,16 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     return (os.cpu_count() or 1) + 1
 
 
+LONG_MARKERS = ("slow", "e2e", "tmux")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The long tests (marked slow, e2e or tmux: seconds to a minute each) run first, the
+    rest keep their order. One of them started last would keep the run going after the other
+    workers are done; started first, the short tests fill in around them."""
+    items.sort(key=lambda item: not any(item.get_closest_marker(m) for m in LONG_MARKERS))
+
+
 @pytest.fixture
 def anyio_backend() -> str:
     """The async tests (Textual's Pilot) run on asyncio only, even where trio is installed

@@ -29,6 +29,7 @@ def _copy_sources(into: Path) -> Path:
     return into
 
 
+@pytest.mark.slow
 def test_the_wheel_installs_only_orch_tui_at_the_top_level(tmp_path: Path) -> None:
     source = _copy_sources(tmp_path / "src")
     subprocess.run(
@@ -86,6 +87,7 @@ def test_the_wheel_installs_only_orch_tui_at_the_top_level(tmp_path: Path) -> No
     )
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(900)  # a cold cache on a loaded machine takes minutes; 300 s was seen
 def test_core_tui_and_themes_pass_mypy_strict(tmp_path: Path) -> None:
     """The sources as the package they install as (``orch_tui/core`` and so on: links to the

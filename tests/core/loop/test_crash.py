@@ -213,7 +213,7 @@ def scripted_args(tmp_path: Path, attempts: list[list[Turn]] = ATTEMPTS) -> list
     return ["--provider", "scripted", "--script", str(script)]
 
 
-@pytest.mark.parametrize("seed", [20261121, 11, 12, 13])
+@pytest.mark.parametrize("seed", [20261121, 11])
 def test_kill_9_at_random_moments_with_the_scripted_provider(tmp_path, seed):
     seen = run_crash_series(tmp_path, runs=7, seed=seed, extra_args=scripted_args(tmp_path))
 
