@@ -105,8 +105,11 @@ class RunsPaint(ScrollView):
     # -------------------------------------------------------------- rendering
 
     def render_line(self, y: int) -> Strip:
+        """Line ``y`` as wide as the content region, the scrollbar's cells included (the
+        scrollbar is drawn over them): the width Textual's styles cache asks for, which would
+        otherwise copy every line into a Strip of that width."""
         scroll_x, scroll_y = self.scroll_offset
-        width = self.scrollable_content_region.width
+        width = self.content_region.width
         if y == 0:
             strip = self._header()
         else:
@@ -114,7 +117,7 @@ class RunsPaint(ScrollView):
             run = self._run_at(row)
             if run is None:
                 return Strip.blank(width, self._rich(None))
-            key = (run, row % 2 == 1, row == self.cursor_row, width)
+            key = (run, row % 2 == 1, row == self.cursor_row, self._last_width())
             cached = self._strips.get(key)
             if cached is None:
                 cached = self._strips[key] = self._row(run, row, key[2])
@@ -156,13 +159,18 @@ class RunsPaint(ScrollView):
                 cells += self._state(run, widths[index], base, cursor, pad, plain)
             else:
                 cells.append((pad + fit(text, widths[index], right=column.right) + pad, plain))
+        length = sum(widths) + 2 * PAD * len(widths)
+        under_scrollbar = self.content_region.width - length  # blank: painted over
+        if under_scrollbar > 0:
+            cells.append((" " * under_scrollbar, plain))
+            length += under_scrollbar
         segments = [
             Segment("".join(text for text, _style in same), style)
             for style, same in groupby(filter(itemgetter(0), cells), key=itemgetter(1))
         ]
         # Every cell is fitted to its column: the row's width is known, not measured again
         # segment by segment (by the Strip, then by each crop of it).
-        return Strip(segments, sum(widths) + 2 * PAD * len(widths))
+        return Strip(segments, length)
 
     def _state(
         self,

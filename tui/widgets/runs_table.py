@@ -126,7 +126,7 @@ class RunsTable(RunsPaint, can_focus=True):
         self._widths = [cell_len(column.heading) + len(ARROWS[True]) for column in RUN_COLUMNS]
         self._sort: tuple[str, bool] = ("started", True)
         self._strips: LRUCache[tuple[RunSummary, bool, bool, int], Strip] = LRUCache(512)
-        """A row's Strip by (run, striped, under the cursor, view width): by run, not row
+        """A row's Strip by (run, striped, under the cursor, last column's width): by run, not row
         number, so a filter that leaves the runs on screen where they were draws nothing."""
         self._styles: dict[tuple[str | None, str | None], RichStyle] = {}
 

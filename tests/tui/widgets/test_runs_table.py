@@ -526,7 +526,37 @@ async def test_a_row_states_its_width_as_its_cells_measure_it() -> None:
         table = app.query_one(CountingTable)
         for strip in _painted_rows(table, runs):
             assert strip.cell_length == Strip(list(strip)).cell_length
-            assert strip.cell_length == table.scrollable_content_region.width
+            assert strip.cell_length == table.content_region.width
+
+
+async def test_a_rows_strip_is_painted_as_made_not_copied_to_the_width_under_the_scrollbar(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Textual's styles cache makes every line as wide as the content region, scrollbar
+    included: a row made as wide as the view beside the scrollbar was copied into a new Strip
+    two cells wider, each new row of a filter key. A row is made that wide itself (blank
+    under the scrollbar), and its cells are where they were."""
+    app = TableHost(_runs())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        table = app.query_one(CountingTable)
+        assert table.content_region.width > table.scrollable_content_region.width  # a scrollbar
+        copied: list[int] = []
+        adjust = Strip.adjust_cell_length
+
+        def adjusted(strip: Strip, length: int, style: object = None) -> Strip:
+            made = adjust(strip, length, style)  # type: ignore[arg-type]
+            if made is not strip:
+                copied.append(length)
+            return made
+
+        monkeypatch.setattr(Strip, "adjust_cell_length", adjusted)
+        table.rendered.clear()
+        table.set_runs(_runs()[500:])  # new rows on every line
+        await pilot.pause()
+        assert len(table.rendered) > _visible(table) and copied == []
+        assert _cells(table, 1)[1] == app.runs[500].spec_name
+        assert table.render_line(1).text[table.scrollable_content_region.width :].strip() == ""
 
 
 async def test_a_row_is_one_segment_per_style_not_one_per_cell() -> None:
