@@ -7,7 +7,6 @@ budget a reopen computed; every "to resume" hint prints this command instead of 
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Sequence
 
 SPENT_FLAGS = frozenset({"--fresh", "--continue", "--give-up", "--rework"})
@@ -17,6 +16,8 @@ REOPENING = frozenset({"--continue", "--guidance"})
 
 def resume_command(argv: Sequence[str]) -> str:
     """``orch-tui`` with ``argv`` less the options that would not resume the run."""
+    import shlex  # only for a hint: every run imports this module at its start
+
     reopened = any(arg.split("=", 1)[0] in REOPENING for arg in argv)
     dropped_with_value = SPENT_WITH_VALUE | ({"--max-retries"} if reopened else set())
     kept: list[str] = []
@@ -51,6 +52,8 @@ def resuming_command(argv: Sequence[str] | None = None) -> str:
     given = _given if argv is None else list(argv)
     if given is None:
         return "the same command"
+    import shlex
+
     command = resume_command(given)
     return "the same command" if command == shlex.join(["orch-tui", *given]) else f"`{command}`"
 

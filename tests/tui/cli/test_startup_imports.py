@@ -396,7 +396,8 @@ def test_a_headless_runs_modules_leave_the_checks_step_to_after_the_first_reques
     a broken live-output callback's log line imports logging), nor ``secrets`` with ``base64``
     and ``hmac`` (temp names and run ids take ``os.urandom(n).hex()``, what ``token_hex`` is),
     nor the Claude Code provider and its figures' checks (every system prompt names Claude
-    Code's tools: they are in core/domain/tools.py)."""
+    Code's tools: they are in core/domain/tools.py), nor ``shlex``, which only a hint that
+    names the resuming command needs."""
     later = (
         "orch_tui.core.loop.checks_step",
         "orch_tui.core.loop.evidence_step",
@@ -418,6 +419,7 @@ def test_a_headless_runs_modules_leave_the_checks_step_to_after_the_first_reques
         "hmac",
         "orch_tui.core.providers.claude_code",
         "orch_tui.core.providers.figures",
+        "shlex",
     )
     script = (
         "import sys\n"
