@@ -253,8 +253,8 @@ def _run_headless(
             f"stopped on an unexpected error{_where(engine)}: {type(exc).__name__}: {exc}. "
             f"{details}; {_what_resumes(engine)}"
         )
-    command = resuming_command()
-    if engine.state.retryable and command != "the same command":  # a model error's hint
+    # A model error's hint; worked out only then (shlex), not after every run.
+    if engine.state.retryable and (command := resuming_command()) != "the same command":
         print(f"to resume: run {command}", file=sys.stderr)
     return code
 

@@ -10,6 +10,7 @@ import pytest
 from orch_tui.core.domain.state import RunState, State, StateStore
 from orch_tui.core.providers.base import TurnRequest
 from orch_tui.core.providers.factory import KeyLater, KeyMissing
+from orch_tui.tui.cli import run as headless_run
 from orch_tui.tui.cli.commands import main
 from orch_tui.tui.cli.parse import run_parser
 from orch_tui.tui.cli.run import open_for_review
@@ -109,3 +110,19 @@ async def test_the_review_screen_shows_a_finished_run_without_a_key(project: Tui
     assert any("All checks passed" in message for message in messages), messages
     assert app.opened is not None and isinstance(app.opened.provider, KeyLater)
     app.opened.release()
+
+
+def test_a_run_that_ends_with_nothing_to_resume_works_out_no_resuming_command(
+    project: TuiProject, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 26: the resuming command (and shlex with it) is worked out for the hint only a
+    retryable stop prints, not after every ``--auto`` run, where it was part of the time from
+    the last event to the exit."""
+    save_run(project, RunState.SUCCESS)
+    asked: list[object] = []
+    monkeypatch.setattr(
+        headless_run, "resuming_command", lambda *args: asked.append(args) or "the same command"
+    )
+    assert main(["spec.md", "--auto", "--provider", "anthropic"]) == 0
+    assert asked == []
+    assert "already finished" in capsys.readouterr().out
