@@ -119,11 +119,17 @@ def the_batch(root: Path) -> Path:
     return folder
 
 
-def test_three_specs_two_at_a_time_each_in_its_own_folder(tmp_path: Path) -> None:
+def test_three_specs_two_at_a_time_each_in_its_own_folder_and_the_same_command_again_asks_nothing(
+    tmp_path: Path,
+) -> None:
     root = make_batch_project(tmp_path / "project")
     model = BatchModel()
     with FakeAnthropic(model) as fake:
         result = batch(root, fake, "--jobs", "2")
+        served = len(fake.requests)
+        again = batch(root, fake, "--jobs", "2")
+
+        assert len(fake.requests) == served
 
     assert result.returncode == 0, result.stdout + result.stderr
     folder = the_batch(root)
@@ -143,17 +149,7 @@ def test_three_specs_two_at_a_time_each_in_its_own_folder(tmp_path: Path) -> Non
         assert run["evidence"] in (folder / "report.md").read_text()
     assert "solved: 3 of 3" in result.stdout
     assert not (root / "workspace").exists() or not any((root / "workspace").iterdir())
-
-
-def test_the_same_command_again_makes_no_model_request(tmp_path: Path) -> None:
-    root = make_batch_project(tmp_path / "project")
-    with FakeAnthropic(BatchModel()) as fake:
-        first = batch(root, fake, "--jobs", "2")
-        served = len(fake.requests)
-        again = batch(root, fake, "--jobs", "2")
-
-        assert first.returncode == 0 and again.returncode == 0, again.stderr
-        assert len(fake.requests) == served
+    assert again.returncode == 0, again.stderr
     assert "resuming batch" in again.stderr and "0 of 3 runs to go" in again.stderr
 
 
