@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import re
 import shutil
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -107,6 +106,8 @@ def _plain_requirement(text: str, where: str) -> str:
 
 def _pyproject_requirements(data: bytes) -> list[str]:
     """``[project]`` dependencies plus the test extras and dependency groups, as listed."""
+    import tomllib  # when the checks first run, not at every run's start
+
     try:
         document = tomllib.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:

@@ -15,7 +15,6 @@ does not set itself (each exists in pytest 8.0, the lowest pytest orch-tui allow
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -71,6 +70,8 @@ def _holds_pytest_section(path: Path) -> bool:
     except (OSError, UnicodeDecodeError):
         return True  # unreadable: pytest says what is wrong with it, better than a silent skip
     if path.name == "pyproject.toml":
+        import tomllib  # when the checks first run, not at every run's start
+
         try:
             tool = tomllib.loads(text).get("tool")
         except tomllib.TOMLDecodeError:

@@ -6,7 +6,6 @@ without pydantic.
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
@@ -26,6 +25,8 @@ def read_toml(path: Path) -> dict[str, Any]:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot be read ({exc})") from None
+    import tomllib  # only with a config file: a folder without one starts without it
+
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

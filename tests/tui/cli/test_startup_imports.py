@@ -397,7 +397,9 @@ def test_a_headless_runs_modules_leave_the_checks_step_to_after_the_first_reques
     and ``hmac`` (temp names and run ids take ``os.urandom(n).hex()``, what ``token_hex`` is),
     nor the Claude Code provider and its figures' checks (every system prompt names Claude
     Code's tools: they are in core/domain/tools.py), nor ``shlex``, which only a hint that
-    names the resuming command needs."""
+    names the resuming command needs, nor ``tomllib``, which a config file and the checks'
+    reading of the workspace's ``pyproject.toml`` need (a folder without a config starts
+    without it)."""
     later = (
         "orch_tui.core.loop.checks_step",
         "orch_tui.core.loop.evidence_step",
@@ -420,6 +422,7 @@ def test_a_headless_runs_modules_leave_the_checks_step_to_after_the_first_reques
         "orch_tui.core.providers.claude_code",
         "orch_tui.core.providers.figures",
         "shlex",
+        "tomllib",
     )
     script = (
         "import sys\n"
