@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from orch_tui.core.checks.leftovers import RUNNING_DIR
 from orch_tui.core.checks.report import TestReport
-from orch_tui.core.checks.trial import run_configured
 from orch_tui.core.domain.events import CheckOutput, FinalChecksFinished, Notice
 from orch_tui.core.domain.state import RunState
 from orch_tui.core.domain.state_records import LastTest
@@ -30,6 +29,9 @@ def final_checks_pass(run: Run, attempt: int) -> bool:
     """
     if not run.config.checks.final:
         return True
+    # The checks' machinery loads when they first run, after the first model request.
+    from orch_tui.core.checks.trial import run_configured
+
     report = run_configured(
         run.config,
         run.paths.workspace,

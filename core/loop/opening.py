@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 from orch_tui.core.checks.sandbox import resolve_sandbox
-from orch_tui.core.checks.venv import discard_created_venv
 from orch_tui.core.config.paths import ProjectPaths
 from orch_tui.core.domain.asking import GUIDANCE, answer_from_choice
 from orch_tui.core.domain.cost import price_for
@@ -254,6 +253,8 @@ def set_aside_workspace(paths: ProjectPaths, old_run_id: str) -> Path | None:
     the placeholder ``.gitkeep`` (tracked by the project's git) and ``AGENTS.md``, the project's
     instructions. Returns where the rest went (None: nothing to move).
     """
+    from orch_tui.core.checks.venv import discard_created_venv  # the checks' module: loaded late
+
     workspace = paths.workspace
     discard_created_venv(workspace)  # made again in a second; moved, it would fill logs/
     if workspace_is_empty(workspace):

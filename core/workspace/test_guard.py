@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from orch_tui.core.domain.proposal import FileChange
 from orch_tui.core.domain.test_files import is_test_file
-from orch_tui.core.domain.test_weakening import findings_by_hunk
 from orch_tui.core.workspace.boundary import SKIPPED_DIRS
+
+if TYPE_CHECKING:
+    from orch_tui.core.domain.proposal import FileChange
 
 NOT_SEARCHED = frozenset({".venv", "venv", "node_modules", ".tox", ".nox", "build", "dist"})
 """Folders of installed or built code, never the person's own tests."""
@@ -39,4 +41,7 @@ def weakening_hunks(change: FileChange) -> set[int]:
     parametrize cases, a file that no longer parses)."""
     if not is_test_file(change.path):
         return set()
+    # The syntax-tree comparison is the review's: a run's start lists the tests without it.
+    from orch_tui.core.domain.test_weakening import findings_by_hunk
+
     return set(findings_by_hunk(change))

@@ -399,7 +399,9 @@ def test_a_headless_runs_modules_leave_the_checks_step_to_after_the_first_reques
     Code's tools: they are in core/domain/tools.py), nor ``shlex``, which only a hint that
     names the resuming command needs, nor ``tomllib``, which a config file and the checks'
     reading of the workspace's ``pyproject.toml`` need (a folder without a config starts
-    without it)."""
+    without it), nor the checks' own runs (the configured checks' trial, coverage's settings,
+    the venv and its installer), nor the syntax-tree comparison of a test file's hunks, which
+    only the review needs."""
     later = (
         "orch_tui.core.loop.checks_step",
         "orch_tui.core.loop.evidence_step",
@@ -423,6 +425,14 @@ def test_a_headless_runs_modules_leave_the_checks_step_to_after_the_first_reques
         "orch_tui.core.providers.figures",
         "shlex",
         "tomllib",
+        "orch_tui.core.checks.trial",
+        "orch_tui.core.checks.coverage_env",
+        "orch_tui.core.checks.coverage_map",
+        "orch_tui.core.checks.venv",
+        "orch_tui.core.checks.installer",
+        "orch_tui.core.checks.seeded_tools",
+        "orch_tui.core.domain.test_weakening",
+        "orch_tui.core.domain.test_syntax",
     )
     script = (
         "import sys\n"
