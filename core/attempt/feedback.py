@@ -17,17 +17,20 @@ import re
 from collections.abc import Collection, Sequence
 from dataclasses import field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from orch_tui.core.attempt.project_map import MAP_CHARS, files_that_matter, project_map
 from orch_tui.core.attempt.prompt_templates import render
-from orch_tui.core.checks.junit import TestCase, path_prefixes, strip_paths
-from orch_tui.core.checks.runner import TestReport, trim_traceback
 from orch_tui.core.config.models import Config
-from orch_tui.core.domain.proposal import Decisions, HunkDecision, Proposal, effective_proposal
 from orch_tui.core.domain.tools import CLAUDE_CODE_TOOLS
 from orch_tui.core.util.patterns import LazyPattern
 from orch_tui.core.util.records import record
 from orch_tui.core.workspace.apply import read_tree
+
+if TYPE_CHECKING:  # the patch prompt's: a run's first request needs only the system prompt
+    from orch_tui.core.checks.junit import TestCase
+    from orch_tui.core.checks.report import TestReport
+    from orch_tui.core.domain.proposal import Decisions, Proposal
 
 
 def clip_middle(text: str, budget: int) -> str:
@@ -89,6 +92,8 @@ def describe_review(proposal: Proposal | None, decisions: Decisions | None) -> s
             "rejected whole; none of it was applied. The reviewer's reason:\n"
             f"> {decisions.reject_reason}"
         )
+    from orch_tui.core.domain.proposal import HunkDecision, effective_proposal
+
     lines: list[str] = []
     effective = effective_proposal(proposal, decisions)
     for change in effective.changes:
@@ -120,6 +125,8 @@ MORE_FAILING = "More failing tests: "
 def failure_groups(tests: Sequence[TestCase], workspace: Path, lines: int) -> list[FailureGroup]:
     """Failing tests grouped by how they fail: the same error at the same line is one group,
     in the order each first failed; a failure with no known site is a group of its own."""
+    from orch_tui.core.checks.junit import path_prefixes, trim_traceback
+
     groups: dict[tuple[str, ...], FailureGroup] = {}
     prefixes = path_prefixes(workspace)
     for test in tests:
@@ -225,6 +232,8 @@ def _named_in_lists(details: str) -> set[str]:
 def checks_output(report: TestReport, details: str, workspace: Path) -> str:
     """Each check's output as ``$ name`` and the lines ``details`` does not carry; a check
     with nothing left is left out."""
+    from orch_tui.core.checks.junit import strip_paths
+
     blocks = []
     for check in report.checks:
         output = strip_paths(check.output, workspace)

@@ -8,8 +8,10 @@ lands by "undecided = accepted" in review: it needs the person's own accept.
 from __future__ import annotations
 
 import posixpath
+from typing import TYPE_CHECKING
 
-from orch_tui.core.domain.proposal import Decisions, HunkDecision, Proposal
+if TYPE_CHECKING:
+    from orch_tui.core.domain.proposal import Decisions, Proposal
 
 LOCKED_NOTE = (
     "an undecided change to a test that existed before this attempt was left out: the tests "
@@ -33,6 +35,8 @@ def locked_test_paths(proposal: Proposal) -> list[str]:
 def hold_locked_tests(proposal: Proposal, decisions: Decisions) -> list[str]:
     """Reject the undecided hunks of locked test files (an explicit accept stays); returns the
     files that had such hunks."""
+    from orch_tui.core.domain.proposal import HunkDecision  # a review's: not at a run's start
+
     held = []
     for change in proposal.changes:
         if change.path not in locked_test_paths(proposal) or change.path in decisions.edits:

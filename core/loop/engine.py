@@ -20,7 +20,7 @@ import threading
 from collections.abc import Callable
 from typing import Unpack
 
-from orch_tui.core.checks.runner import TestReport
+from orch_tui.core.checks.report import TestReport
 from orch_tui.core.config.models import Config
 from orch_tui.core.config.paths import ProjectPaths
 from orch_tui.core.domain.budget import BudgetSpent

@@ -17,8 +17,6 @@ from orch_tui.core.loop.exit_codes import EXIT_NEEDS_HELP
 from orch_tui.core.loop.prompts import changed_files
 from orch_tui.core.loop.run import Run
 from orch_tui.core.runlog import layout as runlog
-from orch_tui.core.runlog.active_time import active_seconds
-from orch_tui.core.runlog.reader import read_events
 from orch_tui.core.util.wording import planning_cost, plural
 
 
@@ -74,6 +72,9 @@ def run_summary(run: Run) -> str:
     tests = state.last_test.summary if state.last_test else "not run"
     if state.final_checks:
         tests += f" (final: {state.final_checks.summary})"
+    from orch_tui.core.runlog.active_time import active_seconds  # a run's end: not its start
+    from orch_tui.core.runlog.reader import read_events
+
     events = read_events(run.log.dir / runlog.EVENTS).events
     elapsed = active_seconds(events, until=datetime.now(UTC)) or 0.0  # restores left out
     plan = state.plan

@@ -12,10 +12,9 @@ from typing import Any
 from orch_tui.core.attempt.feedback import patch_prompt as render_patch_prompt
 from orch_tui.core.attempt.feedback import system_prompt
 from orch_tui.core.attempt.project_map import project_instructions
-from orch_tui.core.checks.runner import TestReport
+from orch_tui.core.checks.report import TestReport
 from orch_tui.core.config.models import Config
 from orch_tui.core.config.paths import ProjectPaths
-from orch_tui.core.domain.proposal import Decisions, Proposal
 from orch_tui.core.domain.spec import Spec
 from orch_tui.core.runlog import layout as runlog
 from orch_tui.core.runlog.writer import RunLog
@@ -52,6 +51,8 @@ def patch_prompt(
     log: RunLog, config: Config, paths: ProjectPaths, spec: Spec, previous: int
 ) -> str:
     """The prompt of the attempt after ``previous``: what happened to it, what to fix."""
+    from orch_tui.core.domain.proposal import Decisions, Proposal  # not before the first request
+
     report_at, report_data = last_report(log, previous)
     proposal_data = log.read_json(previous, runlog.PROPOSAL)
     decisions_data = log.read_json(previous, runlog.DECISIONS)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from orch_tui.core.checks.runner import TestReport
+from orch_tui.core.checks.report import TestReport
 from orch_tui.core.config.paths import ProjectPaths
 from orch_tui.core.domain.events import RunRestored
 from orch_tui.core.domain.state import RunState, State, StateStore

@@ -29,7 +29,7 @@ from typing import Any
 
 from orch_tui.core.attempt.feedback import describe_files
 from orch_tui.core.attempt.prompt_templates import render
-from orch_tui.core.checks.runner import TestReport
+from orch_tui.core.checks.report import TestReport
 from orch_tui.core.domain.asking import GUIDANCE, Question, QuestionSource
 from orch_tui.core.domain.events import Notice, RoleDecided
 from orch_tui.core.domain.roles import Role, RoleDecision, RoleVerdict

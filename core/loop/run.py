@@ -10,14 +10,12 @@ usage of every model turn. Roles and the plan runner see it only as a
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypedDict, Unpack
+from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 from orch_tui.core.config.models import Config
 from orch_tui.core.config.paths import ProjectPaths
 from orch_tui.core.domain.cost import price_for
 from orch_tui.core.domain.events import Event, EventBus, StateChanged
-from orch_tui.core.domain.evidence import Verdict
-from orch_tui.core.domain.proposal import Proposal
 from orch_tui.core.domain.spec import Spec
 from orch_tui.core.domain.state import RunState, State, StateStore
 from orch_tui.core.loop import budget, prompts
@@ -29,6 +27,10 @@ from orch_tui.core.providers.base import AssistantTurn, Provider, TurnRequest
 from orch_tui.core.runlog.writer import RunLog
 from orch_tui.core.util import atomic
 from orch_tui.core.util.atomic import Commit
+
+if TYPE_CHECKING:  # made after the first request: their modules load then
+    from orch_tui.core.domain.evidence import Verdict
+    from orch_tui.core.domain.proposal import Proposal
 
 
 class RunParts(TypedDict):

@@ -400,8 +400,10 @@ def test_a_headless_runs_modules_leave_the_checks_step_to_after_the_first_reques
     names the resuming command needs, nor ``tomllib``, which a config file and the checks'
     reading of the workspace's ``pyproject.toml`` need (a folder without a config starts
     without it), nor the checks' own runs (the configured checks' trial, coverage's settings,
-    the venv and its installer), nor the syntax-tree comparison of a test file's hunks, which
-    only the review needs."""
+    the venv and its installer) nor the check runner with its JUnit parser, process handling
+    and verdicts (a run's start reads a saved report through core/checks/report.py), nor the
+    syntax-tree comparison of a test file's hunks, which only the review needs, nor the run
+    log's reader and active time, which only a run's summary at its end needs."""
     later = (
         "orch_tui.core.loop.checks_step",
         "orch_tui.core.loop.evidence_step",
@@ -433,6 +435,12 @@ def test_a_headless_runs_modules_leave_the_checks_step_to_after_the_first_reques
         "orch_tui.core.checks.seeded_tools",
         "orch_tui.core.domain.test_weakening",
         "orch_tui.core.domain.test_syntax",
+        "orch_tui.core.checks.runner",
+        "orch_tui.core.checks.junit",
+        "orch_tui.core.checks.processes",
+        "orch_tui.core.checks.verdict",
+        "orch_tui.core.runlog.reader",
+        "orch_tui.core.runlog.active_time",
     )
     script = (
         "import sys\n"
