@@ -14,7 +14,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 from collections.abc import Mapping
 from pathlib import Path
@@ -93,6 +92,8 @@ def _pytest_finding(command: list[str]) -> Finding | None:
 
 
 def _writable_finding(root: Path) -> Finding:
+    import tempfile  # only doctor's own check of the folder: a run's start needs none of it
+
     what = f"project folder {root} writable"
     try:
         with tempfile.NamedTemporaryFile(dir=root, prefix=".orch-doctor-"):

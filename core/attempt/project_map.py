@@ -9,11 +9,11 @@ tool's ``view``. ``AGENTS.md`` at the workspace root is the project's own instru
 from __future__ import annotations
 
 import ast
-import hashlib
 import os
 from collections.abc import Iterable
 from pathlib import Path
 
+from orch_tui.core.util.digests import blake2b_16
 from orch_tui.core.workspace.boundary import SKIPPED_DIRS
 from orch_tui.core.workspace.test_guard import NOT_SEARCHED
 
@@ -76,7 +76,7 @@ _outlines: dict[bytes, tuple[tuple[str, ...], str | None]] = {}
 def outline(source: str) -> tuple[list[str], str | None]:
     """A module's top-level ``class X`` / ``def f`` names, or why it does not parse
     (``line 3: invalid syntax``)."""
-    key = hashlib.blake2b(source.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    key = blake2b_16(source.encode("utf-8", "surrogatepass"))
     found = _outlines.get(key)
     if found is None:
         names, error = _parse_outline(source)

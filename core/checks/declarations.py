@@ -8,12 +8,12 @@ pass, and what a check wrote never reaches it: :func:`snapshot` before the check
 
 from __future__ import annotations
 
-import hashlib
 import re
 import shutil
 from pathlib import Path
 from typing import Any
 
+from orch_tui.core.util.digests import sha256
 from orch_tui.core.util.records import record
 
 TEST_GROUPS = ("test", "tests", "testing", "dev")
@@ -46,7 +46,7 @@ def declared_requirements(workspace: Path) -> Declared:
     )
     args: list[str] = []
     files = list(requirement_files)
-    digest = hashlib.sha256()
+    digest = sha256()
     for name in requirement_files:
         try:
             data = (workspace / name).read_bytes()

@@ -18,16 +18,15 @@ short in the project folder and ``logs/`` (a run's own folder is swept when its 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import shutil
 import signal
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 from orch_tui.core.util.atomic import remove_temp_files
+from orch_tui.core.util.digests import sha256_hex
 
 PROC = Path("/proc")
 """Linux's process table; absent elsewhere, where start times are unknown (None)."""
@@ -38,7 +37,7 @@ RUNNING_DIR = "orch-running"
 
 def trial_prefix(workspace: Path) -> str:
     """The name prefix of trial copies of ``workspace``: tells this project's from others'."""
-    tag = hashlib.sha256(str(workspace.resolve()).encode()).hexdigest()[:12]
+    tag = sha256_hex(str(workspace.resolve()).encode())[:12]
     return f"orch-trial-{tag}-"
 
 
@@ -98,6 +97,8 @@ def clear(root: Path, workspace: Path) -> None:
 
 def remove_trial_copies(workspace: Path) -> None:
     """Remove every trial copy of ``workspace`` in the temporary folder."""
+    import tempfile  # a run's start needs none of it
+
     for scratch in Path(tempfile.gettempdir()).glob(trial_prefix(workspace) + "*"):
         shutil.rmtree(scratch, ignore_errors=True)
 

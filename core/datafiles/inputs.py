@@ -7,12 +7,12 @@ file in chunks, never holding it whole, so a changed data file is noticed like a
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Sequence
 from pathlib import Path
 
 from orch_tui.core.datafiles.head import DataError, size_words
+from orch_tui.core.util.digests import sha256_hex
 from orch_tui.core.util.records import record
 
 DATA_FOLDER = "data"
@@ -105,6 +105,8 @@ def describe(path: Path, size: int) -> str:
 
 
 def file_digest(path: Path) -> str:
+    import hashlib  # OpenSSL: only for a run given data files
+
     with path.open("rb") as handle:
         return hashlib.file_digest(handle, "sha256").hexdigest()
 
@@ -115,4 +117,4 @@ def with_data(spec_digest: str, files: Sequence[DataFile]) -> str:
     if not files:
         return spec_digest
     joined = "\n".join([spec_digest, *(f"{f.name} {f.digest}" for f in files)])
-    return hashlib.sha256(joined.encode("utf-8")).hexdigest()
+    return sha256_hex(joined.encode("utf-8"))

@@ -13,7 +13,6 @@ hunks and lands as its old text.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import field
@@ -23,6 +22,7 @@ from json.encoder import encode_basestring as _json_string
 from typing import Any
 
 from orch_tui.core.domain.unified_diff import git_lines, render_patch, text_changes, unified_diff
+from orch_tui.core.util.digests import sha256_hex
 from orch_tui.core.util.records import record
 
 __all__ = [
@@ -255,7 +255,7 @@ class Proposal:
             f"[{_json_string(change.path)},{text}]"
             for change, text in zip(self.changes, new_texts_json, strict=True)
         )
-        return hashlib.sha256(f"[{pairs}]".encode("utf-8", "surrogatepass")).hexdigest()
+        return sha256_hex(f"[{pairs}]".encode("utf-8", "surrogatepass"))
 
     def change_lines(self) -> list[bytes]:
         """Each change's :meth:`FileChange.json_line`, as ``proposal.json`` lists them. The new

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import difflib
-import hashlib
 from pathlib import Path
 
 from orch_tui.core.datafiles.inputs import DataFile, with_data
+from orch_tui.core.util.digests import sha256_hex
 from orch_tui.core.util.records import record
 
 MAX_SPEC_BYTES = 200_000
@@ -18,7 +18,7 @@ class SpecError(Exception):
 
 def spec_digest(text: str) -> str:
     """What ties a run to its spec (``state.json``'s ``spec_hash``, the history index's key)."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return sha256_hex(text.encode("utf-8"))
 
 
 @record(frozen=True)

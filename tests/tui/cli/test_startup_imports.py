@@ -403,7 +403,9 @@ def test_a_headless_runs_modules_leave_the_checks_step_to_after_the_first_reques
     the venv and its installer) nor the check runner with its JUnit parser, process handling
     and verdicts (a run's start reads a saved report through core/checks/report.py), nor the
     syntax-tree comparison of a test file's hunks, which only the review needs, nor the run
-    log's reader and active time, which only a run's summary at its end needs."""
+    log's reader and active time, which only a run's summary at its end needs, nor ``hashlib``,
+    which loads OpenSSL (the digests before the first request are core/util/digests.py's),
+    nor ``tempfile``."""
     later = (
         "orch_tui.core.loop.checks_step",
         "orch_tui.core.loop.evidence_step",
@@ -441,6 +443,9 @@ def test_a_headless_runs_modules_leave_the_checks_step_to_after_the_first_reques
         "orch_tui.core.checks.verdict",
         "orch_tui.core.runlog.reader",
         "orch_tui.core.runlog.active_time",
+        "hashlib",
+        "_hashlib",
+        "tempfile",
     )
     script = (
         "import sys\n"
