@@ -11,17 +11,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from orch_tui.core.attempt.edit_rules import EditRules
 from orch_tui.core.attempt.editor_tool import EditorTool, ToolOutcome
 from orch_tui.core.domain.asking import Question, prose_question
-from orch_tui.core.domain.proposal import Proposal
 from orch_tui.core.domain.tools import ASK_USER_NAME, attempt_tools
 from orch_tui.core.domain.tools import EDITOR_TOOL_NAME as TOOL_NAME
 from orch_tui.core.providers.base import AssistantTurn, Provider, TextSink, TurnRequest
 from orch_tui.core.util.records import record
 from orch_tui.core.workspace.staging import Staging
+
+if TYPE_CHECKING:  # made after the model's answer: proposal.py (and difflib) load then
+    from orch_tui.core.domain.proposal import Proposal
 
 CONTINUE_PROMPT = "Your response was cut off by the token limit. Continue where you stopped."
 BREAKPOINT = {"type": "ephemeral"}
@@ -141,6 +143,8 @@ def run_attempt(
         tool_uses = [block for block in turn.content if block.get("type") == "tool_use"]
         asked = [block for block in tool_uses if block.get("name") == ASK_USER_NAME]
         if asked:
+            from orch_tui.core.domain.proposal import Proposal
+
             callbacks.on_messages(messages, turns)
             return AttemptResult(
                 proposal=Proposal(attempt=setup.attempt),

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from pathlib import Path
 
 from orch_tui.core.datafiles.inputs import DataFile, with_data
@@ -65,6 +64,8 @@ def read_spec(path: Path) -> Spec:
 
 def spec_diff(old: str, new: str, name: str = "spec.md") -> str:
     """The lines added, removed and changed between two texts of a spec, as a unified diff."""
+    import difflib  # only a reopened run's changed spec: not every run's start
+
     lines = difflib.unified_diff(
         old.splitlines(keepends=True),
         new.splitlines(keepends=True),

@@ -50,7 +50,6 @@ from orch_tui.core.loop.retry import (
     Standing,
     next_after_failure,
 )
-from orch_tui.core.loop.review_step import review_step
 from orch_tui.core.loop.run import Run, RunParts
 from orch_tui.core.providers.base import ModelError, Provider
 from orch_tui.core.providers.scripted import RecordingExhausted
@@ -88,6 +87,14 @@ def _plan_step(run: Run) -> None:
     run.transition(RunState.GENERATING, attempt=first)
 
 
+def _review_step(run: Run) -> Failure | None:
+    """:func:`.review_step.review_step`, with the proposal's records and difflib, imported when
+    the first proposal is reviewed: after the first model request, not before it."""
+    from orch_tui.core.loop.review_step import review_step
+
+    return review_step(run)
+
+
 def _checks_step(run: Run) -> Failure | None:
     """:func:`.checks_step.checks_step`, its modules (the runner's wrapping, the evidence,
     coverage) imported when the checks first run: after the first model request, not before it.
@@ -102,7 +109,7 @@ STEPS: dict[RunState, Step] = {
     RunState.PLANNING: _plan_step,
     RunState.GENERATING: model_step,
     RunState.PATCHING: model_step,
-    RunState.REVIEWING: review_step,
+    RunState.REVIEWING: _review_step,
     RunState.TESTING: _checks_step,
 }
 

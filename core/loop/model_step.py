@@ -9,14 +9,13 @@ earlier attempt's, is returned as the :data:`~orch_tui.core.loop.retry.Failure` 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from orch_tui.core.attempt.conversation import AttemptCallbacks, AttemptSetup, run_attempt
 from orch_tui.core.attempt.edit_rules import EditRules
 from orch_tui.core.attempt.feedback import change_prompt, generation_prompt
 from orch_tui.core.domain.asking import GUIDANCE, QUESTION, Question, guidance_section
 from orch_tui.core.domain.events import ModelText, Notice, ProposalReady, ToolEdit
-from orch_tui.core.domain.proposal import Proposal
 from orch_tui.core.domain.state import RunState
 from orch_tui.core.loop import finishing, restore
 from orch_tui.core.loop.change_run import spec_edit, workspace_is_empty
@@ -38,6 +37,9 @@ from orch_tui.core.workspace import run_workspace
 from orch_tui.core.workspace.placement import project_file_globs
 from orch_tui.core.workspace.staging import Staging
 from orch_tui.core.workspace.test_guard import existing_tests
+
+if TYPE_CHECKING:  # the model's answer makes one: proposal.py (and difflib) load then
+    from orch_tui.core.domain.proposal import Proposal
 
 
 def model_step(run: Run) -> Failure | None:
@@ -165,6 +167,8 @@ def _keep_proposal(run: Run, proposal: Proposal, first: bool) -> Failure | None:
 
 
 def _identical_earlier_proposal(run: Run, attempt: int, proposal: Proposal) -> int | None:
+    from orch_tui.core.domain.proposal import Proposal
+
     digest = proposal.digest()
     for earlier in range(attempt):
         data = run.log.read_json(earlier, runlog.PROPOSAL)

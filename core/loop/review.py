@@ -13,11 +13,13 @@ movement is unit-tested. Moves feel like lazygit: ``]``/``[`` walk hunks across 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from orch_tui.core.domain.plan import Plan
-from orch_tui.core.domain.proposal import Decisions, HunkDecision, Proposal, effective_proposal
 from orch_tui.core.util.records import record
+
+if TYPE_CHECKING:  # a review's: --auto's reviewer is made before the first request without it
+    from orch_tui.core.domain.proposal import Decisions, HunkDecision, Proposal
 
 
 class ReviewAborted(Exception):
@@ -41,6 +43,8 @@ class ReviewSession:
         self.failing_before = failing_before
         """The tests failing before this attempt (the last test run's); None before any run."""
         self._persist = persist
+        from orch_tui.core.domain.proposal import effective_proposal
+
         self._effective = effective_proposal(proposal, decisions)
         # Every file is diffed here, on the engine's thread that makes the session (hunks are
         # cached on the FileChange), so the screen showing it never diffs on the UI thread.
@@ -65,6 +69,8 @@ class ReviewSession:
 
     def edit(self, path: str, text: str) -> None:
         self.decisions.edit(path, text)
+        from orch_tui.core.domain.proposal import effective_proposal
+
         self._effective = effective_proposal(self.proposal, self.decisions)
         self._persist(self.decisions)
 
@@ -152,6 +158,8 @@ class ReviewCursor:
 
         Files are looked at one by one from the cursor's, so the search ends at the first
         undecided hunk rather than listing every stop of the proposal."""
+        from orch_tui.core.domain.proposal import HunkDecision
+
         changes = self.proposal.changes
         if not changes:
             return False

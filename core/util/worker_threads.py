@@ -11,8 +11,8 @@ asked for it, or by :func:`.atomic.settle`, which also runs at the interpreter's
 from __future__ import annotations
 
 import threading
+from _queue import SimpleQueue  # queue's own: without queue.py's Queue classes and heapq
 from collections.abc import Callable
-from queue import SimpleQueue
 from typing import Any
 
 

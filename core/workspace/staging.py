@@ -8,8 +8,8 @@ import posixpath
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from orch_tui.core.domain.proposal import FileChange, Proposal
 from orch_tui.core.workspace.boundary import (
     SKIPPED_DIRS,
     ProtectedPath,
@@ -20,6 +20,9 @@ from orch_tui.core.workspace.boundary import (
     resolve_real,
     strip_virtual_root,
 )
+
+if TYPE_CHECKING:
+    from orch_tui.core.domain.proposal import Proposal
 
 
 class Staging:
@@ -197,6 +200,8 @@ class Staging:
         """The staged edits as a proposal: only files whose text differs from disk (a staged
         deletion is a change whose new text is None). Each file on disk is read once (it was
         read again for the change's old text: 200 more reads of a 200-file proposal)."""
+        from orch_tui.core.domain.proposal import FileChange, Proposal  # with difflib: not at start
+
         changes = []
         for key, text in self._overlay.items():
             old_text = self._disk_text(key)

@@ -5,9 +5,7 @@ person waits for before the first diff."""
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
@@ -25,8 +23,7 @@ def test_the_new_proposal_is_hashed_once_before_its_review(
     """Saving it (its digest in proposal.json) and looking for an identical earlier proposal
     both need the digest; the proposal's texts are hashed once for both."""
     (tmp_path / "spec.md").write_text("# calc\n\n`calc.add(a, b)` returns the sum.\n")
-    monkeypatch.setattr(proposal_module, "hashlib", SimpleNamespace(sha256=hashlib.sha256))
-    hashed = calls_to(monkeypatch, proposal_module.hashlib, "sha256")
+    hashed = calls_to(monkeypatch, proposal_module, "sha256_hex")
     run_to_the_first_review(tmp_path)
     assert len(hashed) == 1
 

@@ -405,7 +405,9 @@ def test_a_headless_runs_modules_leave_the_checks_step_to_after_the_first_reques
     syntax-tree comparison of a test file's hunks, which only the review needs, nor the run
     log's reader and active time, which only a run's summary at its end needs, nor ``hashlib``,
     which loads OpenSSL (the digests before the first request are core/util/digests.py's),
-    nor ``tempfile``."""
+    nor ``tempfile``, nor the proposal's records with their diffing (``difflib``) and the
+    review step, which the model's first answer needs, nor ``queue`` (the fsyncs' threads take
+    ``_queue.SimpleQueue``, which is what ``queue.SimpleQueue`` is)."""
     later = (
         "orch_tui.core.loop.checks_step",
         "orch_tui.core.loop.evidence_step",
@@ -446,6 +448,11 @@ def test_a_headless_runs_modules_leave_the_checks_step_to_after_the_first_reques
         "hashlib",
         "_hashlib",
         "tempfile",
+        "orch_tui.core.domain.proposal",
+        "orch_tui.core.domain.unified_diff",
+        "orch_tui.core.loop.review_step",
+        "difflib",
+        "queue",
     )
     script = (
         "import sys\n"
