@@ -19,7 +19,6 @@ from types import ModuleType
 from typing import Any, Protocol
 
 from orch_tui.core.domain.cost import Usage
-from orch_tui.core.providers.redact import redact
 from orch_tui.core.util.records import record
 
 
@@ -81,6 +80,8 @@ class ModelError(Exception):
     """
 
     def __init__(self, message: str, hint: str = "") -> None:
+        from orch_tui.core.providers.redact import redact  # its patterns: only when one is raised
+
         message, hint = redact(message), redact(hint)
         super().__init__(message)
         self.message = message

@@ -407,7 +407,8 @@ def test_a_headless_runs_modules_leave_the_checks_step_to_after_the_first_reques
     which loads OpenSSL (the digests before the first request are core/util/digests.py's),
     nor ``tempfile``, nor the proposal's records with their diffing (``difflib``) and the
     review step, which the model's first answer needs, nor ``queue`` (the fsyncs' threads take
-    ``_queue.SimpleQueue``, which is what ``queue.SimpleQueue`` is)."""
+    ``_queue.SimpleQueue``, which is what ``queue.SimpleQueue`` is), nor the secrets' redaction,
+    which a model error needs when it is raised."""
     later = (
         "orch_tui.core.loop.checks_step",
         "orch_tui.core.loop.evidence_step",
@@ -453,6 +454,7 @@ def test_a_headless_runs_modules_leave_the_checks_step_to_after_the_first_reques
         "orch_tui.core.loop.review_step",
         "difflib",
         "queue",
+        "orch_tui.core.providers.redact",
     )
     script = (
         "import sys\n"
