@@ -26,7 +26,8 @@ def _builtin(names: tuple[str, ...], attribute: str) -> Any:
 
 
 _SHA256 = _builtin(("_sha2", "_sha256"), "sha256")
-_BLAKE2B = _builtin(("_blake2",), "blake2b")
+_BLAKE2B: list[Any] = []
+"""BLAKE2b once first asked for: only outlining a workspace's files needs it."""
 
 
 def sha256(data: bytes = b"") -> _Hash:
@@ -42,4 +43,6 @@ def sha256_hex(data: bytes) -> str:
 
 def blake2b_16(data: bytes) -> bytes:
     """The 16-byte BLAKE2b digest of ``data``, as ``hashlib.blake2b(data, digest_size=16)``."""
-    return bytes(_BLAKE2B(data, digest_size=16).digest())
+    if not _BLAKE2B:
+        _BLAKE2B.append(_builtin(("_blake2",), "blake2b"))
+    return bytes(_BLAKE2B[0](data, digest_size=16).digest())

@@ -404,7 +404,8 @@ def test_a_headless_runs_modules_leave_the_checks_step_to_after_the_first_reques
     and verdicts (a run's start reads a saved report through core/checks/report.py), nor the
     syntax-tree comparison of a test file's hunks, which only the review needs, nor the run
     log's reader and active time, which only a run's summary at its end needs, nor ``hashlib``,
-    which loads OpenSSL (the digests before the first request are core/util/digests.py's),
+    which loads OpenSSL (the digests before the first request are core/util/digests.py's, its
+    BLAKE2b loaded when a file is first outlined),
     nor ``tempfile``, nor the proposal's records with their diffing (``difflib``) and the
     review step, which the model's first answer needs, nor ``queue`` (the fsyncs' threads take
     ``_queue.SimpleQueue``, which is what ``queue.SimpleQueue`` is), nor the secrets' redaction,
@@ -448,6 +449,7 @@ def test_a_headless_runs_modules_leave_the_checks_step_to_after_the_first_reques
         "orch_tui.core.runlog.active_time",
         "hashlib",
         "_hashlib",
+        "_blake2",
         "tempfile",
         "orch_tui.core.domain.proposal",
         "orch_tui.core.domain.unified_diff",
