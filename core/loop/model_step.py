@@ -17,7 +17,7 @@ from orch_tui.core.attempt.feedback import change_prompt, generation_prompt
 from orch_tui.core.domain.asking import GUIDANCE, QUESTION, Question, guidance_section
 from orch_tui.core.domain.events import ModelText, Notice, ProposalReady, ToolEdit
 from orch_tui.core.domain.state import RunState
-from orch_tui.core.loop import finishing, restore
+from orch_tui.core.loop import finishing
 from orch_tui.core.loop.change_run import spec_edit, workspace_is_empty
 from orch_tui.core.loop.escalation import model_for
 from orch_tui.core.loop.exit_codes import EXIT_FAILED
@@ -40,6 +40,7 @@ from orch_tui.core.workspace.test_guard import existing_tests
 
 if TYPE_CHECKING:  # the model's answer makes one: proposal.py (and difflib) load then
     from orch_tui.core.domain.proposal import Proposal
+    from orch_tui.core.domain.state_records import WorkspaceRecord
 
 
 def model_step(run: Run) -> Failure | None:
@@ -71,7 +72,7 @@ def model_step(run: Run) -> Failure | None:
 
 def _setup(run: Run, attempt: int, first: bool) -> AttemptSetup:
     prompt = run.planner.prompt_prefix() + attempt_prompt(run, attempt, first)
-    prompt = restore.take_undone_note(run.state.workspace) + take_parse_note(run) + prompt
+    prompt = take_undone_note(run.state.workspace) + take_parse_note(run) + prompt
     return AttemptSetup(
         model=model_for(run, attempt),
         system=run.system_blocks(),
@@ -213,3 +214,15 @@ def _first_prompt(run: Run) -> str:
     if follows is None or edit is None:
         return generation_prompt(paths.workspace, paths.prompts)
     return change_prompt(paths.workspace, follows, edit, paths.prompts)
+
+
+def take_undone_note(record: WorkspaceRecord | None) -> str:
+    """A paragraph for the next prompt naming the attempts the person undid; said once."""
+    if record is None or not record.undone:
+        return ""
+    undone, record.undone = record.undone, []
+    names = ", ".join(str(number) for number in undone)
+    return (
+        f"The person restored the workspace to an earlier result: the changes of attempt(s) "
+        f"{names} were undone. Do not redo them as they were.\n\n"
+    )

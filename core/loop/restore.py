@@ -261,15 +261,3 @@ def _current_state(paths: ProjectPaths, run_id: str | None) -> State:
             f"run {run_id} is not the current run ({state.run_id}): only its attempts can be restored"
         )
     return state
-
-
-def take_undone_note(record: WorkspaceRecord | None) -> str:
-    """A paragraph for the next prompt naming the attempts the person undid; said once."""
-    if record is None or not record.undone:
-        return ""
-    undone, record.undone = record.undone, []
-    names = ", ".join(str(number) for number in undone)
-    return (
-        f"The person restored the workspace to an earlier result: the changes of attempt(s) "
-        f"{names} were undone. Do not redo them as they were.\n\n"
-    )

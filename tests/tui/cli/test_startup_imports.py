@@ -409,7 +409,8 @@ def test_a_headless_runs_modules_leave_the_checks_step_to_after_the_first_reques
     nor ``tempfile``, nor the proposal's records with their diffing (``difflib``) and the
     review step, which the model's first answer needs, nor ``queue`` (the fsyncs' threads take
     ``_queue.SimpleQueue``, which is what ``queue.SimpleQueue`` is), nor the secrets' redaction,
-    which a model error needs when it is raised."""
+    which a model error needs when it is raised, nor the restore with its guard (the note of
+    undone attempts for the next prompt is the model step's)."""
     later = (
         "orch_tui.core.loop.checks_step",
         "orch_tui.core.loop.evidence_step",
@@ -457,6 +458,8 @@ def test_a_headless_runs_modules_leave_the_checks_step_to_after_the_first_reques
         "difflib",
         "queue",
         "orch_tui.core.providers.redact",
+        "orch_tui.core.loop.restore",
+        "orch_tui.core.loop.restore_guard",
     )
     script = (
         "import sys\n"
