@@ -21,15 +21,17 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from orch_tui.core.config.paths import ProjectPaths
 from orch_tui.core.domain.state_records import GitRecord, WorkspaceRecord
 from orch_tui.core.runlog.layout import MANIFEST, ORIGINALS
 from orch_tui.core.util.atomic import Commit, json_bytes
-from orch_tui.core.workspace.git import GitError, Repo, is_work_tree, run_branch_name
 from orch_tui.core.workspace.placement import WorkspacePlacementError, check_placement
 from orch_tui.core.workspace.test_guard import existing_tests
+
+if TYPE_CHECKING:  # git is imported where a workspace in a work tree needs it
+    from orch_tui.core.workspace.git import Repo
 
 
 class WorkspaceError(Exception):
@@ -67,7 +69,12 @@ def new_record(
     workspace.mkdir(parents=True, exist_ok=True)
     if protect_tests and not paths.is_default_workspace:
         record.protected_tests = existing_tests(workspace)
-    if paths.is_default_workspace or not is_work_tree(workspace):
+    if paths.is_default_workspace:
+        return record
+    # git only for a workspace that may be a work tree: not every run's start.
+    from orch_tui.core.workspace.git import GitError, Repo, is_work_tree, run_branch_name
+
+    if not is_work_tree(workspace):
         return record
     repo = Repo(workspace)
     changed = repo.tracked_changes()
@@ -93,6 +100,8 @@ def new_record(
 def _onto_followed_branch(repo: Repo, branch: str) -> None:
     """Check out the followed run's branch when its head is not in the checkout yet: a change
     run builds on that run's work, never on a base that lacks it."""
+    from orch_tui.core.workspace.git import GitError
+
     head = repo.branch_head(branch)
     if head is None or repo.contains(head):
         return
@@ -122,6 +131,8 @@ def resume_record(record: WorkspaceRecord | None, paths: ProjectPaths) -> None:
         paths.workspace.mkdir(parents=True, exist_ok=True)
     if record is None or record.git is None:
         return
+    from orch_tui.core.workspace.git import GitError, Repo
+
     branch = record.git.branch
     repo = Repo(Path(record.path))
     current = repo.current_branch()
@@ -164,6 +175,8 @@ def keep_originals(
     manifest = read_manifest(manifest_path)
     new = [rel for rel in files if rel not in manifest]
     if record.git is not None and new:
+        from orch_tui.core.workspace.git import Repo
+
         new = Repo(root).untracked(new)
     if not new:
         return
@@ -195,6 +208,8 @@ def commit_applied(
     """In git, commit the applied attempt (once, even when called again after a crash)."""
     if record is None or record.git is None:
         return None
+    from orch_tui.core.workspace.git import Repo
+
     commit, _made = Repo(Path(record.path)).commit_attempt(run_id, attempt, files, summary)
     record.commits[str(attempt)] = commit
     return commit
@@ -231,6 +246,8 @@ def original_text(record: WorkspaceRecord, log_dir: Path, path: str) -> str | No
     the start commit; None when it did not exist (or git had no commit yet)."""
     entry = read_manifest(log_dir / ORIGINALS / MANIFEST).get(path)
     if record.git is not None and entry is None:
+        from orch_tui.core.workspace.git import Repo
+
         start = record.git.start_commit
         return Repo(Path(record.path)).file_at(start, path) if start else None
     if not entry or not entry.get("existed"):

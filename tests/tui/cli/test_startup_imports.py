@@ -410,7 +410,8 @@ def test_a_headless_runs_modules_leave_the_checks_step_to_after_the_first_reques
     review step, which the model's first answer needs, nor ``queue`` (the fsyncs' threads take
     ``_queue.SimpleQueue``, which is what ``queue.SimpleQueue`` is), nor the secrets' redaction,
     which a model error needs when it is raised, nor the restore with its guard (the note of
-    undone attempts for the next prompt is the model step's)."""
+    undone attempts for the next prompt is the model step's), nor git's module, which only a
+    workspace of the person's own (possibly a work tree) needs."""
     later = (
         "orch_tui.core.loop.checks_step",
         "orch_tui.core.loop.evidence_step",
@@ -460,6 +461,7 @@ def test_a_headless_runs_modules_leave_the_checks_step_to_after_the_first_reques
         "orch_tui.core.providers.redact",
         "orch_tui.core.loop.restore",
         "orch_tui.core.loop.restore_guard",
+        "orch_tui.core.workspace.git",
     )
     script = (
         "import sys\n"
