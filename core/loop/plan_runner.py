@@ -15,7 +15,7 @@ what a plan needs around it (DESIGN.md section 10):
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from orch_tui.core.attempt.conversation import CONTINUE_PROMPT
 from orch_tui.core.attempt.prompt_templates import render
@@ -29,12 +29,13 @@ from orch_tui.core.domain.plan import (
     TaskStatus,
 )
 from orch_tui.core.domain.state_records import PlanProgress, TaskProgress
-from orch_tui.core.loop import change_plan
-from orch_tui.core.loop.context import RunContext
 from orch_tui.core.providers.base import TurnRequest
 from orch_tui.core.runlog import layout as runlog
 from orch_tui.core.runlog.conversation import conversation_record, turn_record
 from orch_tui.core.runlog.layout import PLAN_DRAFT_FILE, PLAN_FILE, TASK_FILE
+
+if TYPE_CHECKING:
+    from orch_tui.core.loop.context import RunContext
 
 PLAN_TOOL_ERRORS = 2
 """Invalid plans sent back to the model before the run fails."""
@@ -141,6 +142,8 @@ class PlanRunner:
 
         Returns the attempt task 1 begins at; PlanFailed when the model gave no valid plan.
         """
+        from orch_tui.core.loop import change_plan  # plan mode's: not every run's start
+
         context = self.context
         draft = context.log.read_json(None, PLAN_DRAFT_FILE)
         if draft is None:
@@ -227,6 +230,8 @@ class PlanRunner:
 
     def _ask_model(self) -> Plan:
         """Attempt 0: a conversation offering only ``submit_plan``, until a valid plan comes."""
+        from orch_tui.core.loop import change_plan
+
         context = self.context
         config = context.config
         messages: list[dict[str, Any]] = [

@@ -25,7 +25,7 @@ instead of asking again, and a replay (``--script logs/<run_id>``) answers with 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from orch_tui.core.attempt.feedback import describe_files
 from orch_tui.core.attempt.prompt_templates import render
@@ -34,11 +34,13 @@ from orch_tui.core.domain.asking import GUIDANCE, Question, QuestionSource
 from orch_tui.core.domain.events import Notice, RoleDecided
 from orch_tui.core.domain.roles import Role, RoleDecision, RoleVerdict
 from orch_tui.core.domain.state_records import RoleRecord
-from orch_tui.core.loop.context import RunContext
 from orch_tui.core.loop.plan_runner import PlanRunner
 from orch_tui.core.providers.base import AssistantTurn, TurnRequest
 from orch_tui.core.runlog import layout as runlog
 from orch_tui.core.workspace.apply import read_tree
+
+if TYPE_CHECKING:
+    from orch_tui.core.loop.context import RunContext
 
 JUDGE, VERIFIER = Role.JUDGE, Role.VERIFIER
 RETRY, ASK, SUFFICIENT, INSUFFICIENT, NO_DECISION = (

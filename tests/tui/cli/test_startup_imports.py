@@ -411,7 +411,8 @@ def test_a_headless_runs_modules_leave_the_checks_step_to_after_the_first_reques
     ``_queue.SimpleQueue``, which is what ``queue.SimpleQueue`` is), nor the secrets' redaction,
     which a model error needs when it is raised, nor the restore with its guard (the note of
     undone attempts for the next prompt is the model step's), nor git's module, which only a
-    workspace of the person's own (possibly a work tree) needs."""
+    workspace of the person's own (possibly a work tree) needs, nor the change plan and the
+    run context's protocol, which only plan mode's planning uses."""
     later = (
         "orch_tui.core.loop.checks_step",
         "orch_tui.core.loop.evidence_step",
@@ -462,6 +463,8 @@ def test_a_headless_runs_modules_leave_the_checks_step_to_after_the_first_reques
         "orch_tui.core.loop.restore",
         "orch_tui.core.loop.restore_guard",
         "orch_tui.core.workspace.git",
+        "orch_tui.core.loop.change_plan",
+        "orch_tui.core.loop.context",
     )
     script = (
         "import sys\n"
