@@ -8,6 +8,7 @@ implementations (``_sha2``, ``_sha256`` before Python 3.12, ``_blake2``) give th
 
 from __future__ import annotations
 
+import functools
 import importlib
 from typing import TYPE_CHECKING, Any
 
@@ -26,8 +27,6 @@ def _builtin(names: tuple[str, ...], attribute: str) -> Any:
 
 
 _SHA256 = _builtin(("_sha2", "_sha256"), "sha256")
-_BLAKE2B: list[Any] = []
-"""BLAKE2b once first asked for: only outlining a workspace's files needs it."""
 
 
 def sha256(data: bytes = b"") -> _Hash:
@@ -43,6 +42,10 @@ def sha256_hex(data: bytes) -> str:
 
 def blake2b_16(data: bytes) -> bytes:
     """The 16-byte BLAKE2b digest of ``data``, as ``hashlib.blake2b(data, digest_size=16)``."""
-    if not _BLAKE2B:
-        _BLAKE2B.append(_builtin(("_blake2",), "blake2b"))
-    return bytes(_BLAKE2B[0](data, digest_size=16).digest())
+    return bytes(_blake2b()(data, digest_size=16).digest())
+
+
+@functools.cache
+def _blake2b() -> Any:
+    """BLAKE2b, loaded when first asked for: only outlining a workspace's files needs it."""
+    return _builtin(("_blake2",), "blake2b")
