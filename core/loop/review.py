@@ -43,12 +43,17 @@ class ReviewSession:
         self.failing_before = failing_before
         """The tests failing before this attempt (the last test run's); None before any run."""
         self._persist = persist
-        from orch_tui.core.domain.proposal import effective_proposal
-
-        self._effective = effective_proposal(proposal, decisions)
+        self._effective = self._with_edits()
         # Every file is diffed here, on the engine's thread that makes the session (hunks are
         # cached on the FileChange), so the screen showing it never diffs on the UI thread.
         _ = self._effective.hunk_count
+
+    def _with_edits(self) -> Proposal:
+        from orch_tui.core.domain.proposal import (
+            effective_proposal,
+        )  # a review's, not --auto's start
+
+        return effective_proposal(self.proposal, self.decisions)
 
     @property
     def effective(self) -> Proposal:
@@ -69,9 +74,7 @@ class ReviewSession:
 
     def edit(self, path: str, text: str) -> None:
         self.decisions.edit(path, text)
-        from orch_tui.core.domain.proposal import effective_proposal
-
-        self._effective = effective_proposal(self.proposal, self.decisions)
+        self._effective = self._with_edits()
         self._persist(self.decisions)
 
     def reject_all(self, reason: str) -> None:
