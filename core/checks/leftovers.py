@@ -10,8 +10,8 @@ group (:func:`clear`). A pid can be reused by an unrelated process, so:
   (Linux reuses no number that still names a process group); leave it;
 - the leader gone: only members of our group can still carry its id; kill the group.
 
-A trial run's scratch copy (``orch-trial-<tag>-*`` in the temporary folder, the tag naming the
-workspace) is removed at the next start too, and so are the temp files of atomic writes cut
+A trial run's scratch copy and a check's report folder (``orch-trial-<tag>-*`` in the
+temporary folder, the tag naming the workspace) are removed at the next start too, and so are the temp files of atomic writes cut
 short in the project folder and ``logs/`` (a run's own folder is swept when its log opens).
 """
 
@@ -36,7 +36,8 @@ RUNNING_DIR = "orch-running"
 
 
 def trial_prefix(workspace: Path) -> str:
-    """The name prefix of trial copies of ``workspace``: tells this project's from others'."""
+    """The name prefix of the temporary folders of ``workspace``'s checks (trial copies, report
+    folders): tells this project's from others'."""
     tag = sha256_hex(str(workspace.resolve()).encode())[:12]
     return f"orch-trial-{tag}-"
 
@@ -96,7 +97,7 @@ def clear(root: Path, workspace: Path) -> None:
 
 
 def remove_trial_copies(workspace: Path) -> None:
-    """Remove every trial copy of ``workspace`` in the temporary folder."""
+    """Remove every trial copy and report folder of ``workspace`` in the temporary folder."""
     import tempfile  # a run's start needs none of it
 
     for scratch in Path(tempfile.gettempdir()).glob(trial_prefix(workspace) + "*"):

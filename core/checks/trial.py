@@ -108,7 +108,8 @@ def run_measured(
     # The checks write their reports into a folder of their own, never into report_dir (the
     # run's log folder, where a check could forge or break what orch-tui reads back later).
     declared = snapshot(workspace)
-    with tempfile.TemporaryDirectory(prefix="orch-reports-") as own_reports:
+    # Named like a trial copy of the project's workspace, so that a killed run's is swept too.
+    with tempfile.TemporaryDirectory(prefix=trial_prefix(project or workspace)) as own_reports:
         specs = configured_checks(config, env.python, final)
         measured: CoverageMap | CoverageUnavailable = CoverageUnavailable("not measured")
         problem: CoverageUnavailable | None = None

@@ -7,7 +7,8 @@ trial run has its check running. Then the same command runs to the end. Every ti
 ``state.json`` parses whenever it exists, the rerun exits 0, the run is the same run (one
 folder in ``logs/``), the workspace is exactly the expected project with the patch's appended
 line there once (no lost or doubled edit), no process of the run is left (after each kill as
-well), and no temp file or trial copy is left behind.
+well), and no temp file is left behind: none in the project folder, nothing at all in the
+temporary folder (each project has its own, ``TMPDIR``: trial copies, the checks' report folders).
 
 The campaign is split into several tests so that pytest-xdist spreads it over the workers.
 """
@@ -20,7 +21,6 @@ import random
 import re
 import shutil
 import signal
-import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -162,11 +162,20 @@ TEMP_NAME = re.compile(r"\..+\.([a-z0-9_]{8}\.tmp|[0-9a-f]{8}\.orch-tmp)")
 """Temp files of atomic writes (``core.atomic``) and of applying a change (``core.workspace``)."""
 
 
+def crash_project(root: Path, **kw: Any) -> Project:
+    """A project whose runs have a temporary folder of their own, beside it."""
+    project = make_project(root, spec_text=SPEC, config=CRASH_CONFIG, **kw)
+    own_temp = root.with_name(root.name + "-tmp")
+    own_temp.mkdir()
+    project.env["TMPDIR"] = str(own_temp)
+    return project
+
+
 def leftover_files(project: Project) -> list[str]:
-    """Temp files in the project folder, and trial copies of its workspace."""
+    """Temp files in the project folder, and whatever its runs left in their temporary folder."""
     temps = [str(p) for p in project.root.rglob("*") if TEMP_NAME.fullmatch(p.name)]
-    trials = Path(tempfile.gettempdir()).glob(trial_prefix(project.workspace) + "*")
-    return sorted([*temps, *map(str, trials)])
+    own_temp = Path(project.env["TMPDIR"])
+    return sorted([*temps, *map(str, own_temp.iterdir())])
 
 
 def processes_of(project: Project) -> list[str]:
@@ -201,9 +210,7 @@ def run_crash_series(
     rng = random.Random(seed)
     seen: set[str] = set()
     for number in range(runs):
-        project = make_project(
-            tmp_path / f"run-{number:02d}", spec_text=SPEC, config=CRASH_CONFIG, **kw
-        )
+        project = crash_project(tmp_path / f"run-{number:02d}", **kw)
         crash_and_finish(project, extra_args, rng, seen)
     return seen
 
@@ -275,7 +282,7 @@ def wait_for_trial_check(tui: TmuxTui, project: Project) -> None:
 def test_kill_9_of_the_tui_during_a_trial_run(tmp_path):
     """The review screen's trial run (a scratch copy with its own check) killed mid-check."""
     args = scripted_args(tmp_path, attempts_with(SLOW_CHECK))
-    project = make_project(tmp_path / "project", spec_text=SPEC, config=CRASH_CONFIG)
+    project = crash_project(tmp_path / "project")
     rng = random.Random(20261123)
     tui = TmuxTui(project.root, project.env)
     try:
@@ -301,7 +308,7 @@ def test_closing_the_terminal_mid_review_ends_orch_tui_at_once_and_the_run_resum
     """The terminal goes away (tmux closes the pane's pty: SIGHUP): nothing can be shown or
     restored, so orch-tui ends at once, its lock with it, and the same command resumes."""
     args = scripted_args(tmp_path)
-    project = make_project(tmp_path / "project", spec_text=SPEC, config=CRASH_CONFIG)
+    project = crash_project(tmp_path / "project")
     tui = TmuxTui(project.root, project.env)
     try:
         tui.start([orch_tui(), str(project.spec), *args])
