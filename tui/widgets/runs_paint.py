@@ -14,6 +14,7 @@ from operator import itemgetter
 from rich.segment import Segment
 from rich.style import Style as RichStyle
 from textual.cache import LRUCache
+from textual.geometry import Region
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -55,6 +56,8 @@ class RunsPaint(ScrollView):
     _sort: tuple[str, bool]
     _strips: LRUCache[tuple[RunSummary, bool, bool, int], Strip]
     _styles: dict[tuple[str | None, str | None], RichStyle]
+    _geometry: tuple[int, int] | None = None
+    """While lines are drawn: the content region's width and the last column's."""
 
     @property
     def column_widths(self) -> list[int]:
@@ -104,31 +107,45 @@ class RunsPaint(ScrollView):
 
     # -------------------------------------------------------------- rendering
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """The lines in ``crop``, the view's width and the last column's worked out once for
+        them all: asked of Textual for every line, the geometry cost as much as the rows."""
+        self._geometry = self._measure()
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._geometry = None
+
+    def _measure(self) -> tuple[int, int]:
+        """The content region's width and the last column's, as laid out now."""
+        return self.content_region.width, self._last_width()
+
     def render_line(self, y: int) -> Strip:
         """Line ``y`` as wide as the content region, the scrollbar's cells included (the
         scrollbar is drawn over them): the width Textual's styles cache asks for, which would
         otherwise copy every line into a Strip of that width."""
         scroll_x, scroll_y = self.scroll_offset
-        width = self.content_region.width
+        width, last = self._geometry or self._measure()
         if y == 0:
-            strip = self._header()
+            strip = self._header(last)
         else:
             row = scroll_y + y - 1
             run = self._run_at(row)
             if run is None:
                 return Strip.blank(width, self._rich(None))
-            key = (run, row % 2 == 1, row == self.cursor_row, self._last_width())
+            key = (run, row % 2 == 1, row == self.cursor_row, last)
             cached = self._strips.get(key)
             if cached is None:
-                cached = self._strips[key] = self._row(run, row, key[2])
+                cached = self._strips[key] = self._row(run, row, key[2], width, last)
             strip = cached
         return strip.crop_extend(scroll_x, scroll_x + width, self._rich(None))
 
-    def _header(self) -> Strip:
+    def _header(self, last: int) -> Strip:
+        """The headings, the sort column's marked; ``last``: the last column's width."""
         sorted_key, descending = self._sort
         header = self._rich("runs-table--header")
         segments = []
-        for column, width in zip(RUN_COLUMNS, self.column_widths, strict=True):
+        for column, width in zip(RUN_COLUMNS, [*self._widths[:-1], last], strict=True):
             if column.key == sorted_key:
                 label = column.heading + ARROWS[descending]
                 style = self._rich("runs-table--header", "runs-table--header-sorted")
@@ -146,21 +163,22 @@ class RunsPaint(ScrollView):
         except IndexError:
             return None
 
-    def _row(self, run: RunSummary, row: int, cursor: bool) -> Strip:
+    def _row(self, run: RunSummary, row: int, cursor: bool, width: int, last: int) -> Strip:
         """One segment per run of cells in one style (the plain cells either side of the
-        state's): Textual filters, crops and divides a Strip segment by segment."""
+        state's): Textual filters, crops and divides a Strip segment by segment. ``width``:
+        the content region's; ``last``: the last column's."""
         base = "runs-table--cursor" if cursor else "runs-table--stripe" if row % 2 else None
         plain = self._rich(base)
         pad = " " * PAD
         cells: list[tuple[str, RichStyle]] = []
-        widths = self.column_widths
+        widths = [*self._widths[:-1], last]
         for index, (column, text) in enumerate(zip(RUN_COLUMNS, cell_texts(run), strict=True)):
             if column.key == "state":
                 cells += self._state(run, widths[index], base, cursor, pad, plain)
             else:
                 cells.append((pad + fit(text, widths[index], right=column.right) + pad, plain))
         length = sum(widths) + 2 * PAD * len(widths)
-        under_scrollbar = self.content_region.width - length  # blank: painted over
+        under_scrollbar = width - length  # blank: painted over
         if under_scrollbar > 0:
             cells.append((" " * under_scrollbar, plain))
             length += under_scrollbar

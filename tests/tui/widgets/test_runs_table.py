@@ -100,8 +100,11 @@ def _visible(table: RunsTable) -> int:
 
 def _painted_rows(table: RunsTable, runs: list[RunSummary]) -> list[Strip]:
     """Each of ``runs`` as the table paints its row, without the cursor and with it."""
+    width, last = table.content_region.width, table.column_widths[-1]
     return [
-        table._row(run, row, cursor) for row, run in enumerate(runs) for cursor in (False, True)
+        table._row(run, row, cursor, width, last)
+        for row, run in enumerate(runs)
+        for cursor in (False, True)
     ]
 
 
@@ -574,3 +577,31 @@ async def test_a_row_is_one_segment_per_style_not_one_per_cell() -> None:
             styles = [segment.style for segment in segments]
             assert all(left != right for left, right in zip(styles, styles[1:], strict=False))
         assert _cells(table, 2)[2] == "REVIEWING ↻" and _cells(table, 1)[7] == "all checks passed"
+
+
+async def test_the_views_geometry_is_worked_out_once_a_paint_not_once_a_row(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each row needs the content region's width and the last column's (the view's width
+    less the others): asked of Textual line by line, those regions cost as much as making
+    the rows. A filter key that puts new runs on every line asks for them once a paint."""
+    app = TableHost(_runs())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        table = app.query_one(CountingTable)
+        asked: list[str] = []
+        for name in ("content_region", "scrollable_content_region"):
+            region = getattr(RunsTable, name)
+
+            def counted(widget: RunsTable, region: property = region, name: str = name) -> object:
+                if widget is table:
+                    asked.append(name)
+                return region.fget(widget)  # type: ignore[misc]
+
+            monkeypatch.setattr(RunsTable, name, property(counted))
+        table.rendered.clear()
+        table.set_runs(_runs()[500:])  # new rows on every line
+        await pilot.pause()
+        assert len(table.rendered) > _visible(table)
+        assert len(asked) <= 10, asked  # Textual's own asks, and one pass of the rows'
+        assert _cells(table, 1)[1] == app.runs[500].spec_name
