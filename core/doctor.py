@@ -92,12 +92,17 @@ def _pytest_finding(command: list[str]) -> Finding | None:
 
 
 def _writable_finding(root: Path) -> Finding:
-    import tempfile  # only doctor's own check of the folder: a run's start needs none of it
-
+    """A file made and removed in ``root``: by name, as ``tempfile`` would (``os.urandom``'s,
+    not ``tempfile`` with ``random``, which a run's start would import for this one file)."""
     what = f"project folder {root} writable"
+    probe = root / f".orch-doctor-{os.urandom(6).hex()}"
     try:
-        with tempfile.NamedTemporaryFile(dir=root, prefix=".orch-doctor-"):
-            pass
+        os.close(
+            os.open(
+                probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600
+            )
+        )
+        probe.unlink()
     except OSError as exc:
         return Finding(False, what, f"cannot write there ({exc.strerror}); fix its permissions")
     return Finding(True, what)

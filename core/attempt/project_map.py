@@ -8,7 +8,6 @@ tool's ``view``. ``AGENTS.md`` at the workspace root is the project's own instru
 
 from __future__ import annotations
 
-import ast
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -87,6 +86,8 @@ def outline(source: str) -> tuple[list[str], str | None]:
 
 
 def _parse_outline(source: str) -> tuple[list[str], str | None]:
+    import ast  # a workspace without Python files (a new project's start) parses nothing
+
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError) as exc:

@@ -10,9 +10,10 @@ group (:func:`clear`). A pid can be reused by an unrelated process, so:
   (Linux reuses no number that still names a process group); leave it;
 - the leader gone: only members of our group can still carry its id; kill the group.
 
-A trial run's scratch copy and a check's report folder (``orch-trial-<tag>-*`` in the
-temporary folder, the tag naming the workspace) are removed at the next start too, and so are the temp files of atomic writes cut
-short in the project folder and ``logs/`` (a run's own folder is swept when its log opens).
+A trial run's scratch copy and a check's report folder (``orch-trial-<tag>-*`` in a temporary
+folder, the tag naming the workspace) are removed at the next start too, and so are the temp
+files of atomic writes cut short in the project folder and ``logs/`` (a run's own folder is
+swept when its log opens).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import json
 import os
 import shutil
 import signal
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -97,11 +99,33 @@ def clear(root: Path, workspace: Path) -> None:
 
 
 def remove_trial_copies(workspace: Path) -> None:
-    """Remove every trial copy and report folder of ``workspace`` in the temporary folder."""
-    import tempfile  # a run's start needs none of it
+    """Remove every trial copy and report folder of ``workspace`` in the temporary folders."""
+    prefix = trial_prefix(workspace)
+    for folder in temp_folders():
+        try:
+            with os.scandir(folder) as entries:
+                found = [entry.path for entry in entries if entry.name.startswith(prefix)]
+        except OSError:  # absent, or not ours to read
+            continue
+        for scratch in found:
+            shutil.rmtree(scratch, ignore_errors=True)
 
-    for scratch in Path(tempfile.gettempdir()).glob(trial_prefix(workspace) + "*"):
-        shutil.rmtree(scratch, ignore_errors=True)
+
+def temp_folders() -> list[str]:
+    """Every folder ``tempfile`` may have made a trial copy in, without importing it (with
+    ``random``, ~1.5 ms of every run's start): it takes the first of these it can write in,
+    which may have changed since (a full disk, another ``$TMPDIR``), so all are swept."""
+    if os.name != "posix":
+        import tempfile
+
+        return [tempfile.gettempdir()]
+    loaded = sys.modules.get("tempfile")  # its folder, when this process set or asked for it
+    named = [getattr(loaded, "tempdir", None)]
+    named += [os.environ.get(name) for name in ("TMPDIR", "TEMP", "TMP")]
+    candidates = [*(name for name in named if name), "/tmp", "/var/tmp", "/usr/tmp"]
+    with contextlib.suppress(OSError):  # its last resort
+        candidates.append(os.getcwd())
+    return list(dict.fromkeys(os.path.abspath(folder) for folder in candidates))
 
 
 def _kill_recorded(path: Path) -> None:

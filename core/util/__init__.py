@@ -1,6 +1,7 @@
 """Small helpers every layer may use: atomic writes, safe text, wording.
 
 - ``atomic``: Atomic, durable file writes, and :class:`Commit`: files made durable together, then a state.
+- ``dataclasses_first``: Importing ``dataclasses`` without ``inspect``, as the executable's first import.
 - ``digests``: SHA-256 and BLAKE2b digests without loading OpenSSL at a run's start.
 - ``markdown_text``: Text from models, tests and files, written into Markdown so that it reads as written.
 - ``patterns``: ``LazyPattern``: a regular expression compiled on its first use, not when its module loads.

@@ -98,18 +98,18 @@ def test_the_patch_prompt_of_a_200_file_project_stays_in_budget_and_names_what_m
 def test_the_opening_check_and_the_map_parse_each_file_once_and_a_change_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from orch_tui.core.attempt import project_map as module
+    import ast  # project_map imports it where it parses
 
     unique = f"# {tmp_path.name}\n"  # no other test's file has this text
     parsed: list[str] = []
-    parse = module.ast.parse
+    parse = ast.parse
 
     def counted(source: Any, *args: Any, **kwargs: Any) -> Any:
         if isinstance(source, str) and source.startswith(unique):
             parsed.append(source)
         return parse(source, *args, **kwargs)
 
-    monkeypatch.setattr(module.ast, "parse", counted)
+    monkeypatch.setattr(ast, "parse", counted)
     (tmp_path / "good.py").write_text(f"{unique}def ok_1(): pass\n")
     (tmp_path / "bad.py").write_text(f"{unique}def no_2(:\n")
     assert unparsable_files(tmp_path) == {"bad.py": "line 2: invalid syntax"}

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from pathlib import Path
+
+import pytest
 
 from orch_tui.core.checks import leftovers
 from orch_tui.core.runlog.writer import RunLog
@@ -53,3 +56,30 @@ def test_the_sweep_knows_the_names_mkstemp_gives(tmp_path: Path) -> None:
     leftovers.clear(tmp_path, tmp_path / "workspace")
 
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_start_removes_this_workspaces_trial_copies_from_every_temporary_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``tempfile`` makes a trial copy in the first of $TMPDIR, $TEMP, $TMP, /tmp, /var/tmp it
+    can write in, and the first may have changed since; the sweep looks in every one of them
+    without importing ``tempfile`` (issue 26), and leaves another workspace's copies."""
+    workspace = tmp_path / "workspace"
+    prefix = leftovers.trial_prefix(workspace)
+    named = {name: tmp_path / name.lower() for name in ("TMPDIR", "TEMP", "TMP")}
+    for name, folder in named.items():
+        monkeypatch.setenv(name, str(folder))
+    copies = [folder / f"{prefix}a1b2c3" for folder in named.values()]
+    copies.append(Path("/tmp") / f"{prefix}d4e5f6")  # where tempfile went without $TMPDIR
+    others = [folder / f"{leftovers.trial_prefix(tmp_path)}a1b2c3" for folder in named.values()]
+    try:
+        for copy in [*copies, *others]:
+            (copy / "workspace").mkdir(parents=True)
+            (copy / "workspace" / "app.py").write_text("x = 1\n", encoding="utf-8")
+
+        leftovers.clear(tmp_path, workspace)
+
+        assert [copy for copy in copies if copy.exists()] == []
+        assert all(other.is_dir() for other in others)
+    finally:
+        shutil.rmtree(copies[-1], ignore_errors=True)

@@ -412,7 +412,10 @@ def test_a_headless_runs_modules_leave_the_checks_step_to_after_the_first_reques
     which a model error needs when it is raised, nor the restore with its guard (the note of
     undone attempts for the next prompt is the model step's), nor git's module, which only a
     workspace of the person's own (possibly a work tree) needs, nor the change plan and the
-    run context's protocol, which only plan mode's planning uses."""
+    run context's protocol, which only plan mode's planning uses, nor ``inspect`` with ``ast``,
+    ``dis`` and ``tokenize`` (``dataclasses`` reads it for an undocumented plain dataclass's
+    docstring only, and the outline of Python files parses with ``ast`` when there is one),
+    nor ``random``, which ``tempfile`` loads."""
     later = (
         "orch_tui.core.loop.checks_step",
         "orch_tui.core.loop.evidence_step",
@@ -465,9 +468,16 @@ def test_a_headless_runs_modules_leave_the_checks_step_to_after_the_first_reques
         "orch_tui.core.workspace.git",
         "orch_tui.core.loop.change_plan",
         "orch_tui.core.loop.context",
+        "inspect",
+        "ast",
+        "dis",
+        "tokenize",
+        "random",
     )
     script = (
         "import sys\n"
+        "from orch_tui.core.util.dataclasses_first import import_dataclasses\n"
+        "import_dataclasses()  # as the executable does, first\n"
         "import orch_tui.tui.cli.run, orch_tui.core.loop.engine\n"
         f"print(*[m for m in {later!r} if m in sys.modules])\n"
     )
@@ -554,6 +564,47 @@ def test_auto_reaches_its_first_model_request_without_pydantic_on_a_plain_config
         assert "pydantic" in loaded
     else:
         assert loaded == []
+
+
+EXECUTABLE_PROBE = """
+import os, sys, threading
+from pathlib import Path
+import orch_tui.core
+
+def asked(frame, event, arg):  # the scripted provider's first answer: the first model request
+    code = frame.f_code
+    if event == "call" and code.co_name == "complete" and code.co_filename.endswith("scripted.py"):
+        print("LOADED", *[m for m in {modules!r} if m in sys.modules], flush=True)
+        os._exit(0)
+
+sys.setprofile(asked)
+threading.setprofile(asked)
+sys.argv = ["orch-tui", str(Path(orch_tui.core.__file__).parent / "demo" / "spec.md"), "--auto"]
+from orch_tui.tui.cli.executable import main
+main()
+"""
+AT_FIRST_REQUEST_LATER = (
+    "inspect",
+    "ast",
+    "dis",
+    "tokenize",
+    "linecache",
+    "tempfile",
+    "random",
+)
+
+
+def test_the_executables_auto_reaches_its_first_request_without_inspect_nor_tempfile(
+    tmp_path: Path,
+) -> None:
+    """Issue 26: the ``orch-tui`` executable imports ``dataclasses`` without ``inspect`` (with
+    ``ast``, ``dis`` and ``tokenize``: core/util/dataclasses_first.py), the outline of a
+    workspace's Python files imports ``ast`` only when there is one to parse, and neither the
+    trial copies' sweep nor doctor's check of the project folder imports ``tempfile`` with
+    ``random``. The probe sees ``dataclasses``, loaded by then."""
+    probe = EXECUTABLE_PROBE.format(modules=("dataclasses", *AT_FIRST_REQUEST_LATER))
+    loaded = _at_first_request(tmp_path, "", probe, "LOADED").split()
+    assert loaded == ["dataclasses"]
 
 
 RECORDS_PROBE = """
