@@ -16,15 +16,18 @@ a theme variable; nothing is hard-coded here.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from math import ceil
 from typing import ClassVar
 
 from rich.cells import cell_len
+from rich.segment import Segment
 from rich.style import Style as RichStyle
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.cache import LRUCache
 from textual.geometry import Region, Size
 from textual.message import Message
+from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 
 from orch_tui.core.history.scan import RunSummary
@@ -252,10 +255,24 @@ class RunsTable(RunsPaint, can_focus=True):
             # runs to 40,000): the scrollbar and scroll limits change, not the layout. Setting
             # ``virtual_size`` lays out the whole screen, which was most of a keystroke.
             self.set_reactive(RunsTable.virtual_size, size)
-            self._scroll_update(size)
+            self._rescale_scrollbar(size)
             self.refresh()
         else:
             self.virtual_size = size
+
+    def _rescale_scrollbar(self, size: Size) -> None:
+        """The scrollbars set for the list's new height (as Textual's ``_scroll_update``
+        does), the vertical one repainted only when its thumb is drawn elsewhere: over
+        100,000 runs and over the 10,000 a word keeps, it is one cell at the top, and its
+        40-odd lines were a tenth of the key."""
+        bar = self.vertical_scrollbar
+        if not self.show_vertical_scrollbar or _bar_cells(bar, size.height) != _bar_cells(
+            bar, bar.window_virtual_size
+        ):
+            self._scroll_update(size)
+            return
+        bar.set_reactive(ScrollBar.window_virtual_size, size.height)
+        self.scroll_y = self.validate_scroll_y(self.scroll_y)
 
     def _scrollbars_hold(self, size: Size) -> bool:
         """True when ``size`` differs from the virtual size only in height, on the same side
@@ -265,3 +282,18 @@ class RunsTable(RunsPaint, can_focus=True):
             return False
         height = self.container_size.height
         return (size.height > height) == (old.height > height)
+
+
+def _bar_cells(bar: ScrollBar, height: int) -> list[Segment]:
+    """The cells of vertical scrollbar ``bar`` for a list ``height`` rows high, as Textual's
+    renderer draws them (:meth:`ScrollBar._render_bar`; its colours left out)."""
+    window = bar.window_size if bar.window_size < height else 0
+    drawn = bar.renderer.render_bar(
+        size=bar.size.height,
+        virtual_size=ceil(height),
+        window_size=ceil(window),
+        position=bar.position,
+        thickness=bar.thickness,
+        vertical=True,
+    )
+    return drawn.segments

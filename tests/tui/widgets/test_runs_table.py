@@ -14,6 +14,7 @@ import pytest
 from rich.style import Style as RichStyle
 from textual.app import App, ComposeResult
 from textual.color import Color
+from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 from textual.widgets import Input
 
@@ -605,3 +606,36 @@ async def test_the_views_geometry_is_worked_out_once_a_paint_not_once_a_row(
         assert len(table.rendered) > _visible(table)
         assert len(asked) <= 10, asked  # Textual's own asks, and one pass of the rows'
         assert _cells(table, 1)[1] == app.runs[500].spec_name
+
+
+async def test_the_scrollbar_is_repainted_only_when_its_thumb_moves_or_changes_size(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Over 1,000 runs and over 960, 30 lines high, the thumb is one cell at the top: a
+    filter narrowing one to the other repaints no line of the scrollbar (its lines were a
+    tenth of a key at 100,000 runs), though the scrollbar scales its drag to the 960.
+    Narrowed to 100 runs, the thumb grows and is drawn so."""
+    app = TableHost(_runs())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        table = app.query_one(CountingTable)
+        bar = table.vertical_scrollbar
+        drawn: list[int] = []
+        render = type(bar).render
+
+        def counted(scrollbar: ScrollBar) -> object:
+            if scrollbar is bar:
+                drawn.append(scrollbar.window_virtual_size)
+            return render(scrollbar)
+
+        monkeypatch.setattr(type(bar), "render", counted)
+        assert bar.size.height == SIZE[1]
+        table.set_runs(app.runs[:960])
+        await pilot.pause()
+        assert drawn == [] and bar.window_virtual_size == 961
+        assert table.max_scroll_y == 961 - _visible(table) - 1
+        table.set_runs(app.runs[:100])
+        await pilot.pause()
+        assert drawn == [101]
+        grab = [bar.get_style_at(0, y).meta.get("@mouse.down") for y in range(SIZE[1])]
+        assert 1 < grab.count("grab") < SIZE[1] // 2  # the thumb: 30 of 101 rows in view
