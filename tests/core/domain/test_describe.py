@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -139,3 +141,27 @@ def test_decisions_count_hunks_accepted_by_default_with_the_accepted() -> None:
     assert hunk_decisions(0, 0, 2) == "2 hunks accepted (2 by default)"
     assert hunk_decisions(1, 1, 0) == "1 hunk accepted, 1 rejected"
     assert hunk_decisions(0, 3, 0) == "0 hunks accepted, 3 rejected"
+
+
+def test_loading_the_wordings_compiles_nothing() -> None:
+    """Issue 26: every run's start loads them; registering each wording by its annotation had
+    ``typing`` compile the annotations (46 compilations) as the module loaded."""
+    script = (
+        "import builtins, sys\n"
+        "import orch_tui.core.domain.events, orch_tui.core.domain.evidence\n"
+        "import orch_tui.core.domain.roles, orch_tui.core.util.wording\n"
+        "from orch_tui.core.domain.events import Notice\n"
+        "note = Notice(message='hello')\n"
+        "compiled = []\n"
+        "real = builtins.compile\n"
+        "def counted(source, *args, **kwargs):  # text: a module's own code is bytes\n"
+        "    if isinstance(source, str):\n"
+        "        compiled.append(source)\n"
+        "    return real(source, *args, **kwargs)\n"
+        "builtins.compile = counted\n"
+        "from orch_tui.core.domain.describe import describe\n"
+        "print(len(compiled), describe(note))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["0", "note:", "hello"]
