@@ -46,6 +46,9 @@ if TYPE_CHECKING:
 
 OPENER_FALLBACK_S = 0.5
 """Seconds after which the run opens even if no frame was seen drawn (see OpeningApp.begin)."""
+COLLECTOR_FALLBACK_S = 3.0
+"""Seconds after the run opened by which the garbage collector is on even if no proposal was
+shown (the model still working, or a finished run): see OpeningApp._run_opened."""
 
 
 class RunOpened(Message):
@@ -111,7 +114,6 @@ class OpeningApp(OrchApp):
         try:
             opened = self.open_run()
             self.opened = opened
-            start_collecting()  # what start-up and the opening made is frozen, never walked again
             if not self.quitting:
                 self.paths, self.config = opened.paths, opened.config
                 self.run_request = RunRequest(opened.spec, opened.provider, opened.options)
@@ -133,10 +135,16 @@ class OpeningApp(OrchApp):
 
     @on(RunOpened)
     def _run_opened(self, message: RunOpened) -> None:
+        """The review screen in place of the frame. The garbage collector stays off until that
+        screen has drawn its first diff (it turns it on then, freezing what the opening, the
+        screen and the proposal made), or for :data:`COLLECTOR_FALLBACK_S` at most: collections
+        between the frame and the diff walked the review screen's modules and widgets as they
+        were made, about 150 of them in the demo's first second, 20-40 ms of its CPU."""
         if self.quitting:
             return
         self.configure(message.opened.paths, message.opened.config)
         self.open_review()
+        self.set_timer(COLLECTOR_FALLBACK_S, start_collecting)
 
 
 def first_theme(config: Path | None) -> str:

@@ -11,6 +11,7 @@ from orch_tui.core.domain.proposal import FileChange, HunkDecision
 from orch_tui.core.loop.review import ReviewCursor
 from orch_tui.core.util.terminal_text import escape_controls
 from orch_tui.tui import full_collections
+from orch_tui.tui.cli.executable import start_collecting
 from orch_tui.tui.messages import (
     DecisionsFinal,
     ReviewRequested,
@@ -67,6 +68,9 @@ class DecisionsScreen(ReviewCoverage):
         # The proposal and the screen built for it live as long as the review: a full garbage
         # collection walking them all (~0.1 s on 200 files) every few keys is kept off them.
         full_collections.hold(self)
+        # Launched by the executable, the collector is off until the first diff is drawn
+        # (tui/launch.py): it comes on then, with the screen and the proposal frozen.
+        self.call_after_refresh(start_collecting)
         if self.trial_auto:  # once the proposal is drawn: its copy and checks would slow that
             self.trial_quiet = 0
             self.call_after_refresh(self._start_auto_trial, message.session, self.layouts)

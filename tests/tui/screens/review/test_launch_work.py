@@ -5,6 +5,7 @@ sooner: these count the work (widgets styled, ...), never its time."""
 
 from __future__ import annotations
 
+import gc
 import threading
 from collections import Counter
 from pathlib import Path
@@ -17,11 +18,13 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets._footer import FooterKey
 
+from orch_tui.tui.cli import executable
 from orch_tui.tui.cli.run import OpenedRun
 from orch_tui.tui.launch import OpeningApp
 from orch_tui.tui.screens.loading import LoadingScreen
-from orch_tui.tui.screens.review import trial
+from orch_tui.tui.screens.review import decisions, trial
 from orch_tui.tui.screens.review.screen import ReviewScreen
+from orch_tui.tui.widgets.diff.view import DiffView
 from tests.support.tui_support import frozen_clock, make_tui_project, wait_for, wait_for_review
 from tests.tui.test_tui_app import app_with_a_proposal_held, opened_run
 
@@ -142,3 +145,41 @@ async def test_the_auto_trial_waits_for_refreshes_with_no_layout(tmp_path: Path)
         assert screen.trial_quiet == trial.AUTO_TRIAL_QUIET_REFRESHES
         assert screen.trial_text == trial.TRIAL_RUNNING
         await pilot.press("q")
+
+
+async def test_the_launch_collects_no_garbage_until_the_first_diff_is_drawn(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The executable starts with the collector off (cli/executable.py). Turned on as the run
+    opened, it collected ~150 times before and around the demo's first diff, walking the
+    review screen's modules, widgets and the proposal as they were made; it comes on once that
+    diff is drawn, with all of them frozen."""
+    project = make_tui_project(tmp_path)
+    collections: list[int] = []
+    turned_on: list[tuple[int, bool]] = []
+
+    def collected(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            collections.append(info["generation"])
+
+    def start_collecting() -> None:
+        screen = app.review_screen
+        drawn = screen is not None and screen.query_one(DiffView).change is not None
+        turned_on.append((len(collections), drawn))
+        executable.start_collecting()
+
+    monkeypatch.setattr(decisions, "start_collecting", start_collecting)
+    monkeypatch.setattr("orch_tui.tui.launch.start_collecting", start_collecting)
+    app = OpeningApp(lambda: opened_run(project, []), "spec.md", "vscode-dark", clock=frozen_clock)
+    gc.disable()  # as the executable's main() does
+    gc.callbacks.append(collected)
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await wait_for_review(pilot, app)
+            await wait_for(pilot, lambda: turned_on, "the collector on")
+            await pilot.press("q")
+    finally:
+        gc.callbacks.remove(collected)
+        gc.unfreeze()
+        gc.enable()
+    assert turned_on[0] == (0, True), turned_on
