@@ -6,8 +6,8 @@ long as the process, which the collector walks again and again while they are ma
 ones). The executable starts with the collector off; :func:`start_collecting` freezes what
 start-up made (never walked again) and turns it back on, just before the app or the
 headless engine runs. The other subcommands (status, reset, doctor...) are short and
-bounded, and end with it off. Its first import is ``dataclasses``, without the ``inspect`` it
-would load (core/util/dataclasses_first.py).
+bounded, and end with it off. Its first imports are ``dataclasses`` and ``pathlib``, without
+the ``inspect`` and ``urllib.parse`` they would load (core/util/stdlib_first.py).
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from typing import NoReturn
 
 def main() -> NoReturn:
     gc.disable()
-    from orch_tui.core.util.dataclasses_first import import_dataclasses
+    from orch_tui.core.util.stdlib_first import import_stdlib_first
 
-    import_dataclasses()  # before any module of ours imports it: see its module
+    import_stdlib_first()  # before any module of ours imports them: see its module
     from orch_tui.tui.cli.commands import main as run
 
     sys.exit(run())

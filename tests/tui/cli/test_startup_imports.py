@@ -415,7 +415,8 @@ def test_a_headless_runs_modules_leave_the_checks_step_to_after_the_first_reques
     run context's protocol, which only plan mode's planning uses, nor ``inspect`` with ``ast``,
     ``dis`` and ``tokenize`` (``dataclasses`` reads it for an undocumented plain dataclass's
     docstring only, and the outline of Python files parses with ``ast`` when there is one),
-    nor ``random``, which ``tempfile`` loads."""
+    nor ``random``, which ``tempfile`` loads, nor ``urllib.parse`` with ``ipaddress``, which
+    ``pathlib`` reads for ``Path.as_uri`` only."""
     later = (
         "orch_tui.core.loop.checks_step",
         "orch_tui.core.loop.evidence_step",
@@ -473,13 +474,16 @@ def test_a_headless_runs_modules_leave_the_checks_step_to_after_the_first_reques
         "dis",
         "tokenize",
         "random",
+        "urllib.parse",
+        "ipaddress",
     )
     script = (
         "import sys\n"
-        "from orch_tui.core.util.dataclasses_first import import_dataclasses\n"
-        "import_dataclasses()  # as the executable does, first\n"
+        "started = set(sys.modules)  # the interpreter's own start: site, an editable finder\n"
+        "from orch_tui.core.util.stdlib_first import import_stdlib_first\n"
+        "import_stdlib_first()  # as the executable does, first\n"
         "import orch_tui.tui.cli.run, orch_tui.core.loop.engine\n"
-        f"print(*[m for m in {later!r} if m in sys.modules])\n"
+        f"print(*[m for m in {later!r} if m in sys.modules and m not in started])\n"
     )
     stdout = _python_says(script, tmp_path)
     assert stdout.split() == []
@@ -568,22 +572,25 @@ def test_auto_reaches_its_first_model_request_without_pydantic_on_a_plain_config
 
 EXECUTABLE_PROBE = """
 import os, sys, threading
-from pathlib import Path
+started = set(sys.modules)  # what the interpreter's own start loaded (site, an editable finder)
 import orch_tui.core
 
 def asked(frame, event, arg):  # the scripted provider's first answer: the first model request
     code = frame.f_code
     if event == "call" and code.co_name == "complete" and code.co_filename.endswith("scripted.py"):
-        print("LOADED", *[m for m in {modules!r} if m in sys.modules], flush=True)
+        print("LOADED", *[m for m in {modules!r} if m in sys.modules and m not in started])
         os._exit(0)
 
 sys.setprofile(asked)
 threading.setprofile(asked)
-sys.argv = ["orch-tui", str(Path(orch_tui.core.__file__).parent / "demo" / "spec.md"), "--auto"]
+demo = os.path.join(os.path.dirname(orch_tui.core.__file__), "demo", "spec.md")
+sys.argv = ["orch-tui", demo, "--auto"]
 from orch_tui.tui.cli.executable import main
 main()
 """
 AT_FIRST_REQUEST_LATER = (
+    "urllib.parse",
+    "ipaddress",
     "inspect",
     "ast",
     "dis",
@@ -598,10 +605,13 @@ def test_the_executables_auto_reaches_its_first_request_without_inspect_nor_temp
     tmp_path: Path,
 ) -> None:
     """Issue 26: the ``orch-tui`` executable imports ``dataclasses`` without ``inspect`` (with
-    ``ast``, ``dis`` and ``tokenize``: core/util/dataclasses_first.py), the outline of a
+    ``ast``, ``dis`` and ``tokenize``) and ``pathlib`` without ``urllib.parse`` (with
+    ``ipaddress``: core/util/stdlib_first.py), the outline of a
     workspace's Python files imports ``ast`` only when there is one to parse, and neither the
     trial copies' sweep nor doctor's check of the project folder imports ``tempfile`` with
-    ``random``. The probe sees ``dataclasses``, loaded by then."""
+    ``random``. The probe sees ``dataclasses``, loaded by then; a module the interpreter's own
+    start loaded is not ours to leave out (an editable install's finder imports ``pathlib``
+    with ``urllib.parse``: this holds for an installed orch-tui, as CI's)."""
     probe = EXECUTABLE_PROBE.format(modules=("dataclasses", *AT_FIRST_REQUEST_LATER))
     loaded = _at_first_request(tmp_path, "", probe, "LOADED").split()
     assert loaded == ["dataclasses"]
