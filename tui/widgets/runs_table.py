@@ -150,14 +150,29 @@ class RunsTable(RunsPaint, can_focus=True):
 
         ``measure=False`` skips fitting the columns to ``runs``: for a part of a list they
         were fitted to before (a filter's result), where measuring ten thousand runs would
-        be most of a keystroke's work and change nothing."""
+        be most of a keystroke's work and change nothing.
+
+        The rows are repainted only when what they show changes: a filter's first page
+        replaced by the whole list once counted, or a word that keeps the newest runs, leaves
+        them as they were (the scrollbar and scroll limits follow the new length)."""
+        shown = self._on_screen()
         self._runs = runs
         if measure:
             self.fit_columns(runs)
         self._update_virtual_size()
         self.set_reactive(RunsTable.cursor_row, self.validate_cursor_row(self.cursor_row))
         self.scroll_to_row(self.cursor_row)
-        self.refresh()
+        if shown is None or self._on_screen() != shown:
+            self.refresh()
+
+    def _on_screen(self) -> tuple[object, ...] | None:
+        """What the rows on view show: the scroll position, the cursor's row and each row's
+        run (None: not laid out yet)."""
+        visible = self._visible_rows()
+        if visible <= 0:
+            return None
+        top = round(self.scroll_y)
+        return (top, self.cursor_row, *map(self._run_at, range(top, top + visible)))
 
     def fit_columns(self, runs: Sequence[RunSummary]) -> None:
         """Widen the columns to fit ``runs`` (they never narrow)."""
@@ -254,9 +269,9 @@ class RunsTable(RunsPaint, can_focus=True):
             # A new height that keeps the scrollbars as they are (a filter narrowing 100,000
             # runs to 40,000): the scrollbar and scroll limits change, not the layout. Setting
             # ``virtual_size`` lays out the whole screen, which was most of a keystroke.
+            # The rows are repainted by the caller if what they show changed.
             self.set_reactive(RunsTable.virtual_size, size)
             self._rescale_scrollbar(size)
-            self.refresh()
         else:
             self.virtual_size = size
 

@@ -639,3 +639,25 @@ async def test_the_scrollbar_is_repainted_only_when_its_thumb_moves_or_changes_s
         assert drawn == [101]
         grab = [bar.get_style_at(0, y).meta.get("@mouse.down") for y in range(SIZE[1])]
         assert 1 < grab.count("grab") < SIZE[1] // 2  # the thumb: 30 of 101 rows in view
+
+
+async def test_new_runs_that_show_the_same_rows_repaint_no_row() -> None:
+    """A filter's first page replaced by its whole list once counted, or a word that keeps
+    the newest runs, shows the same runs on every line: no row is painted again (44 lines
+    of Textual's per-line work at 160×50), though the list's length is the new one."""
+    app = TableHost(_runs())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        table = app.query_one(CountingTable)
+        visible = _visible(table)
+        table.rendered.clear()
+        table.set_runs(app.runs[:PAGE], measure=False)  # a first page, as a key shows it
+        await pilot.pause()
+        assert table.rendered == [] and table.virtual_size.height == PAGE + 1
+        table.set_runs(list(app.runs), measure=False)  # the same runs counted: the whole list
+        await pilot.pause()
+        assert table.rendered == [] and table.max_scroll_y == COUNT + 1 - visible - 1
+        table.set_runs(app.runs[1:], measure=False)  # a run fewer at the top: every row moves
+        await pilot.pause()
+        assert set(range(visible)) <= set(table.rendered)
+        assert _cells(table, 1)[5] == f"{1000 * 1:,}"
