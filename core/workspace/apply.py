@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -95,20 +96,27 @@ def read_tree(root: Path, max_file_bytes: int = 200_000) -> dict[str, str]:
     tree: dict[str, str] = {}
     for folder, dirs, files in os.walk(base):
         dirs[:] = [name for name in dirs if name not in SKIPPED_DIRS]
+        here = Path(folder).relative_to(base).as_posix()
+        inner = "" if here == "." else f"{here}/"
         for name in files:
-            path = Path(folder, name)
-            if not inside(base, folder, name) or not path.is_file():
+            path = os.path.join(folder, name)
+            if not inside(base, folder, name):
                 continue
-            if path.stat().st_size > max_file_bytes:
+            try:
+                status = os.stat(path)  # one stat: a regular file (links followed), and its size
+            except OSError:
                 continue
-            data = path.read_bytes()
+            if not stat.S_ISREG(status.st_mode) or status.st_size > max_file_bytes:
+                continue
+            with open(path, "rb") as handle:
+                data = handle.read()
             if b"\x00" in data:
                 continue
             try:
                 text = data.decode("utf-8")
             except UnicodeDecodeError:
                 continue
-            tree[path.relative_to(base).as_posix()] = text
+            tree[inner + name] = text
     return dict(sorted(tree.items()))
 
 

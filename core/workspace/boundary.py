@@ -155,8 +155,17 @@ def strip_virtual_root(rel: str) -> str:
 
 def inside(root_real: str, folder: str, name: str) -> bool:
     """Whether ``folder/name``, symlinks followed, is inside the workspace (a link out is not
-    listed, so the model is not led to a path that would stop the run)."""
-    real = os.path.realpath(os.path.join(folder, name))
+    listed, so the model is not led to a path that would stop the run).
+
+    ``folder`` is one that ``os.walk`` reached from ``root_real`` (a real path) without following
+    links, so it is real and inside: only a symlink can lead out. Anything else is inside with
+    one ``lstat``, where resolving it would ``lstat`` every part of its path (the prompt's files
+    and the editor's listing ask for every file of the workspace).
+    """
+    path = os.path.join(folder, name)
+    if not os.path.islink(path):
+        return True
+    real = os.path.realpath(path)
     return os.path.commonpath([root_real, real]) == root_real
 
 

@@ -459,6 +459,42 @@ def test_read_tree_returns_text_files_sorted_and_skips_the_rest(root: Path, tmp_
     assert tree["win.txt"] == "a\r\n"
 
 
+def test_read_tree_and_the_listing_resolve_only_the_symlinks(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A regular file reached by walking the real workspace is inside it: only a symlink is
+    resolved (each resolution lstats every part of the path; the prompt and the editor's
+    listing ask for every file)."""
+    (root / "src" / "deep").mkdir()
+    for n in range(5):
+        (root / "src" / "deep" / f"m{n}.py").write_text(f"n = {n}\n")
+    (root / "alias.py").symlink_to(root / "src" / "app.py")
+    (tmp_path / "secret.txt").write_text("secret")
+    (root / "leak.txt").symlink_to(tmp_path / "secret.txt")
+    staging = Staging(root)
+    resolved: list[str] = []
+    realpath = os.path.realpath
+
+    def counted(path: Any, *args: Any, **kwargs: Any) -> str:
+        resolved.append(os.fspath(path))
+        return realpath(path, *args, **kwargs)
+
+    monkeypatch.setattr(os.path, "realpath", counted)
+    listing = staging.listing(depth=3)
+    tree = read_tree(root)
+
+    links = sorted(str(root / name) for name in ("alias.py", "leak.txt"))
+    assert sorted(resolved) == sorted([*links, *links, str(root)])  # read_tree's root, once
+    assert "alias.py" in listing and "leak.txt" not in listing
+    assert "src/deep/m4.py" in listing
+    assert list(tree) == [
+        "README.md",
+        "alias.py",
+        "src/app.py",
+        *(f"src/deep/m{n}.py" for n in range(5)),
+    ]
+
+
 def test_copy_tree_copies_files_without_git_and_caches(root: Path, tmp_path: Path) -> None:
     (root / ".git").mkdir()
     (root / ".git" / "HEAD").write_text("ref")
