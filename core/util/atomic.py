@@ -12,6 +12,7 @@ import atexit
 import json
 import os
 import re
+import stat
 import threading
 from collections.abc import Iterable
 from pathlib import Path
@@ -178,9 +179,7 @@ class Commit:
     def commit(self, last: Path, data: bytes) -> None:
         temp = _temp_with(last, data)
         try:
-            files = [path for path in self._written if path.is_file()]
-            folders = {path.parent for path in self._written}
-            folders |= {path for path in self._written if path.is_dir()}
+            files, folders = self._written_files_and_folders()
             fsync_together([*files, *self._staged.values(), temp], folders)
             renamed = {target.parent for target in self._staged}
             for target, staged in list(self._staged.items()):
@@ -199,6 +198,23 @@ class Commit:
         outcome = _threads().submit(_fsync_path, last.parent, folder=True)
         with _pool_lock:
             _settling.append(outcome)
+
+    def _written_files_and_folders(self) -> tuple[list[Path], set[Path]]:
+        """The written paths that are files, and the folders to fsync: each path's own folder,
+        and the path itself when it is a folder (new); one ``stat`` a path."""
+        files: list[Path] = []
+        folders: set[Path] = set()
+        for path in self._written:
+            try:
+                mode = os.stat(path).st_mode
+            except OSError:  # deleted: only its folder's entry changed
+                mode = 0
+            if stat.S_ISREG(mode):
+                files.append(path)
+            elif stat.S_ISDIR(mode):
+                folders.add(path)
+            folders.add(path.parent)
+        return files, folders
 
     def discard(self) -> None:
         """Remove the staged temp files (the step that staged them failed)."""
@@ -255,16 +271,20 @@ def _remove(temp: str) -> None:
 def fsync_together(files: Iterable[Path | str], folders: Iterable[Path]) -> None:
     """fsync ``files`` and ``folders`` from several threads at once, so that one journal commit
     serves them all (one after another, each waits for its own); re-raises a file's error.
-    Returns once the fsyncs a :class:`Commit` left in the background are done too."""
+    Returns once the fsyncs a :class:`Commit` left in the background are done too.
+
+    The calling thread takes the first fsync itself while the pool's threads take the rest:
+    it would only wait for it, and each handed-over fsync costs a thread's wake-up (an
+    attempt issues some five batches)."""
     jobs = [(path, False) for path in dict.fromkeys(files)]
     jobs += [(folder, True) for folder in dict.fromkeys(folders)]
-    if len(jobs) == 1:
+    if jobs:
+        outcomes: list[Outcome] = []
+        if len(jobs) > 1:
+            pool = _threads()
+            outcomes = [pool.submit(_fsync_path, p, folder=is_dir) for p, is_dir in jobs[1:]]
         _fsync_path(jobs[0][0], folder=jobs[0][1])
-    elif jobs:
-        pool = _threads()
-        for outcome in [
-            pool.submit(_fsync_path, path, folder=is_folder) for path, is_folder in jobs
-        ]:
+        for outcome in outcomes:
             outcome.wait()
     settle()
 

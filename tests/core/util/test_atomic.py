@@ -137,6 +137,44 @@ def test_commit_makes_what_the_state_points_to_durable_before_the_state(tmp_path
     assert sorted(p.name for p in attempt.iterdir()) == ["decisions.json", "proposal.json"]
 
 
+def test_a_commit_stats_each_written_path_once(tmp_path, monkeypatch):
+    folder = tmp_path / "attempt-01"
+    folder.mkdir()
+    (tmp_path / "gone.py").write_text("x")
+    commit = Commit()
+    for name in ("a.json", "b.json"):
+        commit.write(folder / name, b"{}\n")
+    commit.add(folder)
+    (tmp_path / "gone.py").unlink()
+    commit.add(tmp_path / "gone.py")
+    written = {folder / "a.json", folder / "b.json", folder, tmp_path / "gone.py"}
+    asked: list[Path] = []
+    real_stat = os.stat
+
+    def counted(path, *args, **kwargs):
+        if Path(path) in written:
+            asked.append(Path(path))
+        return real_stat(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "stat", counted)
+    fsynced: list[tuple[list[Path], set[Path]]] = []
+    together = atomic.fsync_together
+
+    def recorded(files, folders):
+        files, folders = list(files), set(folders)
+        fsynced.append((files, folders))
+        together(files, folders)
+
+    monkeypatch.setattr(atomic, "fsync_together", recorded)
+
+    commit.commit(tmp_path / "state.json", b"{}\n")
+
+    assert sorted(asked) == sorted(written)
+    files, folders = fsynced[0]
+    assert files[:2] == [folder / "a.json", folder / "b.json"]  # then the state's temp file
+    assert folders == {folder, tmp_path}
+
+
 def test_a_staged_file_stays_the_old_one_until_the_commit(tmp_path):
     target = tmp_path / "decisions.json"
     target.write_text("old\n")
@@ -218,6 +256,37 @@ def test_fsyncs_issued_together_run_on_several_threads(tmp_path, monkeypatch):
     atomic.fsync_together(files, [])
 
     assert len(seen) == 3
+
+
+def test_a_batch_hands_all_but_one_fsync_to_the_pool_and_the_caller_takes_that_one(
+    tmp_path, monkeypatch
+):
+    threads: list[int] = []
+    real_fsync = os.fsync
+
+    def fsync(fd: int) -> None:
+        threads.append(threading.get_ident())
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    pool = atomic._threads()
+    handed: list[object] = []
+    submit = pool.submit
+
+    def counted(call, *args, **kwargs):
+        handed.append(args[0])
+        return submit(call, *args, **kwargs)
+
+    monkeypatch.setattr(pool, "submit", counted)
+    files = [tmp_path / f"{n}.txt" for n in range(3)]
+    for path in files:
+        path.write_text("x")
+
+    atomic.fsync_together(files, [tmp_path])
+
+    assert len(threads) == 4  # every file and the folder, each once
+    assert len(handed) == 3 and files[0] not in handed
+    assert threads.count(threading.get_ident()) == 1
 
 
 @pytestmark_linux
