@@ -143,6 +143,7 @@ def _keep_proposal(run: Run, proposal: Proposal, first: bool) -> Failure | None:
     for item, line in zip(data["changes"], change_lines, strict=True):
         lines.remember(item, line)
     run.log.write_json(attempt, runlog.PROPOSAL, data, run.files, items=lines)
+    run.proposal_digests.pop(attempt, None)  # known again below, unless it is empty
     run.fresh_proposal = proposal
     run.emit(
         ProposalReady(
@@ -168,12 +169,20 @@ def _keep_proposal(run: Run, proposal: Proposal, first: bool) -> Failure | None:
 
 
 def _identical_earlier_proposal(run: Run, attempt: int, proposal: Proposal) -> int | None:
+    """The earlier attempt whose proposal is this one, or None. Each proposal's digest is kept
+    in :attr:`Run.proposal_digests` once known: every attempt compares with all before it, and
+    reading and parsing each earlier proposal.json again made that quadratic in the attempts."""
     from orch_tui.core.domain.proposal import Proposal
 
-    digest = proposal.digest()
+    digests = run.proposal_digests
+    digest = digests[attempt] = proposal.digest()
     for earlier in range(attempt):
-        data = run.log.read_json(earlier, runlog.PROPOSAL)
-        if data and Proposal.from_json(data).digest() == digest:
+        if earlier not in digests:
+            data = run.log.read_json(earlier, runlog.PROPOSAL)
+            if not data:
+                continue
+            digests[earlier] = Proposal.from_json(data).digest()
+        if digests[earlier] == digest:
             return earlier
     return None
 

@@ -70,6 +70,10 @@ class Run:
         self.fresh_applied: tuple[int, dict[str, str | None]] | None = None
         """The attempt and the files its review just decided (applied.json's): the checks step
         takes them instead of reading back the file texts written a moment before."""
+        self.proposal_digests: dict[int, str] = {}
+        """The digest of each attempt's proposal.json, by attempt, once this process made or
+        read it. An attempt's proposal is written by its own model step alone (a person's
+        proposal is a new attempt), so a digest known here stays true."""
         self.verdict: Verdict | None = None
         """The run's evidence once it succeeded (its last line, ``run_finished``'s fields)."""
         self.parse_note = ""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -160,8 +161,11 @@ def test_same_failures_after_two_patches_stops_early(project: Path) -> None:
     assert state_of(project).stop_reason.startswith("no progress: the same 1 failing test after")
 
 
-def test_identical_proposal_stops(project: Path) -> None:
-    """The model proposes again exactly what the reviewer just rejected."""
+def test_identical_proposal_stops(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The model proposes again exactly what the reviewer just rejected. The proposals' digests
+    are kept as they are made: no attempt reads a proposal.json older than the last attempt's
+    (the patch prompt's); each read and parsed every earlier one again."""
+    from orch_tui.core.runlog.writer import RunLog
 
     class RejectAttemptOne:
         def review(self, session: ReviewSession) -> None:
@@ -175,9 +179,19 @@ def test_identical_proposal_stops(project: Path) -> None:
         attempt(replace("calc.py", "a - b", "a + b")),
     ]
     engine, provider = make_engine(project, attempts, reviewer=RejectAttemptOne(), max_retries=5)
+    reads: list[tuple[int, int]] = []
+    read_json = RunLog.read_json
+
+    def counted(log: RunLog, attempt: int | None, name: str) -> Any:
+        if name == "proposal.json" and attempt is not None:
+            reads.append((engine.state.attempt, attempt))
+        return read_json(log, attempt, name)
+
+    monkeypatch.setattr(RunLog, "read_json", counted)
     assert engine.run() == EXIT_FAILED
     assert provider.attempts_asked == [0, 1, 2]
     assert "identical to attempt 1" in state_of(project).stop_reason
+    assert all(current - 1 <= read <= current for current, read in reads), reads
 
 
 def test_cost_budget_stops_before_the_next_attempt(project: Path) -> None:
