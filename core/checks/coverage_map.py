@@ -29,7 +29,6 @@ from typing import Any
 
 from orch_tui.core.checks.pytest_config import RUNNER_NAME
 from orch_tui.core.domain.proposal import ChangeKind, FileChange, Hunk, Proposal
-from orch_tui.core.util.atomic import write_text_atomic
 from orch_tui.core.util.records import record
 
 CONFIG_NAME = "coveragerc"
@@ -131,12 +130,16 @@ def coverage_config(workspace: Path, report_dir: Path) -> str:
 
 def write_coverage_config(workspace: Path, report_dir: Path) -> Path:
     """Write :func:`coverage_config` and the runner into ``report_dir``; an old data file is
-    removed, so a check that writes none is never read with the last run's."""
+    removed, so a check that writes none is never read with the last run's.
+
+    ``report_dir`` is the check's own folder, which nothing reads before the check starts and a
+    killed run's is swept: each file is written in place, without the temp file and rename of
+    an atomic write (each a file made and a folder entry moved, in every attempt)."""
     report_dir.mkdir(parents=True, exist_ok=True)
     (report_dir / DATA_NAME).unlink(missing_ok=True)
-    write_text_atomic(report_dir / RUNNER_NAME, _runner_text(), durable=False)
+    (report_dir / RUNNER_NAME).write_bytes(_runner_text().encode("utf-8"))
     path = report_dir / CONFIG_NAME
-    write_text_atomic(path, coverage_config(workspace, report_dir), durable=False)
+    path.write_bytes(coverage_config(workspace, report_dir).encode("utf-8"))
     return path
 
 

@@ -15,6 +15,7 @@ import pytest
 
 from orch_tui.core.checks.coverage_env import ensure_coverage, with_coverage
 from orch_tui.core.checks.coverage_map import (
+    CONFIG_NAME,
     DATA_NAME,
     RUNNER_NAME,
     CoverageMap,
@@ -35,6 +36,8 @@ from orch_tui.core.checks.sandbox import NO_SANDBOX, Sandbox, resolve_sandbox
 from orch_tui.core.checks.venv import MARKER, PROJECT_VENV, prepare_env
 from orch_tui.core.config.models import Config
 from orch_tui.core.domain.proposal import FileChange, Proposal
+from orch_tui.core.util import atomic
+from tests.support.spying import calls_to
 
 CALC_BEFORE = """\
 def add(a, b):
@@ -236,12 +239,15 @@ def test_missing_or_broken_coverage_data_is_unavailable_never_an_error(tmp_path:
 
 
 def test_the_config_keeps_the_data_out_of_the_workspace_and_an_old_file_is_removed(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     reports = tmp_path / "reports"
     reports.mkdir()
     (reports / DATA_NAME).write_text("left by the last run")
+    temp_files = calls_to(monkeypatch, atomic, "_temp_with")
     config = write_coverage_config(tmp_path / "ws", reports)
+    assert temp_files == []  # the check's own folder: written in place, no temp file and rename
+    assert sorted(path.name for path in reports.iterdir()) == sorted([CONFIG_NAME, RUNNER_NAME])
     text = config.read_text()
     assert "dynamic_context" not in text and "branch = False" in text  # the runner's plugin
     assert f"data_file = {reports.resolve() / DATA_NAME}" in text
