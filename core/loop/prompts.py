@@ -87,6 +87,5 @@ def changed_files(log: RunLog, last: int) -> list[str]:
     """The files the run's applied attempts up to ``last`` changed, latest first."""
     changed: list[str] = []
     for attempt in range(last, -1, -1):
-        applied = log.read_json(attempt, runlog.APPLIED) or {"files": {}}
-        changed += [path for path in sorted(applied["files"]) if path not in changed]
+        changed += [path for path in log.applied_paths(attempt) or () if path not in changed]
     return changed

@@ -8,7 +8,13 @@ from pathlib import Path
 from typing import Any
 
 from orch_tui.core.domain.events import STREAM_EVENTS, Event, RunFinished, RunStarted
-from orch_tui.core.runlog.layout import EVENTS, ORIGINALS, RECORDS_FOR_PEOPLE, attempt_dir_name
+from orch_tui.core.runlog.layout import (
+    APPLIED,
+    EVENTS,
+    ORIGINALS,
+    RECORDS_FOR_PEOPLE,
+    attempt_dir_name,
+)
 from orch_tui.core.runlog.opened_runs import note_opened
 from orch_tui.core.util.atomic import (
     Commit,
@@ -30,6 +36,10 @@ class RunLog:
         self.dir = logs_root / run_id
         self.dir.mkdir(parents=True, exist_ok=True)
         self._attempt_dirs: dict[int, Path] = {}
+        self._applied_paths: dict[int, list[str]] = {}
+        """The files each attempt's applied.json lands, once read: every patch prompt names
+        the files of all the run's attempts, and applied.json holds their full texts. Only
+        this writer writes an applied.json (a write forgets what was read)."""
         note_opened(logs_root, run_id)
 
     def clear_after_kill(self) -> None:
@@ -94,16 +104,33 @@ class RunLog:
         """Put the file in place when ``commit`` writes its state, whole even after a power
         loss (for a file the current state's resume reads)."""
         folder = self.dir if attempt is None else self.attempt_dir(attempt)
+        self._forget(attempt, name)
         commit.replace(folder / name, json_bytes(data))
         commit.add(folder)  # a new attempt folder: its entry in the run's folder
 
     def _write(self, attempt: int | None, name: str, data: bytes, commit: Commit | None) -> None:
         folder = self.dir if attempt is None else self.attempt_dir(attempt)
+        self._forget(attempt, name)
         if commit is None:
             write_bytes_atomic(folder / name, data, durable=name not in RECORDS_FOR_PEOPLE)
             return
         commit.write(folder / name, data)
         commit.add(folder)
+
+    def _forget(self, attempt: int | None, name: str) -> None:
+        """The attempt's ``name`` is written again: what was kept of reading it is dropped."""
+        if name == APPLIED and attempt is not None:
+            self._applied_paths.pop(attempt, None)
+
+    def applied_paths(self, attempt: int) -> list[str] | None:
+        """The files the attempt's applied.json lands, sorted; None when it has none."""
+        known = self._applied_paths.get(attempt)
+        if known is None:
+            applied = self.read_json(attempt, APPLIED)
+            if applied is None:
+                return None
+            known = self._applied_paths[attempt] = sorted(applied["files"])
+        return list(known)
 
     def read_json(self, attempt: int | None, name: str) -> Any | None:
         folder = self.dir if attempt is None else self.dir / attempt_dir_name(attempt)
