@@ -4,8 +4,11 @@ the footer says where help is and that long lines scroll sideways."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
+from textual.css.stylesheet import Stylesheet
+from textual.dom import DOMNode
 from textual.widget import Widget
 from textual.widgets import Markdown
 from textual.widgets._footer import FooterKey
@@ -39,17 +42,39 @@ async def test_on_a_small_terminal_the_diff_takes_the_width_and_keeps_rows(
         await pilot.press("q")
 
 
-async def test_on_a_wide_terminal_s_hides_the_spec_and_timeline(tmp_path: Path) -> None:
+async def test_on_a_wide_terminal_s_hides_the_spec_and_timeline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The choice holds through a resize. And ``s`` styles no widget again: a class set on the
+    screen for it restyled all ~60 of the screen's widgets, most of the key's cost (it is the
+    key issue 26's first-frame benchmark answers the review screen's readiness with)."""
     project = make_tui_project(tmp_path)
     app = project.app()
+    styled: list[DOMNode] = []
+    apply = Stylesheet.apply
+
+    def counting(stylesheet: Stylesheet, node: DOMNode, *args: Any, **kwargs: Any) -> None:
+        styled.append(node)
+        apply(stylesheet, node, *args, **kwargs)
+
     async with app.run_test(size=(140, 45)) as pilot:
         screen = await wait_for_review(pilot, app)
         sidebar = screen.query_one("#sidebar")
         diff = screen.query_one(DiffView)
         assert sidebar.display and diff.region.width < 140
+        await pilot.pause()
+        monkeypatch.setattr(Stylesheet, "apply", counting)
         await pilot.press("s")
         await pilot.pause()
         assert not sidebar.display and diff.region.width == 140
+        assert styled == []
+        monkeypatch.undo()
+        await pilot.resize_terminal(160, 45)
+        await pilot.pause()
+        assert not sidebar.display and diff.region.width == 160
+        await pilot.press("s")
+        await pilot.pause()
+        assert sidebar.display and diff.region.width < 160
         await pilot.press("q")
 
 
