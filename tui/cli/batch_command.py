@@ -35,6 +35,7 @@ from orch_tui.core.batch.specs import BatchError, collect_specs
 from orch_tui.core.batch.worktrees import WORKTREE, ensure_worktree, repo_start
 from orch_tui.core.config.paths import ProjectPaths
 from orch_tui.core.workspace.lock import ProjectLock, ProjectLocked
+from orch_tui.tui.cli.executable import start_collecting
 
 EXIT_FAILED, EXIT_INTERRUPTED = 1, 130
 
@@ -187,6 +188,7 @@ def _run(
         file=sys.stderr,
     )
     cancel = threading.Event()
+    start_collecting()  # a batch may run for hours: its own garbage must not pile up
     previous = signal.signal(signal.SIGINT, lambda signum, frame: cancel.set())
     previous_term = signal.signal(signal.SIGTERM, lambda signum, frame: cancel.set())
     started = time.monotonic()

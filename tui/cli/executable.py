@@ -4,9 +4,9 @@ Start-up imports Textual, pydantic and the engine: tens of thousands of objects 
 long as the process, which the collector walks again and again while they are made (about
 90 ms of collections before the review screen showed its diff, 38–52 ms of it two full
 ones). The executable starts with the collector off; :func:`start_collecting` freezes what
-start-up made (never walked again) and turns it back on, just before the app or the
-headless engine runs. The other subcommands (status, reset, doctor...) are short and
-bounded, and end with it off. Its first imports are ``dataclasses`` and ``pathlib``, without
+start-up made (never walked again) and turns it back on, just before the app, the
+headless engine, a batch or the inbox runs. The other subcommands (status, reset, doctor...)
+are short and bounded, and end with it off. Its first imports are ``dataclasses`` and ``pathlib``, without
 the ``inspect`` and ``urllib.parse`` they would load (core/util/stdlib_first.py).
 """
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from orch_tui.core.loop.exit_codes import EXIT_SUCCESS
 from orch_tui.core.util.terminal_text import escape_controls
+from orch_tui.tui.cli.executable import start_collecting
 
 if TYPE_CHECKING:  # the batch records and the config load once --help is past
     from orch_tui.core.batch.inbox import InboxEntry
@@ -79,6 +80,7 @@ def run_inbox_command(argv: Sequence[str]) -> int:
     from orch_tui.core.batch.landing import Target
     from orch_tui.tui.inbox_app import InboxApp
 
+    start_collecting()  # the inbox is open as long as the person reviews
     InboxApp(paths.root, config, target_for).run()
     return EXIT_SUCCESS
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import gc
 import json
+import os
+import pty
 import subprocess
 import sys
 from pathlib import Path
@@ -85,3 +87,59 @@ def test_start_collecting_leaves_an_enabled_collector_alone() -> None:
     start_collecting()
 
     assert gc.isenabled() and gc.get_freeze_count() == frozen
+
+
+LONG_COMMAND_PROBE = """
+import functools, gc, importlib, json, sys
+import orch_tui.tui.cli.executable as executable
+
+target, report_to = sys.argv[1:3]
+module_name, path = target.split(":")
+*owners, name = path.split(".")
+owner = functools.reduce(getattr, owners, importlib.import_module(module_name))
+
+def report(*args, **kwargs):
+    with open(report_to, "w") as out:
+        json.dump({"enabled": gc.isenabled(), "frozen": gc.get_freeze_count()}, out)
+
+setattr(owner, name, report)
+sys.argv = ["orch-tui", *sys.argv[3:]]
+executable.main()
+"""
+
+
+@pytest.mark.parametrize(
+    ("target", "argv"),
+    [
+        ("orch_tui.tui.inbox_app:InboxApp.run", ["inbox"]),
+        ("orch_tui.tui.cli.batch_command:_engine", ["batch", "specs"]),
+    ],
+    ids=["inbox", "batch"],
+)
+def test_the_inbox_and_a_batch_run_with_the_collector_on(
+    tmp_path: Path, target: str, argv: list[str]
+) -> None:
+    """The inbox is open as long as a person reviews, and a batch may run for hours: both turn
+    the collector on (start-up's objects frozen) before their long part (``target``, replaced
+    by a report of the collector), as the review screen and ``--auto`` do."""
+    (tmp_path / "specs").mkdir()
+    (tmp_path / "specs" / "one.md").write_text("# one\n\nA calculator.\n", encoding="utf-8")
+    report = tmp_path / "seen.json"
+    main, terminal = pty.openpty()  # the inbox opens its screen on a terminal only
+    try:
+        subprocess.run(
+            [sys.executable, "-c", LONG_COMMAND_PROBE, target, str(report), *argv],
+            cwd=tmp_path,
+            stdin=terminal,
+            stdout=terminal,
+            stderr=subprocess.PIPE,
+            timeout=60,
+        )
+    finally:
+        os.close(main)
+        os.close(terminal)
+
+    assert report.is_file(), f"{argv[0]} never reached its long-running part"
+    seen = json.loads(report.read_text(encoding="utf-8"))
+    assert seen["enabled"] is True
+    assert seen["frozen"] > 10_000  # the imported modules, classes and functions
