@@ -62,7 +62,11 @@ class RunsPaint(ScrollView):
     @property
     def column_widths(self) -> list[int]:
         """Text width of each column (the last one as laid out now), padding excluded."""
-        return [*self._widths[:-1], self._last_width()]
+        return self._widths_ending(self._last_width())
+
+    def _widths_ending(self, last: int) -> list[int]:
+        """Each column's text width, the last one's ``last``."""
+        return [*self._widths[:-1], last]
 
     def _fixed_width(self) -> int:
         return sum(self._widths[:-1]) + 2 * PAD * (len(RUN_COLUMNS) - 1)
@@ -145,7 +149,7 @@ class RunsPaint(ScrollView):
         sorted_key, descending = self._sort
         header = self._rich("runs-table--header")
         segments = []
-        for column, width in zip(RUN_COLUMNS, [*self._widths[:-1], last], strict=True):
+        for column, width in zip(RUN_COLUMNS, self._widths_ending(last), strict=True):
             if column.key == sorted_key:
                 label = column.heading + ARROWS[descending]
                 style = self._rich("runs-table--header", "runs-table--header-sorted")
@@ -171,7 +175,7 @@ class RunsPaint(ScrollView):
         plain = self._rich(base)
         pad = " " * PAD
         cells: list[tuple[str, RichStyle]] = []
-        widths = [*self._widths[:-1], last]
+        widths = self._widths_ending(last)
         for index, (column, text) in enumerate(zip(RUN_COLUMNS, cell_texts(run), strict=True)):
             if column.key == "state":
                 cells += self._state(run, widths[index], base, cursor, pad, plain)
