@@ -6,8 +6,9 @@ long as the process, which the collector walks again and again while they are ma
 ones). The executable starts with the collector off; :func:`start_collecting` freezes what
 start-up made (never walked again) and turns it back on, just before the app, the
 headless engine, a batch or the inbox runs. The other subcommands (status, reset, doctor...)
-are short and bounded, and end with it off. Its first imports are ``dataclasses`` and ``pathlib``, without
-the ``inspect`` and ``urllib.parse`` they would load (core/util/stdlib_first.py).
+are short and bounded, and end with it off. Its first imports are ``dataclasses`` and
+``pathlib``, without the ``inspect`` and ``urllib.parse`` they would load
+(core/util/stdlib_first.py).
 """
 
 from __future__ import annotations
